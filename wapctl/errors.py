@@ -1,0 +1,82 @@
+"""The error family and the exit codes (SPEC.md §5).
+
+Expected rejections of *input* are exceptions of this family; the CLI's one error boundary maps
+each to its exit code and prints one line, never a traceback. Scheduling outcomes (a preemptor
+that does not fit) are values, not exceptions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FINDINGS = 1  # cycles, rule violations, risky change
+    INPUT = 2  # usage or input error
+    UNSCHEDULABLE = 3  # preemptor unschedulable even with preemption
+    CLUSTER = 4  # cluster or API error
+    INTERRUPTED = 130  # Ctrl-C
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where an object came from: a file (or ``<stdin>``, or a cluster URL), a 1-based document
+    number within it, and the 0-based item index when the document was a ``List``."""
+
+    file: str
+    document: int | None = None
+    item: int | None = None
+
+    def describe(self, field: str | None = None) -> str:
+        parts = [self.file]
+        if self.document is not None:
+            parts.append(f"document {self.document}")
+        if self.item is not None:
+            parts.append(f"item {self.item}")
+        text = ", ".join(parts)
+        if field:
+            text += f", field {field}"
+        return text
+
+
+class WapctlError(Exception):
+    """Base of every error the CLI reports as one clean line."""
+
+    exit_code: ExitCode = ExitCode.INPUT
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(WapctlError):
+    """The command line itself is wrong (unknown --pod, conflicting options)."""
+
+    exit_code = ExitCode.INPUT
+
+
+class InputError(WapctlError):
+    """A snapshot or change file is malformed or contradicts itself.
+
+    The message names the file, the document and the field where that applies.
+    """
+
+    exit_code = ExitCode.INPUT
+
+    def __init__(self, message: str, source: Source | None = None, field: str | None = None):
+        self.source = source
+        self.field = field
+        self.reason = message
+        text = f"{source.describe(field)}: {message}" if source is not None else message
+        super().__init__(text)
+
+
+class ClusterError(WapctlError):
+    """The cluster could not be read: unreachable, TLS, 401/403, timeout, missing API group."""
+
+    exit_code = ExitCode.CLUSTER

@@ -1,0 +1,188 @@
+"""The cluster snapshot as plain, immutable data.
+
+Everything here is already *resolved*: quantities are integers, priorities are numbers, a pod
+knows its pod group. The loader (``load.py``) builds these from documents; the core
+(``fit.py``, ``preemption.py``, ``graph.py``, ``simulate.py``) only reads them.
+
+Resource amounts are integers: ``cpu`` in millicores, every other resource in its base unit
+(bytes, count), rounded up as ``resource.Quantity.MilliValue()`` / ``Value()`` do upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from wapctl.errors import Source
+
+PreemptionPolicy = Literal["PreemptLowerPriority", "Never"]
+DisruptionMode = Literal["Pod", "PodGroup"]
+GroupPolicy = Literal["Basic", "Gang"]
+
+PREEMPT_LOWER: PreemptionPolicy = "PreemptLowerPriority"
+NEVER: PreemptionPolicy = "Never"
+
+# Resource amounts, see module docstring. ``pods`` is tracked separately (each pod counts 1).
+Resources = Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str  # NoSchedule | PreferNoSchedule | NoExecute
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str  # "" with operator Exists tolerates everything
+    operator: str  # Equal | Exists
+    value: str
+    effect: str  # "" matches every effect
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorRequirement:
+    """A node-selector (In, NotIn, Exists, DoesNotExist, Gt, Lt) or label-selector requirement."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSelectorTerm:
+    """Requirements ANDed; a pod's terms are ORed. ``match_fields`` only knows metadata.name."""
+
+    match_expressions: tuple[SelectorRequirement, ...] = ()
+    match_fields: tuple[SelectorRequirement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSelector:
+    match_labels: Mapping[str, str] = field(default_factory=dict)
+    match_expressions: tuple[SelectorRequirement, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    name: str
+    labels: Mapping[str, str]
+    allocatable: Resources  # includes "pods" (max pod count); absent resource = 0
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    source: Source | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pod:
+    namespace: str
+    name: str
+    key: str  # "namespace/name"
+    requests: Resources  # effective: max(sum containers, each init container) + overhead
+    priority: int  # scheduling priority (as a preemptor), resolved per SPEC.md §2
+    preemption_priority: int  # priority as a victim
+    preemption_policy: PreemptionPolicy = PREEMPT_LOWER
+    priority_class_name: str | None = None
+    node_name: str | None = None  # spec.nodeName: bound when set
+    phase: str = "Pending"
+    terminating: bool = False  # metadata.deletionTimestamp set: preemption already triggered
+    nominated_node: str | None = None  # status.nominatedNodeName
+    group_key: str | None = None  # PodGroup.key when the pod belongs to a pod group
+    creation_time: float | None = None  # epoch seconds
+    start_time: float | None = None  # epoch seconds (status.startTime)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    required_affinity: tuple[NodeSelectorTerm, ...] | None = None  # None: no constraint
+    tolerations: tuple[Toleration, ...] = ()
+    source: Source | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Succeeded/Failed pods use no resources."""
+        return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def bound(self) -> bool:
+        return self.node_name is not None
+
+    @property
+    def pending(self) -> bool:
+        """Waiting to be scheduled: not bound, not terminating, not finished."""
+        return self.node_name is None and not self.terminating and not self.finished
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityClass:
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: PreemptionPolicy = PREEMPT_LOWER
+    source: Source | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PodDisruptionBudget:
+    namespace: str
+    name: str
+    selector: LabelSelector | None  # None or empty: matches no pod (as kube-scheduler does)
+    disruptions_allowed: int  # status.disruptionsAllowed
+    disrupted_pods: frozenset[str] = frozenset()  # pod names in status.disruptedPods
+    source: Source | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class PodGroup:
+    """One pod group of a Workload, normalised from whichever API shape declared it.
+
+    ``key`` is ``namespace/workload/group``: the victim-unit name in plans.
+    """
+
+    namespace: str
+    workload: str
+    name: str
+    key: str
+    policy: GroupPolicy
+    min_count: int | None  # gang only
+    disruption_mode: DisruptionMode
+    priority: int  # scheduling priority
+    preemption_priority: int
+    preemption_policy: PreemptionPolicy
+    priority_class_name: str | None = None
+    preemption_priority_class_name: str | None = None
+    api_version: str = "scheduling.k8s.io/v1alpha1"
+    source: Source | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    namespace: str
+    name: str
+    key: str  # "namespace/name"
+    api_version: str
+    group_names: tuple[str, ...]
+    priority_class_name: str | None = None
+    preemption_priority_class_name: str | None = None
+    source: Source | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A whole cluster. Mappings are keyed as noted and iterate in sorted key order."""
+
+    nodes: Mapping[str, Node]  # by name
+    pods: Mapping[str, Pod]  # by "ns/name"
+    priority_classes: Mapping[str, PriorityClass]  # by name
+    pdbs: tuple[PodDisruptionBudget, ...]  # sorted by key
+    workloads: Mapping[str, Workload]  # by "ns/name"
+    pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
+    ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count

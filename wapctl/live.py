@@ -1,0 +1,520 @@
+"""Read the cluster state from a live API server, read-only, as snapshot documents.
+
+Live and file runs share one code path: every listed object becomes exactly the document a
+``kubectl get ... -o json`` file gives (``apiVersion`` and ``kind`` filled in, which list items
+lack; ``metadata.managedFields`` dropped, as kubectl hides them), and the loader takes it from
+there. Only GET requests are ever sent: discovery plus paginated lists.
+
+The kubernetes client is imported inside the functions: it is slow to import, and commands that
+read files must not pay for it. Its ApiClient does the config, auth and TLS work; the bodies are
+decoded here with ``json.loads`` (much faster than model deserialization, and it keeps the exact
+JSON shape the server sent).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from wapctl.errors import ClusterError, Source, UsageError
+
+try:
+    from wapctl.load import Document
+except ModuleNotFoundError as _missing:  # until the loader lands: the same NamedTuple shape
+    if _missing.name != "wapctl.load":
+        raise
+
+    class Document(NamedTuple):  # type: ignore[no-redef]
+        source: Source
+        obj: dict[str, Any]
+
+SCHEDULING_GROUP = "scheduling.k8s.io"
+# The Workload API versions wapctl reads, newest first (issue 9): the newest served one that has
+# the resource wins.
+WORKLOAD_VERSIONS = ("v1alpha3", "v1alpha2", "v1alpha1")
+RBAC_HINT = "fixtures/rbac/clusterrole.yaml"
+
+
+@dataclass(frozen=True)
+class ListTarget:
+    """One collection to list: the kind its items get and the cluster-wide list path."""
+
+    kind: str
+    api_version: str
+    path: str
+    plural: str
+
+
+CORE_TARGETS = (
+    ListTarget("PriorityClass", "scheduling.k8s.io/v1",
+               "/apis/scheduling.k8s.io/v1/priorityclasses", "priorityclasses"),
+    ListTarget("Node", "v1", "/api/v1/nodes", "nodes"),
+)
+LATE_TARGETS = (
+    ListTarget("PodDisruptionBudget", "policy/v1", "/apis/policy/v1/poddisruptionbudgets",
+               "poddisruptionbudgets"),
+    ListTarget("Pod", "v1", "/api/v1/pods", "pods"),
+)
+
+
+def fetch_documents(
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: float,
+    page_size: int,
+    progress: bool,
+) -> list[Document]:
+    """List Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
+
+    Config: ``kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``, else the in-cluster
+    service account. Raises ClusterError (exit 4) with one line naming the server and what failed.
+    """
+    if request_timeout < 0:
+        raise UsageError("--request-timeout must be >= 0 (0 waits forever)")
+    if page_size < 1:
+        raise UsageError("--page-size must be at least 1")
+    cfg, who = _client_configuration(kubeconfig, context)
+    api = _HttpGet(cfg, who, request_timeout)
+    try:
+        api.probe()
+        targets = [*CORE_TARGETS, *api.workload_targets(), *LATE_TARGETS]
+        documents: list[Document] = []
+        with _progress(progress) as bar:
+            for target in targets:
+                documents.extend(api.list_all(target, page_size, bar))
+        return documents
+    finally:
+        api.close()
+
+
+# ---- configuration ------------------------------------------------------------------------
+
+
+def _resolve_kubeconfig(explicit: str | None) -> str | None:
+    """The kubeconfig path(s) to load, or None for the in-cluster config."""
+    if explicit:
+        path = os.path.expanduser(explicit)
+        if not os.path.isfile(path):
+            raise ClusterError(f"kubeconfig {explicit}: no such file")
+        return path
+    env = os.environ.get("KUBECONFIG", "")
+    if env:
+        paths = [os.path.expanduser(p) for p in env.split(os.pathsep) if p]
+        existing = [p for p in paths if os.path.isfile(p)]
+        if not existing:
+            raise ClusterError(f"$KUBECONFIG names no existing file ({env})")
+        return os.pathsep.join(existing)
+    default = os.path.expanduser(os.path.join("~", ".kube", "config"))
+    return default if os.path.isfile(default) else None
+
+
+def _context_names(config: Any) -> list[str]:
+    contexts = config.value.get("contexts") if isinstance(config.value, dict) else None
+    names = []
+    for entry in contexts or []:
+        value = getattr(entry, "value", entry)
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            names.append(value["name"])
+    return names
+
+
+def _client_configuration(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
+    """A kubernetes client Configuration, and a phrase naming whose credentials it carries."""
+    from kubernetes.client import Configuration
+    from kubernetes.config.config_exception import ConfigException
+    from urllib3.util import Retry
+
+    cfg = type.__call__(Configuration)  # a fresh one, never the process-wide default
+    path = _resolve_kubeconfig(kubeconfig)
+    if path is None:
+        if context:
+            raise ClusterError(
+                f"--context {context}: no kubeconfig found (--kubeconfig, $KUBECONFIG, "
+                "~/.kube/config)"
+            )
+        if not os.environ.get("KUBERNETES_SERVICE_HOST"):
+            raise ClusterError(
+                "no cluster to read: no --kubeconfig, $KUBECONFIG is unset, ~/.kube/config does "
+                "not exist and wapctl is not running inside a cluster (give snapshot files to "
+                "work offline)"
+            )
+        from kubernetes.config.incluster_config import load_incluster_config
+
+        try:
+            load_incluster_config(client_configuration=cfg)
+        except (ConfigException, OSError) as exc:
+            raise ClusterError(f"in-cluster config: {exc}") from None
+        who = "the pod's service account"
+    else:
+        who = _load_kubeconfig(cfg, path, context)
+    # No retries that hide a timeout (a read timeout is reported at once); one retry of a
+    # failed connection; never follow redirects.
+    cfg.retries = Retry(total=1, connect=1, read=0, other=0, status=0, redirect=0)
+    return cfg, who
+
+
+def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        merged = kube_config.KubeConfigMerger(path).config
+    except Exception as exc:  # noqa: BLE001 - unreadable or not YAML: the client raises many kinds
+        raise ClusterError(f"kubeconfig {path}: cannot read it: {_one_line(exc)}") from None
+    if merged is None:
+        raise ClusterError(f"kubeconfig {path}: no configuration found (empty file?)")
+    names = _context_names(merged)
+    listed = ", ".join(names) if names else "none"
+    if context is not None and context not in names:
+        raise ClusterError(f"kubeconfig {path}: no context named {context!r} (contexts: {listed})")
+    if context is None:
+        current = merged.value.get("current-context") if isinstance(merged.value, dict) else None
+        if not current:
+            raise ClusterError(
+                f"kubeconfig {path}: no current-context; pass --context (contexts: {listed})"
+            )
+        if current not in names:
+            raise ClusterError(
+                f"kubeconfig {path}: current-context {current!r} is not defined "
+                f"(contexts: {listed})"
+            )
+        context = str(current)
+    try:
+        # No config_persister: wapctl never rewrites the user's kubeconfig.
+        loader = kube_config.KubeConfigLoader(
+            config_dict=merged, active_context=context, config_base_path=None
+        )
+        loader.load_and_set(cfg)
+    except ConfigException as exc:
+        raise ClusterError(f"kubeconfig {path}, context {context!r}: {_one_line(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - a malformed entry: TypeError, KeyError, ...
+        raise ClusterError(
+            f"kubeconfig {path}, context {context!r}: invalid: {type(exc).__name__}: "
+            f"{_one_line(exc)}"
+        ) from None
+    if not getattr(cfg, "host", None):
+        raise ClusterError(f"kubeconfig {path}, context {context!r}: the cluster has no server")
+    return f"context {context!r}"
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+# ---- requests -----------------------------------------------------------------------------
+
+
+class _HttpGet:
+    """GET requests through the kubernetes ApiClient, every failure mapped to ClusterError."""
+
+    def __init__(self, cfg: Any, who: str, timeout: float) -> None:
+        from kubernetes.client import ApiClient
+
+        from wapctl import __version__
+
+        self.server = str(cfg.host).rstrip("/")
+        self.who = who
+        self.timeout = timeout or None  # 0: no limit, as kubectl's --request-timeout=0
+        self.api = ApiClient(configuration=cfg)
+        self.api.user_agent = f"wapctl/{__version__}"
+
+    def close(self) -> None:
+        close = getattr(self.api, "close", None)
+        if close is not None:
+            close()
+
+    def fail(self, text: str) -> ClusterError:
+        return ClusterError(f"cluster {self.server}: {text}")
+
+    def raw(self, path: str, query: list[tuple[str, Any]] | None = None) -> tuple[int, bytes]:
+        """(status, body) of ``GET path?query``; network, TLS and auth-setup errors raise."""
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.config.config_exception import ConfigException
+
+        headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
+        try:
+            if hasattr(self.api, "param_serialize"):  # kubernetes >= 33 (new generator)
+                request = self.api.param_serialize(
+                    method="GET", resource_path=path, query_params=query or [],
+                    header_params=headers, auth_settings=["BearerToken"],
+                )
+                resp = self.api.call_api(*request, _request_timeout=self.timeout)
+                body = resp.read()
+                status = resp.status
+                release = getattr(resp.response, "release_conn", None)
+            else:  # older clients: call_api(..., _preload_content=False) -> urllib3 response
+                resp = self.api.call_api(
+                    path, "GET", query_params=query or [], header_params=headers,
+                    auth_settings=["BearerToken"], _preload_content=False,
+                    _return_http_data_only=True, _request_timeout=self.timeout,
+                )
+                body = resp.data
+                status = resp.status
+                release = getattr(resp, "release_conn", None)
+            if release is not None:
+                release()
+        except ApiException as exc:
+            if not exc.status:  # the client's wrapping of an SSL error
+                raise self.fail(_tls_text(str(exc.reason or exc))) from None
+            body = exc.body if isinstance(exc.body, bytes) else str(exc.body or "").encode()
+            return int(exc.status), body
+        except urllib3.exceptions.HTTPError as exc:
+            raise self.fail(self._network_text(exc, path)) from None
+        except ConfigException as exc:  # refreshing credentials (exec plugin, OIDC) failed
+            raise self.fail(f"cannot get credentials for {self.who}: {_one_line(exc)}") from None
+        return int(status), body
+
+    def _network_text(self, exc: Exception, path: str) -> str:
+        from urllib3 import exceptions as ue
+
+        reason: Any = exc
+        if isinstance(exc, ue.MaxRetryError) and exc.reason is not None:
+            reason = exc.reason
+        detail = _one_line(reason)
+        match = re.search(r"\[Errno -?\d+\] ([^)'\"]+)", detail)
+        cause = match.group(1).strip() if match else detail
+        if isinstance(reason, ue.NameResolutionError):
+            return f"cannot resolve the server's host name ({cause})"
+        if isinstance(reason, ue.NewConnectionError):
+            return f"cannot connect: {cause.lower()}"
+        if isinstance(reason, ue.ConnectTimeoutError):
+            return f"cannot connect: no answer within {self.timeout:g}s"
+        if isinstance(reason, (ue.ReadTimeoutError, ue.TimeoutError)):
+            return (
+                f"no answer within {self.timeout:g}s to GET {path} "
+                "(raise --request-timeout for a slow or very large cluster)"
+            )
+        if isinstance(reason, ue.SSLError):
+            return _tls_text(detail)
+        if isinstance(reason, ue.ProxyError):
+            return f"proxy error: {detail}"
+        if isinstance(reason, ue.ProtocolError):
+            return f"the connection broke during GET {path}: {detail}"
+        return f"GET {path} failed: {detail}"
+
+    def json(self, path: str, query: list[tuple[str, Any]] | None = None,
+             *, what: str) -> tuple[int, Any]:
+        status, body = self.raw(path, query)
+        if status != 200:
+            return status, body
+        try:
+            return status, json.loads(body)
+        except ValueError:
+            raise self.fail(
+                f"GET {path} did not return JSON (is {self.server} a Kubernetes API server?)"
+            ) from None
+
+    def status_error(self, status: int, body: Any, path: str, what: str) -> ClusterError:
+        message = ""
+        if isinstance(body, (bytes, str)):
+            try:
+                doc = json.loads(body)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and doc.get("kind") == "Status":
+                message = _one_line(Exception(doc.get("message") or ""))
+        suffix = f": {message}" if message else ""
+        if status == 401:
+            return self.fail(
+                f"401 Unauthorized: the server rejected the credentials of {self.who} "
+                f"(GET {path}); they may be wrong or expired"
+            )
+        if status == 403:
+            return self.fail(
+                f"403 Forbidden: not allowed to list {what} (GET {path}){suffix}; a read-only "
+                f"user needs the ClusterRole in {RBAC_HINT}"
+            )
+        if status == 404:
+            return self.fail(f"404 Not Found: GET {path}: the server does not serve {what}")
+        if status == 410:
+            return self.fail(f"410 Gone: the list of {what} expired while paging (GET {path})")
+        if status == 429:
+            return self.fail(f"429 Too Many Requests: the server throttles GET {path}{suffix}")
+        return self.fail(f"HTTP {status} for GET {path}{suffix}")
+
+    # ---- discovery ------------------------------------------------------------------------
+
+    def probe(self) -> None:
+        """GET /api: reachable, authenticated, and really a Kubernetes API server."""
+        status, doc = self.json("/api", what="the core API")
+        if status == 404:
+            raise self.fail("GET /api: 404 Not Found: this is not a Kubernetes API server")
+        if status != 200:
+            raise self.status_error(status, doc, "/api", "the core API")
+        if not isinstance(doc, dict) or "v1" not in (doc.get("versions") or []):
+            raise self.fail("GET /api did not list v1: this is not a Kubernetes API server")
+
+    def workload_targets(self) -> list[ListTarget]:
+        """Workloads and PodGroups in the newest served alpha version that has each of them.
+
+        A cluster without the Workload API (group or version not served, 404) has none.
+        """
+        status, doc = self.json("/apis", what="the API groups")
+        if status != 200:
+            raise self.status_error(status, doc, "/apis", "the API groups")
+        served: set[str] = set()
+        for group in (doc.get("groups") or []) if isinstance(doc, dict) else []:
+            if isinstance(group, dict) and group.get("name") == SCHEDULING_GROUP:
+                for entry in group.get("versions") or []:
+                    if isinstance(entry, dict) and isinstance(entry.get("version"), str):
+                        served.add(entry["version"])
+        found: dict[str, ListTarget] = {}
+        for version in WORKLOAD_VERSIONS:
+            if version not in served or len(found) == 2:
+                continue
+            path = f"/apis/{SCHEDULING_GROUP}/{version}"
+            status, resources = self.json(path, what=f"{SCHEDULING_GROUP}/{version}")
+            if status == 404:
+                continue  # stale discovery: the version is gone; fine
+            if status != 200:
+                raise self.status_error(status, resources, path, f"{SCHEDULING_GROUP}/{version}")
+            entries = resources.get("resources") if isinstance(resources, dict) else None
+            for entry in entries or []:
+                if not isinstance(entry, dict):
+                    continue
+                name, kind = entry.get("name"), entry.get("kind")
+                if (kind in ("Workload", "PodGroup") and kind not in found
+                        and isinstance(name, str) and "/" not in name):
+                    found[kind] = ListTarget(kind, f"{SCHEDULING_GROUP}/{version}",
+                                             f"{path}/{name}", name)
+        return [found[k] for k in ("Workload", "PodGroup") if k in found]
+
+    # ---- lists ----------------------------------------------------------------------------
+
+    def list_all(self, target: ListTarget, page_size: int, bar: _Bar) -> list[Document]:
+        """Every item of the collection, page by page (``limit`` / ``continue``).
+
+        An expired continue token (410) restarts the list once without a limit, as client-go's
+        pager does, so the result stays one consistent list.
+        """
+        file = f"{self.server}{target.path}"
+        limit: int | None = page_size
+        restarted = False
+        documents: list[Document] = []
+        token: str | None = None
+        page = 0
+        task = bar.add(target.plural)
+        while True:
+            query: list[tuple[str, Any]] = []
+            if limit is not None:
+                query.append(("limit", limit))
+            if token:
+                query.append(("continue", token))
+            status, doc = self.json(target.path, query, what=target.plural)
+            if status == 410 and token and not restarted:
+                restarted, limit, token, page, documents = True, None, None, 0, []
+                bar.reset(task)
+                continue
+            optional = target.kind in ("Workload", "PodGroup")
+            if status == 404 and optional and page == 0:
+                break  # the Workload API vanished since discovery: no workloads
+            if status != 200:
+                raise self.status_error(status, doc, target.path, target.plural)
+            items = doc.get("items") if isinstance(doc, dict) else None
+            if not isinstance(items, list) and not (isinstance(doc, dict) and items is None):
+                raise self.fail(f"GET {target.path} did not return a list")
+            page += 1
+            for index, item in enumerate(items or []):
+                if not isinstance(item, dict):
+                    raise self.fail(f"GET {target.path}: page {page} item {index} is not an object")
+                documents.append(
+                    Document(Source(file, page, index), _as_document(item, target))
+                )
+            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            next_token = meta.get("continue") or None
+            remaining = meta.get("remainingItemCount")
+            if not next_token:
+                total: int | None = len(documents)
+            else:
+                total = len(documents) + remaining if isinstance(remaining, int) else None
+            bar.update(task, len(documents), total)
+            if not next_token:
+                return documents
+            if next_token == token:
+                raise self.fail(f"GET {target.path}: the server returned the same continue "
+                                "token twice")
+            token = str(next_token)
+        bar.update(task, 0, 0)
+        return documents
+
+
+def _as_document(item: dict[str, Any], target: ListTarget) -> dict[str, Any]:
+    """The object as ``kubectl get -o json`` prints it: apiVersion and kind first, no
+    managedFields."""
+    doc: dict[str, Any] = {"apiVersion": target.api_version, "kind": target.kind}
+    doc.update(item)
+    doc["apiVersion"], doc["kind"] = target.api_version, target.kind
+    meta = doc.get("metadata")
+    if isinstance(meta, dict):
+        meta.pop("managedFields", None)
+    return doc
+
+
+def _tls_text(detail: str) -> str:
+    text = " ".join(detail.split())
+    match = re.search(r"\[SSL: [A-Z_]+\] ([^(]+)", text)
+    cause = match.group(1).strip() if match else text
+    hint = ""
+    if "WRONG_VERSION_NUMBER" in text or "record layer failure" in text:
+        hint = " (the server does not speak TLS here: is it plain http?)"
+    elif "CERTIFICATE_VERIFY_FAILED" in text:
+        hint = " (the kubeconfig's certificate-authority does not trust the server's certificate)"
+    return f"TLS failure: {cause}{hint}"
+
+
+# ---- progress -----------------------------------------------------------------------------
+
+
+class _Bar:
+    """A Rich progress display on stderr, one line per collection; silent when disabled."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._progress: Any = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("listing {task.description:<22}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def add(self, description: str) -> Any:
+        return self._progress.add_task(description, total=None) if self._progress else None
+
+    def update(self, task: Any, completed: int, total: int | None) -> None:
+        if self._progress is not None:
+            self._progress.update(task, completed=completed, total=total)
+
+    def reset(self, task: Any) -> None:
+        if self._progress is not None:
+            self._progress.reset(task, total=None)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[_Bar]:
+    bar = _Bar(enabled)
+    if bar._progress is not None:
+        bar._progress.start()
+    try:
+        yield bar
+    finally:
+        if bar._progress is not None:
+            bar._progress.stop()

@@ -33,10 +33,12 @@ def _root(
 
 # Each command module exposes one function; registration order is the order in --help.
 from wapctl.commands import plan as _plan  # noqa: E402
+from wapctl.commands import snapshot as _snapshot  # noqa: E402
 from wapctl.commands import validate as _validate  # noqa: E402
 
 app.command("plan")(_plan.plan)
 app.command("validate")(_validate.validate)
+app.command("snapshot")(_snapshot.snapshot)
 
 
 def main() -> None:

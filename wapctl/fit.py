@@ -1,0 +1,415 @@
+"""Fit predicates and incremental per-node accounting.
+
+Shaped after kube-scheduler's Filter plugins: one small pure predicate per concern, each returning
+``None`` (fits) or a short reason string (the plugin's ``ErrReason``). Predicates that do not depend
+on what is running on the node ("static": node name, unschedulable, taints, node selector, required
+node affinity) are separated from the resource check, so the planner evaluates them once per
+(pod shape, node) and caches the answer: the pods of a gang usually share one shape.
+
+``NodeState`` is our ``NodeInfo``: requested totals and a pod count, with ``add`` / ``remove`` in
+O(resources). ``ClusterState`` holds one per node, built once from a snapshot; the victim search
+is then "remove, check, add back" on it, never a rebuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+
+from wapctl.model import (
+    LabelSelector,
+    Node,
+    NodeSelectorTerm,
+    Pod,
+    SelectorRequirement,
+    Snapshot,
+    Taint,
+    Toleration,
+)
+
+# ---- reason constants (kube-scheduler wording) --------------------------------------------
+
+REASON_NODE_NAME = "node(s) didn't match the requested node name"
+REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+REASON_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
+REASON_TOO_MANY_PODS = "Too many pods"
+
+TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+_UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, value="", effect="NoSchedule")
+
+# Taint effects the TaintToleration filter enforces (PreferNoSchedule only affects scoring).
+FILTERED_TAINT_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
+
+# The resource name that counts pods; never taken from a pod's requests.
+PODS = "pods"
+
+
+def reason_insufficient(resource: str) -> str:
+    return f"Insufficient {resource}"
+
+
+def reason_untolerated_taint(taint: Taint) -> str:
+    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+
+
+Reason = str | None
+RequestItems = tuple[tuple[str, int], ...]
+
+
+# ---- tolerations ------------------------------------------------------------------------------
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """``v1.Toleration.ToleratesTaint``: empty effect matches every effect, empty key every key;
+    Exists ignores the value, Equal (or empty operator) compares it; other operators never match."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in ("", "Equal"):
+        return toleration.value == taint.value
+    return toleration.operator == "Exists"
+
+
+def tolerated(tolerations: Iterable[Toleration], taint: Taint) -> bool:
+    return any(tolerates(t, taint) for t in tolerations)
+
+
+# ---- selector requirements --------------------------------------------------------------------
+
+
+def _parse_int(text: str) -> int | None:
+    """strconv.ParseInt(text, 10, 64): optional sign, decimal digits only."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        return None
+    return value
+
+
+def requirement_matches(req: SelectorRequirement, labels: Mapping[str, str]) -> bool | None:
+    """One node-selector requirement against a label set; ``None`` when the requirement itself is
+    invalid (upstream then treats its whole term as not matching)."""
+    op, values = req.operator, req.values
+    present = req.key in labels
+    if op == "In":
+        if not values:
+            return None
+        return present and labels[req.key] in values
+    if op == "NotIn":
+        if not values:
+            return None
+        return not present or labels[req.key] not in values
+    if op == "Exists":
+        return None if values else present
+    if op == "DoesNotExist":
+        return None if values else not present
+    if op in ("Gt", "Lt"):
+        if len(values) != 1:
+            return None
+        bound = _parse_int(values[0])
+        if bound is None:
+            return None
+        if not present:
+            return False
+        actual = _parse_int(labels[req.key])
+        if actual is None:
+            return False
+        return actual > bound if op == "Gt" else actual < bound
+    return None
+
+
+def field_requirement_matches(req: SelectorRequirement, node: Node) -> bool | None:
+    """``matchFields``: upstream knows only ``metadata.name`` with In / NotIn and one value."""
+    if len(req.values) != 1 or req.operator not in ("In", "NotIn"):
+        return None
+    actual = node.name if req.key == "metadata.name" else ""
+    equal = actual == req.values[0]
+    return equal if req.operator == "In" else not equal
+
+
+def term_matches(term: NodeSelectorTerm, node: Node) -> bool:
+    """A term's requirements are ANDed; an empty term matches nothing (as upstream)."""
+    if not term.match_expressions and not term.match_fields:
+        return False
+    for req in term.match_expressions:
+        if requirement_matches(req, node.labels) is not True:
+            return False
+    for req in term.match_fields:
+        if field_requirement_matches(req, node) is not True:
+            return False
+    return True
+
+
+def label_selector_matches(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
+    """metav1.LabelSelector semantics for PDBs: None or empty matches nothing; an invalid
+    requirement makes the selector match nothing."""
+    if selector is None or selector.empty:
+        return False
+    for key, value in selector.match_labels.items():
+        if labels.get(key) != value:
+            return False
+    for req in selector.match_expressions:
+        if req.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+        if requirement_matches(req, labels) is not True:
+            return False
+    return True
+
+
+# ---- static predicates (one per filter plugin) ------------------------------------------------
+
+
+def check_node_unschedulable(pod: Pod, node: Node) -> Reason:
+    """NodeUnschedulable: a cordoned node only takes pods tolerating its unschedulable taint."""
+    if node.unschedulable and not tolerated(pod.tolerations, _UNSCHEDULABLE_TAINT):
+        return REASON_UNSCHEDULABLE
+    return None
+
+
+def check_node_name(pod: Pod, node: Node) -> Reason:
+    """NodeName: a pod with ``spec.nodeName`` preset only fits that node."""
+    if pod.node_name is not None and pod.node_name != node.name:
+        return REASON_NODE_NAME
+    return None
+
+
+def check_taints(pod: Pod, node: Node) -> Reason:
+    """TaintToleration: every NoSchedule / NoExecute taint must be tolerated."""
+    for taint in node.taints:
+        if taint.effect in FILTERED_TAINT_EFFECTS and not tolerated(pod.tolerations, taint):
+            return reason_untolerated_taint(taint)
+    return None
+
+
+def check_node_selector(pod: Pod, node: Node) -> Reason:
+    """NodeAffinity (nodeSelector part): every label must be present with that exact value."""
+    labels = node.labels
+    for key, value in pod.node_selector.items():
+        if labels.get(key) != value:
+            return REASON_NODE_AFFINITY
+    return None
+
+
+def check_node_affinity(pod: Pod, node: Node) -> Reason:
+    """NodeAffinity (required part): terms are ORed; an empty term list matches nothing."""
+    terms = pod.required_affinity
+    if terms is None:
+        return None
+    if any(term_matches(term, node) for term in terms):
+        return None
+    return REASON_NODE_AFFINITY
+
+
+StaticPredicate = Callable[[Pod, Node], Reason]
+
+# In kube-scheduler's default Filter order.
+STATIC_PREDICATES: tuple[StaticPredicate, ...] = (
+    check_node_unschedulable,
+    check_node_name,
+    check_taints,
+    check_node_selector,
+    check_node_affinity,
+)
+
+
+def check_static(pod: Pod, node: Node) -> Reason:
+    """The first failing occupancy-independent predicate, or None."""
+    for predicate in STATIC_PREDICATES:
+        reason = predicate(pod, node)
+        if reason is not None:
+            return reason
+    return None
+
+
+# ---- resources --------------------------------------------------------------------------------
+
+
+def request_items(requests: Mapping[str, int]) -> RequestItems:
+    """The resources a pod asks for, sorted; zero requests and ``pods`` are dropped because
+    NodeResourcesFit only checks what the pod requests (and counts pods separately)."""
+    return tuple(sorted((name, amount) for name, amount in requests.items()
+                        if amount > 0 and name != PODS))
+
+
+def check_resources(
+    items: RequestItems,
+    allocatable: Mapping[str, int],
+    requested: Mapping[str, int],
+    pod_count: int,
+) -> Reason:
+    """NodeResourcesFit: one more pod within ``pods``; requested + pod <= allocatable for every
+    requested resource (a resource the node lacks is 0)."""
+    if pod_count + 1 > allocatable.get(PODS, 0):
+        return REASON_TOO_MANY_PODS
+    for name, amount in items:
+        if requested.get(name, 0) + amount > allocatable.get(name, 0):
+            return reason_insufficient(name)
+    return None
+
+
+# ---- pod shapes -------------------------------------------------------------------------------
+
+
+def static_key(pod: Pod) -> tuple:
+    """Everything the static predicates read from a pod: equal keys give equal answers."""
+    return (
+        pod.node_name,
+        tuple(sorted(pod.node_selector.items())),
+        pod.required_affinity,
+        pod.tolerations,
+    )
+
+
+def shape_key(pod: Pod) -> tuple:
+    """Static key plus requests: pods with equal shapes are interchangeable for fitting."""
+    return (static_key(pod), request_items(pod.requests))
+
+
+class StaticFitCache:
+    """Static predicate answers per (pod static key, node name), computed at most once."""
+
+    __slots__ = ("_answers",)
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple, Reason] = {}
+
+    def reason(self, pod: Pod, node: Node, key: tuple | None = None) -> Reason:
+        k = (static_key(pod) if key is None else key, node.name)
+        try:
+            return self._answers[k]
+        except KeyError:
+            answer = self._answers[k] = check_static(pod, node)
+            return answer
+
+
+# ---- incremental accounting -------------------------------------------------------------------
+
+
+class NodeState:
+    """One node's allocatable, requested totals and pod count (upstream NodeInfo)."""
+
+    __slots__ = ("allocatable", "max_pods", "name", "node", "pod_count", "requested")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.name = node.name
+        self.allocatable = node.allocatable
+        self.max_pods = node.allocatable.get(PODS, 0)
+        self.requested: dict[str, int] = {}
+        self.pod_count = 0
+
+    def add(self, pod: Pod) -> None:
+        self.add_requests(pod.requests)
+
+    def remove(self, pod: Pod) -> None:
+        self.remove_requests(pod.requests)
+
+    def add_requests(self, requests: Mapping[str, int], pods: int = 1) -> None:
+        req = self.requested
+        for name, amount in requests.items():
+            if name != PODS:
+                req[name] = req.get(name, 0) + amount
+        self.pod_count += pods
+
+    def remove_requests(self, requests: Mapping[str, int], pods: int = 1) -> None:
+        req = self.requested
+        for name, amount in requests.items():
+            if name != PODS:
+                req[name] = req.get(name, 0) - amount
+        self.pod_count -= pods
+
+    def check(self, items: RequestItems) -> Reason:
+        """Resource fit of one more pod with these request items."""
+        return check_resources(items, self.allocatable, self.requested, self.pod_count)
+
+    def fits(self, items: RequestItems) -> bool:
+        if self.pod_count >= self.max_pods:
+            return False
+        req, alloc = self.requested, self.allocatable
+        for name, amount in items:
+            if req.get(name, 0) + amount > alloc.get(name, 0):
+                return False
+        return True
+
+    def copies(self, items: RequestItems, limit: int) -> int:
+        """How many more pods with these request items fit, capped at ``limit``."""
+        n = self.max_pods - self.pod_count
+        n = min(n, limit)
+        if n <= 0:
+            return 0
+        req, alloc = self.requested, self.allocatable
+        for name, amount in items:
+            free = alloc.get(name, 0) - req.get(name, 0)
+            if free < amount:
+                return 0
+            k = free // amount
+            n = min(n, k)
+        return n
+
+
+def fits(pod: Pod, state: NodeState) -> Reason:
+    """Every predicate for one pod on one node, static ones first."""
+    return check_static(pod, state.node) or state.check(request_items(pod.requests))
+
+
+class ClusterState:
+    """Per-node accounting for a whole snapshot, as one preemptor sees it.
+
+    Bound, non-finished pods count on their node; terminating pods hold their resources until
+    ``release_terminating``. Pending pods nominated to a node reserve room there when their
+    priority is >= ``reserve_priority`` (upstream adds such nominated pods before filtering) —
+    except the preemptor's own pods, named in ``exclude``.
+    """
+
+    __slots__ = ("index", "nodes", "released", "reserved", "terminating")
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        *,
+        reserve_priority: int | None = None,
+        exclude: Collection[str] = (),
+    ) -> None:
+        self.nodes: list[NodeState] = [NodeState(n) for _, n in sorted(snapshot.nodes.items())]
+        self.index: dict[str, int] = {s.name: i for i, s in enumerate(self.nodes)}
+        self.terminating: list[tuple[Pod, int]] = []  # sorted by pod key
+        self.reserved: list[tuple[Pod, int]] = []
+        self.released = False
+        index, nodes = self.index, self.nodes
+        for key in sorted(snapshot.pods):
+            pod = snapshot.pods[key]
+            if pod.finished:
+                continue
+            if pod.node_name is not None:
+                i = index.get(pod.node_name)
+                if i is None:
+                    continue  # bound to a node the snapshot does not have: holds nothing here
+                nodes[i].add(pod)
+                if pod.terminating:
+                    self.terminating.append((pod, i))
+            elif (
+                reserve_priority is not None
+                and not pod.terminating
+                and pod.nominated_node is not None
+                and pod.priority >= reserve_priority
+                and key not in exclude
+            ):
+                i = index.get(pod.nominated_node)
+                if i is not None:
+                    nodes[i].add(pod)
+                    self.reserved.append((pod, i))
+
+    def release_terminating(self) -> None:
+        """Treat already-triggered preemptions as free space."""
+        if not self.released:
+            for pod, i in self.terminating:
+                self.nodes[i].remove(pod)
+            self.released = True
+
+    def terminating_on(self, node_indices: Collection[int]) -> list[tuple[Pod, int]]:
+        return [(p, i) for p, i in self.terminating if i in node_indices]
+
+    def node_names(self) -> Sequence[str]:
+        return [s.name for s in self.nodes]

@@ -1,0 +1,222 @@
+"""Pending preemptors: what the scheduling queue would try next, and in which order.
+
+A preemptor is one pending pod, or the pending pods of a gang pod group scheduled together
+(KEP-4671). Pods of a ``Basic`` group are scheduled one by one, so in the queue each is its own
+Pod preemptor; naming such a group with ``--workload`` plans all its pending pods as one unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from wapctl.errors import UsageError
+from wapctl.model import Pod, PodGroup, PreemptionPolicy, Snapshot
+
+PreemptorKind = Literal["Pod", "PodGroup"]
+
+
+@dataclass(frozen=True, slots=True)
+class Preemptor:
+    """What the plan algorithm places.
+
+    ``needed`` is how many of ``pods`` must be placed: 1 for a pod; for a gang its ``minCount``
+    minus the group's bound, non-terminating pods (never below 0); for a basic group named
+    explicitly, all of its pending pods.
+    """
+
+    kind: PreemptorKind
+    namespace: str
+    name: str  # pod name, or workload name
+    pod_group: str | None  # group name for a PodGroup preemptor
+    group_key: str | None  # "ns/workload/group" when the pod(s) belong to a group
+    priority: int  # scheduling priority
+    preemption_policy: PreemptionPolicy
+    min_count: int | None  # the gang's declared minCount
+    pods: tuple[Pod, ...]  # pending pods, sorted by key
+    needed: int
+
+    @property
+    def key(self) -> str:
+        """``ns/name`` for a pod, ``ns/workload/group`` for a pod group."""
+        if self.kind == "Pod":
+            return f"{self.namespace}/{self.name}"
+        return self.group_key or f"{self.namespace}/{self.name}"
+
+    @property
+    def creation_time(self) -> float | None:
+        times = [p.creation_time for p in self.pods if p.creation_time is not None]
+        return min(times) if times else None
+
+    def describe(self) -> str:
+        """A short human name: ``pod ns/name`` or ``pod group ns/workload/group``."""
+        return f"pod {self.key}" if self.kind == "Pod" else f"pod group {self.key}"
+
+
+def _pod_preemptor(pod: Pod) -> Preemptor:
+    return Preemptor(
+        kind="Pod",
+        namespace=pod.namespace,
+        name=pod.name,
+        pod_group=None,
+        group_key=pod.group_key,
+        priority=pod.priority,
+        preemption_policy=pod.preemption_policy,
+        min_count=None,
+        pods=(pod,),
+        needed=1,
+    )
+
+
+def bound_members(snapshot: Snapshot) -> dict[str, int]:
+    """Per group key, how many of its pods are bound and still running (count toward minCount)."""
+    counts: dict[str, int] = {}
+    for p in snapshot.pods.values():
+        if p.group_key is not None and p.bound and not p.terminating and not p.finished:
+            counts[p.group_key] = counts.get(p.group_key, 0) + 1
+    return counts
+
+
+def _group_preemptor(
+    snapshot: Snapshot, group: PodGroup, pods: list[Pod], bound: dict[str, int] | None = None
+) -> Preemptor:
+    pods_t = tuple(sorted(pods, key=lambda p: p.key))
+    if group.policy == "Gang":
+        if bound is None:
+            bound = bound_members(snapshot)
+        declared = group.min_count if group.min_count is not None else len(pods_t)
+        needed = max(0, declared - bound.get(group.key, 0))
+        min_count = group.min_count
+    else:
+        needed = len(pods_t)
+        min_count = None
+    return Preemptor(
+        kind="PodGroup",
+        namespace=group.namespace,
+        name=group.workload,
+        pod_group=group.name,
+        group_key=group.key,
+        priority=group.priority,
+        preemption_policy=group.preemption_policy,
+        min_count=min_count,
+        pods=pods_t,
+        needed=needed,
+    )
+
+
+def _queue_key(p: Preemptor) -> tuple:
+    t = p.creation_time
+    return (-p.priority, t is None, t or 0.0, p.key)
+
+
+def pending_preemptors(snapshot: Snapshot, namespace: str | None = None) -> list[Preemptor]:
+    """Every pending preemptor in scheduler queue order: priority desc, creation time, key."""
+    singles: list[Preemptor] = []
+    gangs: dict[str, list[Pod]] = {}
+    for pod in snapshot.pods.values():
+        if not pod.pending or (namespace is not None and pod.namespace != namespace):
+            continue
+        group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
+        if group is not None and group.policy == "Gang":
+            gangs.setdefault(group.key, []).append(pod)
+        else:
+            singles.append(_pod_preemptor(pod))
+    bound = bound_members(snapshot) if gangs else {}
+    result = singles + [
+        _group_preemptor(snapshot, snapshot.pod_groups[k], pods, bound)
+        for k, pods in gangs.items()
+    ]
+    result.sort(key=_queue_key)
+    return result
+
+
+def _split(text: str, option: str, parts: tuple[int, ...]) -> list[str]:
+    pieces = text.split("/")
+    if len(pieces) not in parts or not all(pieces):
+        shapes = " or ".join({2: "NS/NAME", 3: "NS/NAME/GROUP"}[n] for n in parts)
+        raise UsageError(f"{option} {text!r}: expected {shapes}")
+    return pieces
+
+
+def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
+    if "/" not in text:
+        text = f"{namespace or 'default'}/{text}"
+    ns, _name = _split(text, "--pod", (2,))
+    if namespace is not None and ns != namespace:
+        raise UsageError(f"--pod {text} is not in namespace {namespace} (given by --namespace)")
+    pod = snapshot.pods.get(text)
+    if pod is None:
+        raise UsageError(f"--pod {text}: no such pod in the snapshot")
+    if not pod.pending:
+        if pod.finished:
+            state = f"it has finished ({pod.phase})"
+        elif pod.terminating:
+            state = "it is terminating"
+        else:
+            state = f"it is bound to node {pod.node_name}"
+        raise UsageError(f"--pod {text} is not pending: {state}")
+    group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
+    if group is not None and group.policy == "Gang":
+        # A gang member is never scheduled alone: plan its whole gang.
+        return _group_for(snapshot, group)
+    return _pod_preemptor(pod)
+
+
+def _group_for(snapshot: Snapshot, group: PodGroup) -> Preemptor:
+    pods = [p for p in snapshot.pods.values() if p.group_key == group.key and p.pending]
+    if not pods:
+        raise UsageError(f"pod group {group.key} has no pending pods")
+    return _group_preemptor(snapshot, group, pods)
+
+
+def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
+    pieces = _split(text, "--workload", (2, 3))
+    ns, name = pieces[0], pieces[1]
+    if namespace is not None and ns != namespace:
+        raise UsageError(f"--workload {text} is not in namespace {namespace} (given by --namespace)")
+    wl_key = f"{ns}/{name}"
+    groups = [g for g in snapshot.pod_groups.values() if g.namespace == ns and g.workload == name]
+    if wl_key not in snapshot.workloads and not groups:
+        raise UsageError(f"--workload {text}: no such workload in the snapshot")
+    if len(pieces) == 3:
+        group = snapshot.pod_groups.get(text)
+        if group is None:
+            known = ", ".join(sorted(g.name for g in groups)) or "none"
+            raise UsageError(f"--workload {text}: workload {wl_key} has no pod group "
+                             f"{pieces[2]!r} (groups: {known})")
+        return _group_for(snapshot, group)
+    if len(groups) == 1:
+        return _group_for(snapshot, groups[0])
+    pending = sorted(
+        (g for g in groups if any(p.group_key == g.key and p.pending
+                                  for p in snapshot.pods.values())),
+        key=lambda g: g.key,
+    )
+    if len(pending) == 1:
+        return _group_for(snapshot, pending[0])
+    if not pending:
+        raise UsageError(f"workload {wl_key} has no pending pods")
+    names = ", ".join(g.name for g in pending)
+    raise UsageError(f"workload {wl_key} has several pod groups with pending pods ({names}): "
+                     f"name one as {wl_key}/GROUP")
+
+
+def select_preemptor(
+    snapshot: Snapshot,
+    *,
+    pod: str | None = None,
+    workload: str | None = None,
+    namespace: str | None = None,
+) -> Preemptor:
+    """The preemptor named on the command line, or the head of the queue."""
+    if pod is not None and workload is not None:
+        raise UsageError("give either --pod or --workload, not both")
+    if pod is not None:
+        return _select_pod(snapshot, pod, namespace)
+    if workload is not None:
+        return _select_workload(snapshot, workload, namespace)
+    queue = pending_preemptors(snapshot, namespace)
+    if not queue:
+        where = f" in namespace {namespace}" if namespace is not None else ""
+        raise UsageError(f"no pending pod or pod group{where} to plan for")
+    return queue[0]

@@ -37,8 +37,22 @@ from wapctl.model import (
 )
 
 __all__ = [
-    "NEVER", "PREEMPT_LOWER", "cpu", "gang", "basic", "member", "mem", "node", "pdb", "pod",
-    "prio_class", "req", "snapshot", "taint", "term", "toleration",
+    "NEVER",
+    "PREEMPT_LOWER",
+    "basic",
+    "cpu",
+    "gang",
+    "mem",
+    "member",
+    "node",
+    "pdb",
+    "pod",
+    "prio_class",
+    "req",
+    "snapshot",
+    "taint",
+    "term",
+    "toleration",
 ]
 
 _SUFFIX = {
@@ -48,7 +62,7 @@ _SUFFIX = {
 }
 
 
-def _amount(text: str | int | float) -> Fraction:
+def _amount(text: str | float) -> Fraction:
     if isinstance(text, (int, float)):
         return Fraction(text)
     for suffix in sorted(_SUFFIX, key=len, reverse=True):
@@ -57,12 +71,12 @@ def _amount(text: str | int | float) -> Fraction:
     return Fraction(text)
 
 
-def cpu(value: str | int | float) -> int:
+def cpu(value: str | float) -> int:
     """CPU in millicores (rounded up, as MilliValue does): cpu("500m") == 500, cpu(2) == 2000."""
     return math.ceil(_amount(value) * 1000)
 
 
-def mem(value: str | int | float) -> int:
+def mem(value: str | float) -> int:
     """Bytes (rounded up): mem("1Gi") == 2**30; also for ephemeral-storage and counts."""
     return math.ceil(_amount(value))
 

@@ -1,0 +1,463 @@
+"""The "who can preempt whom" priority graph, its cycles and the KEP-5710 rule violations.
+
+Why a graph of *profiles*: whether X may preempt Y depends only on three numbers — X's
+scheduling priority and preemption policy, Y's preemption priority. So every pod group and pod
+with the same ``(scheduling, preemption, policy)`` behaves alike, and one vertex stands for all
+of them. A 150k-pod cluster has a few dozen profiles; the graph stays tiny.
+
+Vertices
+    One per distinct :class:`Profile` present in the snapshot. Its *members* are
+
+    - every PodGroup of every Workload (with or without pods: a Workload applied before its pods
+      already takes part), named by its key ``ns/workload/group`` and listed with its Workload
+      ``ns/name``;
+    - every pod that stands on its own: not in a pod group (a *standalone* pod), or — rare — in a
+      pod group but with a priority that differs from its group's. Finished pods
+      (Succeeded/Failed) never preempt and are never preempted again, so they are left out.
+
+    Pods of a pod group that share the group's profile are counted (``groupPods``), not listed:
+    the group is the member.
+
+Edges
+    ``X -> Y`` when a member of X may preempt a member of Y: X's policy is not ``Never`` and
+    ``X.scheduling > Y.preemption`` (only *strictly* lower priority is a victim, as upstream).
+
+Self-loops (decision)
+    ``X -> X`` exists when ``X.scheduling > X.preemption`` *and* X holds members of at least two
+    distinct *owners* (an owner is a Workload, or a pod on its own). Then one owner can preempt
+    the other and be preempted back: a real two-party cycle inside one profile. A single Workload
+    alone is no cycle — the scheduler places a pod group as a unit and KEP-5710 takes victims
+    from the *other* running workloads — but it still breaks the rule and is reported as a
+    violation.
+
+Cycles
+    A cycle needs at least one rule-violating vertex: along ``X1 -> X2 -> ... -> X1`` we have
+    ``s1 > p2 >= s2 > p3 >= ... > p1 >= s1`` otherwise. Elementary cycles come from
+    :func:`networkx.simple_cycles`, bounded (see :func:`find_cycles`): the ``limit`` shortest are
+    listed, at most ``count_limit`` are counted. Each is rotated to start at its smallest
+    vertex; cycles sort by length, then by vertices.
+
+Violations
+    A Workload (per distinct profile of its pod groups) or a pod on its own whose preemption
+    priority is below its scheduling priority — reported whether or not it closes a cycle yet
+    (a ``Never`` class may break the cycle today; the rule is still broken).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import networkx as nx
+
+from wapctl.errors import InputError, Source
+from wapctl.model import NEVER, PREEMPT_LOWER, Snapshot
+
+DEFAULT_SAMPLE = 10  # members listed per vertex (and per list); the counts are always complete
+DEFAULT_CYCLE_LIMIT = 100  # cycles kept in a report
+DEFAULT_COUNT_LIMIT = 1_000  # cycles enumerated at most (the count is a lower bound beyond)
+# Edges are at most profiles²; beyond this the snapshot has implausibly many distinct
+# priorities (real clusters have tens of PriorityClasses) and we refuse rather than exhaust
+# memory. ~1M edges is about 0.5 GB and a few seconds.
+MAX_EDGES = 1_000_000
+
+
+class Profile(NamedTuple):
+    """A priority profile: what decides who may preempt whom. Orders by its fields (a tuple:
+    cheap to hash and compare, which matters with 150k pods)."""
+
+    scheduling: int
+    preemption: int
+    policy: str = PREEMPT_LOWER
+
+    @property
+    def id(self) -> str:
+        """``scheduling/preemption``, with ``/Never`` appended for non-preempting profiles."""
+        text = f"{self.scheduling}/{self.preemption}"
+        return f"{text}/Never" if self.policy == NEVER else text
+
+    @property
+    def violates(self) -> bool:
+        """KEP-5710 rule: preemption priority >= scheduling priority."""
+        return self.preemption < self.scheduling
+
+    def can_preempt(self, victim: Profile) -> bool:
+        return self.policy != NEVER and self.scheduling > victim.preemption
+
+
+@dataclass(frozen=True, slots=True)
+class Vertex:
+    """One profile and who holds it: sorted samples (at most ``sample_size`` each) and counts."""
+
+    profile: Profile
+    workloads: tuple[str, ...]  # Workload "ns/name" of the member pod groups
+    pod_groups: tuple[str, ...]  # PodGroup keys "ns/workload/group"
+    pods: tuple[str, ...]  # pods on their own, "ns/name"
+    workload_count: int
+    pod_group_count: int
+    pod_count: int
+    group_pod_count: int  # pods of the member pod groups (not listed)
+    owner_count: int  # distinct Workloads + pods on their own
+    namespaces: frozenset[str]
+    source: Source | None  # where the first listed member (Workload first, else pod) comes from
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One member of the graph: a PodGroup, or a pod on its own."""
+
+    kind: str  # "PodGroup" | "Pod"
+    name: str  # PodGroup key, or pod "ns/name"
+    owner: str  # Workload "ns/name", or the pod key (for self-loops: distinct owners)
+    workload: str | None  # Workload "ns/name" when the member belongs to one
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityGraph:
+    """The networkx DiGraph (nodes are :class:`Profile`) plus what each vertex holds."""
+
+    graph: nx.DiGraph
+    vertices: Mapping[Profile, Vertex]  # in profile order
+    memberships: Mapping[tuple[str, str], Profile]  # (kind, name) -> its vertex
+    members: Mapping[tuple[str, str], Member]
+
+    @property
+    def edge_count(self) -> int:
+        return self.graph.number_of_edges()
+
+    def cyclic_profiles(self) -> frozenset[Profile]:
+        """Vertices on at least one cycle: in a strongly connected component of two or more,
+        or with a self-loop."""
+        out: set[Profile] = set()
+        for component in nx.strongly_connected_components(self.graph):
+            if len(component) > 1:
+                out.update(component)
+        out.update(v for v, _ in nx.selfloop_edges(self.graph))
+        return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """``source`` may preempt ``target``: ``source.scheduling > target.preemption``."""
+
+    source: Profile
+    target: Profile
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """An elementary cycle, starting at its smallest vertex; ``edges`` close it in order."""
+
+    vertices: tuple[Profile, ...]
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        n = len(self.vertices)
+        return tuple(Edge(self.vertices[i], self.vertices[(i + 1) % n]) for i in range(n))
+
+    @property
+    def sort_key(self) -> tuple[int, tuple[Profile, ...]]:
+        return (len(self.vertices), self.vertices)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A Workload (one profile of its pod groups) or a pod on its own breaking the rule."""
+
+    kind: str  # "Workload" | "Pod"
+    name: str  # "ns/name"
+    namespace: str
+    profile: Profile
+    pod_groups: tuple[str, ...]  # PodGroup keys of the Workload with this profile
+    priority_class_name: str | None
+    preemption_priority_class_name: str | None
+    in_cycle: bool
+    source: Source | None
+
+    @property
+    def sort_key(self) -> tuple[str, str, Profile]:
+        return (self.kind, self.name, self.profile)
+
+
+@dataclass(frozen=True, slots=True)
+class CycleSearch:
+    cycles: tuple[Cycle, ...]  # the ``limit`` smallest, sorted
+    count: int  # cycles found (at most ``count_limit``)
+    complete: bool  # False: enumeration stopped at ``count_limit``; ``count`` is a lower bound
+
+
+@dataclass(frozen=True, slots=True)
+class CycleReport:
+    graph: PriorityGraph
+    cycles: tuple[Cycle, ...]
+    cycle_count: int
+    cycle_count_complete: bool
+    violations: tuple[Violation, ...]
+    namespace: str | None = None
+
+    @property
+    def clean(self) -> bool:
+        return self.cycle_count == 0 and not self.violations
+
+
+# ---- building ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Acc:
+    workloads: set[str] = field(default_factory=set)
+    pod_groups: list[str] = field(default_factory=list)
+    pods: list[str] = field(default_factory=list)
+    group_pods: int = 0
+    owners: set[str] = field(default_factory=set)
+    namespaces: set[str] = field(default_factory=set)
+
+
+def _sample(names: Iterable[str], size: int) -> tuple[str, ...]:
+    return tuple(heapq.nsmallest(size, names))
+
+
+def build_graph(
+    snapshot: Snapshot, *, sample_size: int = DEFAULT_SAMPLE, max_edges: int = MAX_EDGES
+) -> PriorityGraph:
+    """The priority graph of a snapshot. O(pods + profiles·log + edges).
+
+    Raises InputError when the graph would exceed ``max_edges`` edges.
+    """
+    accs: dict[Profile, _Acc] = {}
+    memberships: dict[tuple[str, str], Profile] = {}
+    members: dict[tuple[str, str], Member] = {}
+    group_profile: dict[str, Profile] = {}
+
+    for key, group in snapshot.pod_groups.items():
+        profile = Profile(group.priority, group.preemption_priority, group.preemption_policy)
+        group_profile[key] = profile
+        workload = f"{group.namespace}/{group.workload}"
+        acc = accs.setdefault(profile, _Acc())
+        acc.workloads.add(workload)
+        acc.pod_groups.append(key)
+        acc.owners.add(workload)
+        acc.namespaces.add(group.namespace)
+        memberships[("PodGroup", key)] = profile
+        members[("PodGroup", key)] = Member("PodGroup", key, workload, workload)
+
+    for key, pod in snapshot.pods.items():
+        if pod.finished:
+            continue
+        profile = Profile(pod.priority, pod.preemption_priority, pod.preemption_policy)
+        group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
+        workload = f"{group.namespace}/{group.workload}" if group is not None else None
+        if group is not None and group_profile[group.key] == profile:
+            accs[profile].group_pods += 1
+            continue
+        acc = accs.setdefault(profile, _Acc())
+        acc.pods.append(key)
+        owner = workload or key
+        acc.owners.add(owner)
+        acc.namespaces.add(pod.namespace)
+        memberships[("Pod", key)] = profile
+        members[("Pod", key)] = Member("Pod", key, owner, workload)
+
+    vertices: dict[Profile, Vertex] = {}
+    for profile in sorted(accs):
+        acc = accs[profile]
+        workloads = _sample(acc.workloads, sample_size)
+        pods = _sample(acc.pods, sample_size)
+        if workloads:
+            wl = snapshot.workloads.get(workloads[0])
+            source = wl.source if wl is not None else None
+        else:
+            source = snapshot.pods[pods[0]].source if pods else None
+        vertices[profile] = Vertex(
+            profile=profile,
+            workloads=workloads,
+            pod_groups=_sample(acc.pod_groups, sample_size),
+            pods=pods,
+            workload_count=len(acc.workloads),
+            pod_group_count=len(acc.pod_groups),
+            pod_count=len(acc.pods),
+            group_pod_count=acc.group_pods,
+            owner_count=len(acc.owners),
+            namespaces=frozenset(acc.namespaces),
+            source=source,
+        )
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(vertices)
+    graph.add_edges_from(_edges(vertices, max_edges))
+    return PriorityGraph(graph, vertices, memberships, members)
+
+
+def _edges(vertices: Mapping[Profile, Vertex], max_edges: int) -> list[tuple[Profile, Profile]]:
+    """Every edge, in a fixed order, without comparing every pair: the targets of
+    X are the profiles whose preemption value is below X's scheduling value — a prefix of the
+    profiles sorted by preemption value."""
+    by_preemption = sorted(vertices, key=lambda p: (p.preemption, p))
+    values = [p.preemption for p in by_preemption]
+    spans = []
+    total = 0
+    for source in vertices:
+        if source.policy == NEVER:
+            continue
+        end = bisect_left(values, source.scheduling)
+        self_loop = source.violates and vertices[source].owner_count >= 2
+        total += end - (1 if source.violates and not self_loop else 0)
+        spans.append((source, end, self_loop))
+    if total > max_edges:
+        raise InputError(
+            f"the priority graph would have {total} edges between {len(vertices)} distinct "
+            f"priority profiles (limit {max_edges}); a snapshot this varied in priorities is "
+            "not a real cluster's"
+        )
+    edges = []
+    for source, end, self_loop in spans:
+        edges.extend(
+            (source, target) for target in by_preemption[:end] if target != source or self_loop
+        )
+    return edges
+
+
+# ---- cycles and violations -------------------------------------------------------------------
+
+
+def _rotate(vertices: list[Profile]) -> tuple[Profile, ...]:
+    i = vertices.index(min(vertices))
+    return tuple(vertices[i:] + vertices[:i])
+
+
+def _enumerate(
+    graph: nx.DiGraph, bound: int | None, budget: int, keep: Callable[[Cycle], bool] | None
+) -> tuple[list[Cycle], bool]:
+    """At most ``budget`` elementary cycles of length <= ``bound`` (rotated, filtered by
+    ``keep``), and whether that was all of them."""
+    out: list[Cycle] = []
+    for n, raw in enumerate(nx.simple_cycles(graph, length_bound=bound)):
+        if n == budget:
+            return out, False
+        cycle = Cycle(_rotate(raw))
+        if keep is None or keep(cycle):
+            out.append(cycle)
+    return out, True
+
+
+def find_cycles(
+    graph: PriorityGraph,
+    *,
+    limit: int = DEFAULT_CYCLE_LIMIT,
+    count_limit: int = DEFAULT_COUNT_LIMIT,
+    keep: Callable[[Cycle], bool] | None = None,
+) -> CycleSearch:
+    """The ``limit`` shortest elementary cycles and how many there are, bounded.
+
+    Short cycles are the readable ones (the KEP's A/B cycle has two vertices), so the search
+    deepens: all cycles of length <= 2, 4, 8, ... until ``limit`` are found or every length is
+    covered. Each round enumerates at most ``count_limit`` cycles; the count is exact when the
+    whole graph was enumerated within ``count_limit``, else a lower bound (``complete`` False).
+    ``keep`` filters cycles (``--namespace``); filtered ones still use the budget, so time stays
+    bounded either way. Only vertices of strongly connected components are searched.
+    """
+    cyclic = graph.cyclic_profiles()
+    if not cyclic:
+        return CycleSearch((), 0, True)
+    sub = graph.graph.subgraph(cyclic)
+    longest = len(cyclic)
+    found: dict[tuple[Profile, ...], Cycle] = {}
+    bound = 2
+    while True:
+        everything = bound >= longest
+        batch, exhausted = _enumerate(sub, None if everything else bound, count_limit, keep)
+        for cycle in batch:
+            found.setdefault(cycle.vertices, cycle)
+        if everything and exhausted:
+            return CycleSearch(_smallest(found.values(), limit), len(found), True)
+        if not exhausted or len(found) >= limit:
+            break
+        bound *= 2
+    batch, complete = _enumerate(sub, None, count_limit, keep)
+    count = len(batch) if complete else max(len(batch), len(found))
+    return CycleSearch(_smallest(found.values(), limit), count, complete)
+
+
+def _smallest(cycles: Iterable[Cycle], limit: int) -> tuple[Cycle, ...]:
+    return tuple(heapq.nsmallest(limit, cycles, key=lambda c: c.sort_key))
+
+
+def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation, ...]:
+    """Rule violations, one per (Workload, profile) and per pod on its own; sorted."""
+    cyclic = graph.cyclic_profiles()
+    by_workload: dict[tuple[str, Profile], list[str]] = {}
+    for key, group in snapshot.pod_groups.items():
+        profile = graph.memberships[("PodGroup", key)]
+        if profile.violates:
+            by_workload.setdefault((f"{group.namespace}/{group.workload}", profile), []).append(key)
+    out: list[Violation] = []
+    for (workload_key, profile), groups in by_workload.items():
+        first = snapshot.pod_groups[groups[0]]
+        workload = snapshot.workloads.get(workload_key)
+        out.append(
+            Violation(
+                kind="Workload",
+                name=workload_key,
+                namespace=first.namespace,
+                profile=profile,
+                pod_groups=tuple(sorted(groups)),
+                priority_class_name=first.priority_class_name,
+                preemption_priority_class_name=first.preemption_priority_class_name,
+                in_cycle=profile in cyclic,
+                source=(workload.source if workload is not None else None) or first.source,
+            )
+        )
+    for (kind, key), profile in graph.memberships.items():
+        if kind != "Pod" or not profile.violates:
+            continue
+        pod = snapshot.pods[key]
+        out.append(
+            Violation(
+                kind="Pod",
+                name=key,
+                namespace=pod.namespace,
+                profile=profile,
+                pod_groups=(),
+                priority_class_name=pod.priority_class_name,
+                preemption_priority_class_name=None,
+                in_cycle=profile in cyclic,
+                source=pod.source,
+            )
+        )
+    return tuple(sorted(out, key=lambda v: v.sort_key))
+
+
+def check(
+    snapshot: Snapshot,
+    *,
+    namespace: str | None = None,
+    limit: int = DEFAULT_CYCLE_LIMIT,
+    count_limit: int = DEFAULT_COUNT_LIMIT,
+    sample_size: int = DEFAULT_SAMPLE,
+    max_edges: int = MAX_EDGES,
+) -> CycleReport:
+    """Everything ``check-cycles`` reports. With ``namespace``, only the cycles with a member in
+    that namespace and the violations in it (the graph itself stays cluster-wide: priorities
+    are)."""
+    graph = build_graph(snapshot, sample_size=sample_size, max_edges=max_edges)
+    keep = None
+    if namespace is not None:
+
+        def keep(cycle: Cycle) -> bool:
+            return any(namespace in graph.vertices[v].namespaces for v in cycle.vertices)
+
+    search = find_cycles(graph, limit=limit, count_limit=count_limit, keep=keep)
+    violations = find_violations(snapshot, graph)
+    if namespace is not None:
+        violations = tuple(v for v in violations if v.namespace == namespace)
+    return CycleReport(
+        graph=graph,
+        cycles=search.cycles,
+        cycle_count=search.count,
+        cycle_count_complete=search.complete,
+        violations=violations,
+        namespace=namespace,
+    )

@@ -1,0 +1,359 @@
+"""Fit predicates, one concern at a time, and the incremental accounting."""
+
+from __future__ import annotations
+
+import pytest
+from builders import node, pod, req, snapshot, taint, term, toleration
+
+from wapctl.fit import (
+    REASON_NODE_AFFINITY,
+    REASON_NODE_NAME,
+    REASON_TOO_MANY_PODS,
+    REASON_UNSCHEDULABLE,
+    ClusterState,
+    NodeState,
+    StaticFitCache,
+    check_node_affinity,
+    check_node_name,
+    check_node_selector,
+    check_node_unschedulable,
+    check_resources,
+    check_static,
+    check_taints,
+    fits,
+    label_selector_matches,
+    request_items,
+    shape_key,
+    tolerates,
+)
+from wapctl.model import LabelSelector, Pod
+
+# ---- tolerations ------------------------------------------------------------------------------
+
+TOLERATION_CASES = [
+    # (toleration, taint, tolerated)
+    (toleration("k", "Equal", "v"), taint("k", "v"), True),
+    (toleration("k", "Equal", "v"), taint("k", "w"), False),
+    (toleration("k", "", "v"), taint("k", "v"), True),
+    (toleration("k", "Exists"), taint("k", "anything"), True),
+    (toleration("k", "Exists"), taint("other", "x"), False),
+    (toleration("", "Exists"), taint("any-key", "x", "NoExecute"), True),
+    (toleration("k", "Exists", effect="NoSchedule"), taint("k", "", "NoExecute"), False),
+    (toleration("k", "Exists", effect="NoExecute"), taint("k", "", "NoExecute"), True),
+    (toleration("k", "Equal", "v", effect=""), taint("k", "v", "NoExecute"), True),
+    (toleration("k", "Gt", "1"), taint("k", "5"), False),
+]
+
+
+@pytest.mark.parametrize(
+    ("tol", "tnt", "expected"),
+    TOLERATION_CASES,
+    ids=["equal", "equal-other-value", "empty-operator-is-equal", "exists-any-value",
+         "exists-other-key", "empty-key-exists-all", "effect-mismatch", "effect-match",
+         "empty-effect-all", "unknown-operator"],
+)
+def test_tolerates(tol, tnt, expected):
+    """Toleration matching follows v1.Toleration.ToleratesTaint."""
+    assert expected == tolerates(tol, tnt)
+
+
+# ---- static predicates ------------------------------------------------------------------------
+
+TAINT_CASES = [
+    # (node taints, pod tolerations, expected reason)
+    ((), (), None),
+    ((taint("gpu", "yes"),), (), "node(s) had untolerated taint {gpu: yes}"),
+    ((taint("gpu", "yes", "NoExecute"),), (), "node(s) had untolerated taint {gpu: yes}"),
+    ((taint("gpu", "yes", "PreferNoSchedule"),), (), None),
+    ((taint("gpu", "yes"),), (toleration("gpu", "Equal", "yes"),), None),
+    ((taint("a"), taint("b")), (toleration("a", "Exists"),), "node(s) had untolerated taint {b: }"),
+    ((taint("a"), taint("b", effect="NoExecute")), (toleration("", "Exists"),), None),
+]
+
+
+@pytest.mark.parametrize(
+    ("taints", "tols", "expected"),
+    TAINT_CASES,
+    ids=["no-taints", "noschedule-untolerated", "noexecute-untolerated", "prefer-ignored",
+         "tolerated", "second-taint-untolerated", "tolerate-everything"],
+)
+def test_check_taints(taints, tols, expected):
+    """NoSchedule and NoExecute taints must be tolerated; PreferNoSchedule is ignored."""
+    assert expected == check_taints(pod("p", tolerations=tols), node("n", taints=taints))
+
+
+UNSCHEDULABLE_CASES = [
+    (False, (), None),
+    (True, (), REASON_UNSCHEDULABLE),
+    (True, (toleration("node.kubernetes.io/unschedulable", "Exists", effect="NoSchedule"),), None),
+    (True, (toleration("", "Exists"),), None),
+    (True, (toleration("node.kubernetes.io/unschedulable", "Exists", effect="NoExecute"),),
+     REASON_UNSCHEDULABLE),
+]
+
+
+@pytest.mark.parametrize(
+    ("cordoned", "tols", "expected"),
+    UNSCHEDULABLE_CASES,
+    ids=["schedulable-node", "cordoned", "tolerates-unschedulable-taint", "tolerates-all",
+         "wrong-effect"],
+)
+def test_check_node_unschedulable(cordoned, tols, expected):
+    """A cordoned node takes only pods tolerating node.kubernetes.io/unschedulable:NoSchedule."""
+    result = check_node_unschedulable(pod("p", tolerations=tols), node("n", unschedulable=cordoned))
+    assert expected == result
+
+
+def _with_node_name(name: str | None) -> Pod:
+    p = pod("p")
+    return Pod(**{**{f: getattr(p, f) for f in p.__slots__}, "node_name": name})
+
+
+@pytest.mark.parametrize(
+    ("pinned", "expected"),
+    [(None, None), ("n", None), ("other", REASON_NODE_NAME)],
+    ids=["not-pinned", "pinned-here", "pinned-elsewhere"],
+)
+def test_check_node_name(pinned, expected):
+    """spec.nodeName pins a pod to that one node."""
+    assert expected == check_node_name(_with_node_name(pinned), node("n"))
+
+
+SELECTOR_CASES = [
+    ({}, {"zone": "a"}, None),
+    ({"zone": "a"}, {"zone": "a", "x": "y"}, None),
+    ({"zone": "a"}, {"zone": "b"}, REASON_NODE_AFFINITY),
+    ({"zone": "a"}, {}, REASON_NODE_AFFINITY),
+    ({"zone": "a", "disk": "ssd"}, {"zone": "a"}, REASON_NODE_AFFINITY),
+]
+
+
+@pytest.mark.parametrize(
+    ("selector", "labels", "expected"),
+    SELECTOR_CASES,
+    ids=["empty-selector", "match", "wrong-value", "missing-label", "all-must-match"],
+)
+def test_check_node_selector(selector, labels, expected):
+    """nodeSelector: every label present with that exact value."""
+    assert expected == check_node_selector(pod("p", selector=selector), node("n", labels=labels))
+
+
+LABELS = {"zone": "a", "cores": "16", "gen": "x7"}
+
+EXPRESSION_CASES = [
+    (req("zone", "In", "a", "b"), True),
+    (req("zone", "In", "b"), False),
+    (req("missing", "In", "a"), False),
+    (req("zone", "NotIn", "b"), True),
+    (req("zone", "NotIn", "a"), False),
+    (req("missing", "NotIn", "a"), True),
+    (req("zone", "Exists"), True),
+    (req("missing", "Exists"), False),
+    (req("zone", "DoesNotExist"), False),
+    (req("missing", "DoesNotExist"), True),
+    (req("cores", "Gt", "8"), True),
+    (req("cores", "Gt", "16"), False),
+    (req("cores", "Lt", "32"), True),
+    (req("cores", "Lt", "16"), False),
+    (req("gen", "Gt", "1"), False),
+    (req("missing", "Gt", "1"), False),
+    (req("cores", "Gt", "eight"), False),
+    (req("cores", "Gt", "1", "2"), False),
+    (req("zone", "In"), False),
+    (req("zone", "Exists", "a"), False),
+    (req("zone", "Near", "a"), False),
+]
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    EXPRESSION_CASES,
+    ids=["in", "in-miss", "in-missing-label", "notin", "notin-hit", "notin-missing-label",
+         "exists", "exists-missing", "doesnotexist-present", "doesnotexist",
+         "gt", "gt-equal", "lt", "lt-equal", "gt-non-integer-label", "gt-missing-label",
+         "gt-invalid-value", "gt-two-values", "in-no-values", "exists-with-values",
+         "unknown-operator"],
+)
+def test_node_affinity_expressions(expression, expected):
+    """Each node-selector operator, including invalid requirements (which never match)."""
+    p = pod("p", affinity=[term(expression)])
+    result = check_node_affinity(p, node("n", labels=LABELS)) is None
+    assert expected == result
+
+
+TERM_CASES = [
+    (None, None),
+    ([], REASON_NODE_AFFINITY),
+    ([term()], REASON_NODE_AFFINITY),
+    ([term(req("zone", "In", "b")), term(req("zone", "In", "a"))], None),
+    ([term(req("zone", "In", "a"), req("cores", "Gt", "32"))], REASON_NODE_AFFINITY),
+    ([term(fields=[req("metadata.name", "In", "n")])], None),
+    ([term(fields=[req("metadata.name", "In", "other")])], REASON_NODE_AFFINITY),
+    ([term(fields=[req("metadata.name", "NotIn", "other")])], None),
+    ([term(fields=[req("metadata.name", "In", "n", "m")])], REASON_NODE_AFFINITY),
+    ([term(fields=[req("metadata.name", "Exists")])], REASON_NODE_AFFINITY),
+    ([term(req("zone", "In", "a"), fields=[req("metadata.name", "In", "other")])],
+     REASON_NODE_AFFINITY),
+]
+
+
+@pytest.mark.parametrize(
+    ("terms", "expected"),
+    TERM_CASES,
+    ids=["no-affinity", "empty-term-list", "empty-term", "terms-ored", "expressions-anded",
+         "field-in", "field-in-miss", "field-notin", "field-two-values", "field-exists",
+         "expression-and-field-anded"],
+)
+def test_check_node_affinity_terms(terms, expected):
+    """Terms are ORed, expressions ANDed; an empty term list or empty term matches nothing."""
+    assert expected == check_node_affinity(pod("p", affinity=terms), node("n", labels=LABELS))
+
+
+def test_check_static_reports_first_failing_filter_in_upstream_order():
+    """The unschedulable filter runs before taints and affinity, as in the default profile."""
+    n = node("n", unschedulable=True, taints=[taint("a")], labels={})
+    assert REASON_UNSCHEDULABLE == check_static(pod("p", selector={"x": "y"}), n)
+
+
+# ---- resources --------------------------------------------------------------------------------
+
+RESOURCE_CASES = [
+    # (pod requests, node allocatable (+pods), requested on node, pod count, expected)
+    ({"cpu": 1000}, {"cpu": 2000, "pods": 10}, {"cpu": 1000}, 1, None),
+    ({"cpu": 1001}, {"cpu": 2000, "pods": 10}, {"cpu": 1000}, 1, "Insufficient cpu"),
+    ({"memory": 5}, {"memory": 4, "pods": 10}, {}, 0, "Insufficient memory"),
+    ({"nvidia.com/gpu": 1}, {"cpu": 2000, "pods": 10}, {}, 0, "Insufficient nvidia.com/gpu"),
+    ({"nvidia.com/gpu": 2}, {"nvidia.com/gpu": 2, "pods": 10}, {}, 0, None),
+    ({"ephemeral-storage": 3}, {"ephemeral-storage": 2, "pods": 10}, {}, 0,
+     "Insufficient ephemeral-storage"),
+    ({"cpu": 1}, {"cpu": 2000, "pods": 3}, {}, 3, REASON_TOO_MANY_PODS),
+    ({"cpu": 1}, {"cpu": 2000}, {}, 0, REASON_TOO_MANY_PODS),
+    ({}, {"cpu": 1000, "pods": 10}, {"cpu": 5000}, 1, None),
+    ({"cpu": 0, "memory": 1}, {"memory": 1, "pods": 10}, {"cpu": 99}, 0, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("requests", "allocatable", "requested", "count", "expected"),
+    RESOURCE_CASES,
+    ids=["fits-exactly", "one-milli-over", "memory", "missing-extended-is-zero",
+         "extended-fits", "ephemeral-storage", "too-many-pods", "no-pods-allocatable",
+         "best-effort-ignores-overcommit", "zero-request-not-checked"],
+)
+def test_check_resources(requests, allocatable, requested, count, expected):
+    """requested + pod <= allocatable for every requested resource, plus one more pod slot."""
+    assert expected == check_resources(request_items(requests), allocatable, requested, count)
+
+
+def test_node_state_add_remove_round_trips():
+    """add then remove restores requested totals and the pod count."""
+    state = NodeState(node("n", cpu="4", mem="4Gi"))
+    p = pod("p", cpu="1500m", mem="1Gi", extra={"nvidia.com/gpu": 1})
+    state.add(p)
+    assert ({"cpu": 1500, "memory": 2**30, "nvidia.com/gpu": 1}, 1) == (state.requested,
+                                                                       state.pod_count)
+    state.remove(p)
+    assert ({"cpu": 0, "memory": 0, "nvidia.com/gpu": 0}, 0) == (state.requested,
+                                                                state.pod_count)
+
+
+@pytest.mark.parametrize(
+    ("requests", "limit", "expected"),
+    [({"cpu": 1000}, 99, 3), ({"cpu": 1000, "memory": 2**30}, 99, 2), ({"cpu": 1000}, 2, 2),
+     ({}, 99, 5), ({"cpu": 5000}, 99, 0)],
+    ids=["cpu-bound", "memory-bound", "capped", "pod-slots-bound", "does-not-fit"],
+)
+def test_node_state_copies(requests, limit, expected):
+    """copies() counts how many more identical pods fit, bounded by every resource and slots."""
+    state = NodeState(node("n", cpu="4", mem="3Gi", pods=6))
+    state.add(pod("x", cpu="1", mem="1Gi"))
+    assert expected == state.copies(request_items(requests), limit)
+
+
+def test_fits_combines_static_and_resources():
+    """fits() reports a static reason before a resource one."""
+    state = NodeState(node("n", cpu="1", taints=[taint("a", "b")]))
+    assert ("node(s) had untolerated taint {a: b}", "Insufficient cpu") == (
+        fits(pod("p", cpu="2"), state),
+        fits(pod("p", cpu="2", tolerations=[toleration("a", "Exists")]), state),
+    )
+
+
+# ---- cluster state ----------------------------------------------------------------------------
+
+
+def _cluster():
+    return snapshot(
+        nodes=[node("n1", cpu="8"), node("n2", cpu="8")],
+        pods=[
+            pod("run", node="n1", cpu="1"),
+            pod("done", node="n1", cpu="4", phase="Succeeded"),
+            pod("term", node="n1", cpu="2", terminating=True),
+            pod("elsewhere", node="gone", cpu="1"),
+            pod("nom-high", cpu="3", prio=100, nominated="n2"),
+            pod("nom-low", cpu="1", prio=10, nominated="n2"),
+            pod("me", cpu="1", prio=50, nominated="n2"),
+        ],
+    )
+
+
+def test_cluster_state_counts_bound_terminating_and_high_nominated_pods():
+    """Bound and terminating pods hold room; finished pods do not; nominated pods of priority
+    >= the preemptor reserve room on their node, except the preemptor's own pods."""
+    state = ClusterState(_cluster(), reserve_priority=50, exclude={"default/me"})
+    got = [(s.name, s.requested.get("cpu", 0), s.pod_count) for s in state.nodes]
+    assert [("n1", 3000, 2), ("n2", 3000, 1)] == got
+
+
+def test_cluster_state_release_terminating_frees_room():
+    """Releasing terminating pods returns their resources."""
+    state = ClusterState(_cluster(), reserve_priority=50, exclude={"default/me"})
+    state.release_terminating()
+    assert (1000, 1) == (state.nodes[0].requested["cpu"], state.nodes[0].pod_count)
+
+
+def test_cluster_state_without_reserve_priority_ignores_nominations():
+    """Without a preemptor priority no nominated pod reserves room."""
+    state = ClusterState(_cluster())
+    assert 0 == state.nodes[1].pod_count
+
+
+# ---- shapes, cache, PDB selectors -------------------------------------------------------------
+
+
+def test_shape_key_ignores_name_and_nomination():
+    """Pods differing only in name and nominated node share a shape."""
+    assert shape_key(pod("a", cpu="1", nominated="n1")) == shape_key(pod("b", cpu="1"))
+
+
+def test_static_fit_cache_evaluates_once_per_shape_and_node():
+    """A cached answer is reused for another pod of the same static shape."""
+    cache = StaticFitCache()
+    n = node("n", taints=[taint("a")])
+    first = cache.reason(pod("a"), n)
+    second = cache.reason(pod("b"), n)
+    assert (first, 1) == (second, len(cache._answers))
+
+
+SELECTOR_MATCH_CASES = [
+    (None, {"app": "x"}, False),
+    (LabelSelector(), {"app": "x"}, False),
+    (LabelSelector(match_labels={"app": "x"}), {"app": "x", "tier": "db"}, True),
+    (LabelSelector(match_labels={"app": "x"}), {"app": "y"}, False),
+    (LabelSelector(match_expressions=(req("app", "In", "x", "y"),)), {"app": "y"}, True),
+    (LabelSelector(match_expressions=(req("app", "NotIn", "x"),)), {"app": "y"}, True),
+    (LabelSelector(match_expressions=(req("app", "Exists"),)), {"tier": "db"}, False),
+    (LabelSelector(match_expressions=(req("app", "DoesNotExist"),)), {"tier": "db"}, True),
+    (LabelSelector(match_expressions=(req("n", "Gt", "1"),)), {"n": "5"}, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("selector", "labels", "expected"),
+    SELECTOR_MATCH_CASES,
+    ids=["none", "empty", "labels", "labels-miss", "in", "notin", "exists-miss",
+         "doesnotexist", "gt-not-a-label-selector-operator"],
+)
+def test_label_selector_matches(selector, labels, expected):
+    """PDB label selectors: None or empty select nothing; In/NotIn/Exists/DoesNotExist only."""
+    assert expected == label_selector_matches(selector, labels)

@@ -156,8 +156,8 @@ class FakeApiServer:
         if self._tls is not None:
             server.socket = self._tls.wrap_socket(server.socket, server_side=True)
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="fake-apiserver",
-                                        daemon=True)
+        self._thread = threading.Thread(target=server.serve_forever, args=(0.05,),
+                                        name="fake-apiserver", daemon=True)
         self._thread.start()
         return self
 

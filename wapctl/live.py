@@ -185,6 +185,7 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
                 f"(contexts: {listed})"
             )
         context = str(current)
+    cfg.host = ""  # so a cluster entry without a server is caught, not sent to a default
     try:
         # No config_persister: wapctl never rewrites the user's kubeconfig.
         loader = kube_config.KubeConfigLoader(

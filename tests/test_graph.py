@@ -140,6 +140,7 @@ A_BAD = group("a", 1000, 100, pcn="high", ppcn="low")
 B_MID = group("b", 500)
 A_FIXED = group("a", 1000, 1000, pcn="high", ppcn="high")
 A_NEVER = group("a", 1000, 100, policy=NEVER, pcn="high-never", ppcn="low")
+H_MID = group("h", 500)
 
 EDGE_CASES = [
     ("kep-ab", snapshot((A_BAD, B_MID)), [("1000/100", "500/500"), ("500/500", "1000/100")]),
@@ -151,14 +152,21 @@ EDGE_CASES = [
         [("1000/100", "500/500"), ("500/500", "1000/100")],
     ),
     (
-        "two-owners-self-loop",
+        "two-workloads-self-loop",
         snapshot((A_BAD, group("c", 1000, 100))),
         [("1000/100", "1000/100")],
     ),
     (
-        "one-workload-two-groups-no-self-loop",
+        "one-workload-two-groups-self-loop",
         snapshot((A_BAD, group("a", 1000, 100, name="second"))),
-        [],
+        [("1000/100", "1000/100")],
+    ),
+    ("one-group-no-self-loop", snapshot((A_BAD,)), []),
+    (
+        # Two pods of group h whose own priority differs from h's: one unit, no self-loop.
+        "deviating-pods-of-one-group-no-self-loop",
+        snapshot((H_MID,), (pod("h-0", 1000, 100, of=H_MID), pod("h-1", 1000, 100, of=H_MID))),
+        [("1000/100", "500/500"), ("500/500", "1000/100")],
     ),
     ("same-values-no-edge", snapshot((B_MID, group("c", 500))), []),
 ]
@@ -168,7 +176,7 @@ EDGE_CASES = [
     ("snap", "expected"), [c[1:] for c in EDGE_CASES], ids=[c[0] for c in EDGE_CASES]
 )
 def test_edges(snap: Snapshot, expected: list[tuple[str, str]]) -> None:
-    """Edges follow scheduling > preemption, skip Never sources, self-loop only across owners."""
+    """Edges follow scheduling > preemption, skip Never sources, self-loop only across units."""
     assert expected == edges(snap)
 
 
@@ -209,12 +217,12 @@ def test_vertex_members_and_counts() -> None:
         v.pod_group_count,
         v.pod_count,
         v.group_pod_count,
-        v.owner_count,
+        v.unit_count,
     )
     assert expected == actual
     odd = built.vertices[P(300, 300)]
-    assert (("ml/train-odd",), 1, 0) == (odd.pods, odd.owner_count, odd.group_pod_count)
-    assert "ml/train" == built.members[("Pod", "ml/train-odd")].owner
+    assert (("ml/train-odd",), 1, 0) == (odd.pods, odd.unit_count, odd.group_pod_count)
+    assert "ml/train/main" == built.members[("Pod", "ml/train-odd")].unit
 
 
 def test_sample_is_bounded_and_sorted() -> None:
@@ -261,7 +269,7 @@ def test_cycle_edges_close_the_cycle() -> None:
     assert expected == [(e.source.id, e.target.id) for e in three.edges]
 
 
-# Five single-owner violators s=1000+i, p=i: every s exceeds every p, so the graph is the
+# Five single-unit violators s=1000+i, p=i: every s exceeds every p, so the graph is the
 # complete digraph on 5 vertices without self-loops: C(5,2)*1! + C(5,3)*2! + C(5,4)*3! + 4! =
 # 10 + 20 + 30 + 24 = 84 elementary cycles.
 DENSE = snapshot(tuple(group(f"w{i}", 1000 + i, i) for i in range(5)))
@@ -311,9 +319,10 @@ VIOLATION_CASES = [
         [("Workload", "default/a", "1000/100", ("default/a/main",), False)],
     ),
     (
+        # Two sibling groups preempt each other (a self-loop): on a cycle.
         "one-per-workload",
         snapshot((A_BAD, group("a", 1000, 100, name="second"))),
-        [("Workload", "default/a", "1000/100", ("default/a/main", "default/a/second"), False)],
+        [("Workload", "default/a", "1000/100", ("default/a/main", "default/a/second"), True)],
     ),
     (
         # The loader never makes one, but the model allows it. odd (900/10) and fine (100/100)

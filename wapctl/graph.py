@@ -23,12 +23,13 @@ Edges
     ``X.scheduling > Y.preemption`` (only *strictly* lower priority is a victim, as upstream).
 
 Self-loops (decision)
-    ``X -> X`` exists when ``X.scheduling > X.preemption`` *and* X holds members of at least two
-    distinct *owners* (an owner is a Workload, or a pod on its own). Then one owner can preempt
-    the other and be preempted back: a real two-party cycle inside one profile. A single Workload
-    alone is no cycle — the scheduler places a pod group as a unit and KEP-5710 takes victims
-    from the *other* running workloads — but it still breaks the rule and is reported as a
-    violation.
+    ``X -> X`` exists when ``X.scheduling > X.preemption`` *and* X holds at least two distinct
+    *units* (a pod group, or a pod on its own). Then one can preempt the other and be preempted
+    back: a real two-party cycle inside one profile. A pod group never preempts its own pods
+    (the plan algorithm, like the scheduler's workload preemption, skips the preemptor's own
+    group), so one pod group alone is no cycle — it still breaks the rule and is reported as a
+    violation. Two pod groups of one Workload are two units: nothing stops one from preempting
+    its sibling.
 
 Cycles
     A cycle needs at least one rule-violating vertex: along ``X1 -> X2 -> ... -> X1`` we have
@@ -100,7 +101,7 @@ class Vertex:
     pod_group_count: int
     pod_count: int
     group_pod_count: int  # pods of the member pod groups (not listed)
-    owner_count: int  # distinct Workloads + pods on their own
+    unit_count: int  # distinct pod groups + pods on their own (self-loops need two)
     namespaces: frozenset[str]
     source: Source | None  # where the first listed member (Workload first, else pod) comes from
 
@@ -111,7 +112,7 @@ class Member:
 
     kind: str  # "PodGroup" | "Pod"
     name: str  # PodGroup key, or pod "ns/name"
-    owner: str  # Workload "ns/name", or the pod key (for self-loops: distinct owners)
+    unit: str  # its pod group key, or the pod key: who does not preempt itself
     workload: str | None  # Workload "ns/name" when the member belongs to one
 
 
@@ -212,7 +213,7 @@ class _Acc:
     pod_groups: list[str] = field(default_factory=list)
     pods: list[str] = field(default_factory=list)
     group_pods: int = 0
-    owners: set[str] = field(default_factory=set)
+    units: set[str] = field(default_factory=set)
     namespaces: set[str] = field(default_factory=set)
 
 
@@ -239,10 +240,10 @@ def build_graph(
         acc = accs.setdefault(profile, _Acc())
         acc.workloads.add(workload)
         acc.pod_groups.append(key)
-        acc.owners.add(workload)
+        acc.units.add(key)
         acc.namespaces.add(group.namespace)
         memberships[("PodGroup", key)] = profile
-        members[("PodGroup", key)] = Member("PodGroup", key, workload, workload)
+        members[("PodGroup", key)] = Member("PodGroup", key, key, workload)
 
     for key, pod in snapshot.pods.items():
         if pod.finished:
@@ -255,11 +256,11 @@ def build_graph(
             continue
         acc = accs.setdefault(profile, _Acc())
         acc.pods.append(key)
-        owner = workload or key
-        acc.owners.add(owner)
+        unit = group.key if group is not None else key
+        acc.units.add(unit)
         acc.namespaces.add(pod.namespace)
         memberships[("Pod", key)] = profile
-        members[("Pod", key)] = Member("Pod", key, owner, workload)
+        members[("Pod", key)] = Member("Pod", key, unit, workload)
 
     vertices: dict[Profile, Vertex] = {}
     for profile in sorted(accs):
@@ -280,7 +281,7 @@ def build_graph(
             pod_group_count=len(acc.pod_groups),
             pod_count=len(acc.pods),
             group_pod_count=acc.group_pods,
-            owner_count=len(acc.owners),
+            unit_count=len(acc.units),
             namespaces=frozenset(acc.namespaces),
             source=source,
         )
@@ -303,7 +304,7 @@ def _edges(vertices: Mapping[Profile, Vertex], max_edges: int) -> list[tuple[Pro
         if source.policy == NEVER:
             continue
         end = bisect_left(values, source.scheduling)
-        self_loop = source.violates and vertices[source].owner_count >= 2
+        self_loop = source.violates and vertices[source].unit_count >= 2
         total += end - (1 if source.violates and not self_loop else 0)
         spans.append((source, end, self_loop))
     if total > max_edges:

@@ -449,12 +449,12 @@ class _HttpGet:
 def _as_document(item: dict[str, Any], target: ListTarget) -> dict[str, Any]:
     """The object as ``kubectl get -o json`` prints it: apiVersion and kind first, no
     managedFields."""
-    doc: dict[str, Any] = {"apiVersion": target.api_version, "kind": target.kind}
-    doc.update(item)
-    doc["apiVersion"], doc["kind"] = target.api_version, target.kind
-    meta = doc.get("metadata")
-    if isinstance(meta, dict):
-        meta.pop("managedFields", None)
+    meta = item.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        del meta["managedFields"]
+    doc = {"apiVersion": target.api_version, "kind": target.kind, **item}
+    if "kind" in item or "apiVersion" in item:  # items of built-in lists have neither
+        doc["apiVersion"], doc["kind"] = target.api_version, target.kind
     return doc
 
 

@@ -685,3 +685,31 @@ def test_plan_from_live_server_equals_plan_from_file(apiserver, tmp_path):
     assert ("PreemptionPlan", "team-b", "urgent") == (
         plan["kind"], plan["preemptor"]["namespace"], plan["preemptor"]["name"])
     assert {"GET"} == fake.methods()
+
+
+# ---- RBAC -----------------------------------------------------------------------------------
+
+
+def test_rbac_role_grants_exactly_what_is_listed(apiserver, tmp_path):
+    """fixtures/rbac/clusterrole.yaml grants get/list on exactly the resources wapctl lists
+    (every Workload API version served) and on nothing else."""
+    role_file = Path(__file__).resolve().parent.parent / "fixtures" / "rbac" / "clusterrole.yaml"
+    docs = list(yaml.safe_load_all(role_file.read_text(encoding="utf-8")))
+    role = next(d for d in docs if d["kind"] == "ClusterRole")
+    granted = {(group, resource): sorted(rule["verbs"]) for rule in role["rules"]
+               for group in rule["apiGroups"] for resource in rule["resources"]}
+    fake = apiserver([_workload("v1alpha3"), _podgroup("v1alpha3")],
+                     workload_versions=("v1alpha1", "v1alpha2", "v1alpha3"))
+    fetch(fake.write_kubeconfig(tmp_path / "kc"))
+    listed = set()
+    for path in fake.paths():
+        parts = path.split("/")
+        if parts[1] == "api" and len(parts) == 4:
+            listed.add(("", parts[3]))
+        elif parts[1] == "apis" and len(parts) == 5:
+            listed.add((parts[2], parts[4]))
+    assert sorted(listed) == sorted(granted)
+    assert all(["get", "list"] == verbs for verbs in granted.values())
+    binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
+    assert ("ClusterRole", "wapctl-reader") == (binding["roleRef"]["kind"],
+                                                binding["roleRef"]["name"])

@@ -19,19 +19,10 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from wapctl.errors import ClusterError, Source, UsageError
-
-try:
-    from wapctl.load import Document
-except ModuleNotFoundError as _missing:  # until the loader lands: the same NamedTuple shape
-    if _missing.name != "wapctl.load":
-        raise
-
-    class Document(NamedTuple):  # type: ignore[no-redef]
-        source: Source
-        obj: dict[str, Any]
+from wapctl.load import Document
 
 SCHEDULING_GROUP = "scheduling.k8s.io"
 # The Workload API versions wapctl reads, newest first (issue 9): the newest served one that has

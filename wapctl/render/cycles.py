@@ -59,6 +59,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from wapctl.errors import Source
 from wapctl.graph import Cycle, CycleReport, Edge, Profile, Vertex, Violation
@@ -214,22 +215,34 @@ def _where(source: Source | None) -> str:
     return source.describe() if source is not None else ""
 
 
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
 def render_table(report: CycleReport, console: Console) -> None:
     """The report for people: graph size, cycles, violations, a verdict line."""
     s = summary_to_dict(report)
     scope = f" (namespace {report.namespace})" if report.namespace else ""
     console.print(
-        f"Priority graph{scope}: {s['profiles']} profiles, {s['edges']} preemption edges; "
-        f"{s['workloads']} workloads, {s['podGroups']} pod groups, {s['pods']} standalone pods"
+        Text(
+            f"Priority graph{scope}: {_plural(s['profiles'], 'profile')}, "
+            f"{_plural(s['edges'], 'preemption edge')}; {_plural(s['workloads'], 'workload')}, "
+            f"{_plural(s['podGroups'], 'pod group')}, {_plural(s['pods'], 'standalone pod')}"
+        )
     )
     if report.cycles:
-        title = f"Preemption cycles ({len(report.cycles)} of {count_text(report).split(',')[0]})"
+        shown = len(report.cycles)
+        total = f"{report.cycle_count}{'' if report.cycle_count_complete else '+'}"
+        title = (
+            f"Preemption cycles ({shown})"
+            if str(shown) == total
+            else (f"Preemption cycles (the {shown} shortest of {total})")
+        )
         table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
         table.add_column("#", justify="right")
-        table.add_column("len", justify="right")
-        table.add_column("cycle (profile [members] → ...; scheduling/preemption)")
+        table.add_column(Text("cycle: profile (scheduling/preemption) [members] → ..."))
         for i, cycle in enumerate(report.cycles, 1):
-            table.add_row(str(i), str(len(cycle.vertices)), cycle_path(report, cycle))
+            table.add_row(str(i), Text(cycle_path(report, cycle)))
         console.print(table)
     if report.violations:
         table = Table(
@@ -238,21 +251,22 @@ def render_table(report: CycleReport, console: Console) -> None:
             box=box.SIMPLE_HEAD,
             title_justify="left",
         )
-        for column in ("kind", "name", "scheduling", "preemption", "classes", "cycle", "where"):
-            table.add_column(
-                column, justify="right" if column in ("scheduling", "preemption") else "left"
-            )
+        table.add_column("object", no_wrap=True)
+        table.add_column("sched", justify="right")
+        table.add_column("preempt", justify="right")
+        table.add_column("classes")
+        table.add_column("on cycle")
+        table.add_column("where", overflow="fold")
         for v in report.violations:
             classes = f"{v.priority_class_name or '-'} / {v.preemption_priority_class_name or '-'}"
             cycle = "yes" if v.in_cycle else ("no (Never)" if v.profile.policy == NEVER else "no")
             table.add_row(
-                v.kind,
-                v.name,
+                Text(f"{v.kind} {v.name}"),
                 str(v.profile.scheduling),
                 str(v.profile.preemption),
-                classes,
+                Text(classes),
                 cycle,
-                _where(v.source),
+                Text(_where(v.source)),
             )
         console.print(table)
     if report.clean:
@@ -280,8 +294,9 @@ def annotation(level: str, title: str, message: str, source: Source | None) -> s
     props = []
     if source is not None and not source.file.startswith("<") and "://" not in source.file:
         props.append(f"file={_escape_property(source.file)}")
-        if source.document is not None:
-            message += f" ({source.describe()})"
+        where = source.describe()[len(source.file) + 2 :]  # "document 3[, item 1]" or ""
+        if where:
+            message += f" ({where})"
     elif source is not None:
         message += f" ({source.describe()})"
     props.append(f"title={_escape_property(title)}")

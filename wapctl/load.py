@@ -1,0 +1,1580 @@
+"""Snapshot files, directories and stdin -> documents -> a validated ``Snapshot``.
+
+Inputs (SPEC.md §1): files, directories (every ``*.yaml``, ``*.yml`` and ``*.json`` directly
+inside, sorted by name) and ``-`` for stdin. YAML may hold several documents; JSON holds one
+value. A document is one Kubernetes object or a list of them (``kind: List`` or any kind ending
+in ``List``, with ``items``), exactly as ``kubectl get ... -o yaml|json`` prints it. Empty YAML
+documents (a lone ``---``) are skipped; a file with no documents at all is an error.
+
+Parsing is safe: YAML goes through libyaml's C ``CSafeLoader`` when PyYAML has it (else the pure
+Python ``SafeLoader``), so a tag such as ``!!python/object`` is an error, never a constructed
+object. Text that starts like JSON is read with the ``json`` module first (much faster); a
+``.json`` file that is not valid JSON is an error, anything else falls back to YAML.
+
+Limits against hostile input (each gives exit 2 and one clear line, quickly, in bounded memory):
+
+- ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin. Files are measured with ``stat`` before
+  anything is read; stdin is read with a cap. ``--max-input-size`` (``max_input_size``) changes it.
+- ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document ("billion laughs"). Counted in a
+  parse-only pass that runs only when the text contains an anchor and an alias, so ordinary
+  snapshots (kubectl never writes aliases) pay nothing.
+- ``MAX_DEPTH`` = 100 levels of nested mappings/lists per document (a real Kubernetes object
+  is about 15 deep). Checked on every parsed document by an iterative walk — nothing in wapctl
+  recurses on input structure, and a ``RecursionError`` from a parser is reported as this limit.
+  libyaml itself refuses more than 1000 levels before building anything.
+- Very long scalars are fine up to the size limit.
+
+Kinds read: ``Node`` (v1), ``Pod`` (v1), ``PriorityClass`` (scheduling.k8s.io), a
+``PodDisruptionBudget`` (policy), and ``Workload`` / ``PodGroup`` of scheduling.k8s.io
+``v1alpha1``, ``v1alpha2`` and ``v1alpha3``. Every other kind is counted in
+``Snapshot.ignored_kinds`` (a known kind name of another API group, such as Kueue's
+``Workload``, is counted as ``Workload.kueue.x-k8s.io``).
+
+Workload API shapes — field names checked against kubernetes/kubernetes
+``staging/src/k8s.io/api/scheduling/{v1alpha1,v1alpha2,v1alpha3}/types.go`` (v1alpha1: the
+version that holds ``Workload`` with ``PodGroups []PodGroup`` and ``PodGroupPolicy``; v1alpha2:
+the version with ``DisruptionMode``/``PriorityClassName``/``Priority`` on ``PodGroupTemplate``
+and ``PodGroupSpec`` and the ``podGroupTemplateRef.workload`` union, plus the earlier flat
+``podGroupTemplateRef{workloadName, podGroupTemplateName}``; v1alpha3 at commit
+0c66e103c5b3037fffd568c44857ee99ded636b2), the pod side against the scheduler's use of
+``pod.Spec.SchedulingGroup.PodGroupName`` (pkg/scheduler/framework/preemption) and the core/v1
+``WorkloadReference{name, podGroup}``:
+
+- v1alpha1: ``Workload.spec.podGroups[]{name, policy{basic: {} | gang: {minCount}}}``; pods join
+  with ``spec.workloadRef{name, podGroup}``. KEP-5710 fields: ``spec.priorityClassName``,
+  ``spec.preemptionPriorityClassName`` and per group ``disruptionMode`` (also spelled
+  ``preemptionMode``, or ``policy.gang.disruptionMode`` as one upstream revision had it):
+  ``Pod | PodGroup``. The Workload's class overrides its pods' own priorities (SPEC.md §2).
+- v1alpha2: ``Workload.spec.podGroupTemplates[]{name, schedulingPolicy, disruptionMode,
+  priorityClassName, priority}`` and separate ``PodGroup`` objects with
+  ``spec.podGroupTemplateRef.workload{workloadName, podGroupTemplateName}`` (the flat
+  ``podGroupTemplateRef{workloadName, podGroupTemplateName}`` is accepted too),
+  ``schedulingPolicy``, ``disruptionMode`` ``Pod | PodGroup``, ``priorityClassName``,
+  ``priority``; pods join with ``spec.schedulingGroup.podGroupName``.
+- v1alpha3: as v1alpha2, but ``disruptionMode`` is the union ``{single: {}} | {all: {}}``,
+  templates and PodGroups carry ``preemptionPolicy``, and the PodGroup's template reference is
+  ``spec.workloadRef{workloadName, templateName}``.
+
+A PodGroup object's fields win over its template's, which win over the Workload's
+(``priorityClassName``/``priority`` travel as a pair). ``preemptionPriorityClassName`` (the
+seed-era KEP-5710 field that ``check-cycles`` guards) is accepted on the Workload in every
+shape and, for v1alpha2/v1alpha3, on templates and PodGroups too, most specific first.
+Normalised pod groups are keyed ``ns/<workload>/<group>``: the v1alpha1 group name, or the
+v1alpha2/v1alpha3 PodGroup object's ``metadata.name`` — so the same cluster written in each
+shape, with PodGroup objects named like their templates, gives the same keys.
+
+Contradictions are ``InputError`` (exit 2), each naming file, document, List item and field:
+a pod of a v1alpha2/v1alpha3 PodGroup whose own priority differs from the group's (upstream
+kube-scheduler fails such groups from Beta on; v1alpha1 follows SPEC.md: the Workload's class
+wins), ``PodGroup`` disruption with a ``basic`` policy, a PodGroup whose Workload or template is
+missing, a pod whose Workload or group is missing, gang ``minCount`` < 1, duplicate objects,
+missing PriorityClasses, negative or unparsable quantities, wrong types and unknown enum values.
+Not supported (an error, so nothing is silently misread): standalone PodGroups without a
+template reference and v1alpha3 ``compositePodGroupTemplates``; ``podGroupReplicaKey`` is
+ignored. Nothing here modifies its input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import re
+import stat
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from typing import Any, BinaryIO, NamedTuple
+
+import yaml
+
+from wapctl import priority as prio
+from wapctl.errors import InputError, Source, UsageError
+from wapctl.model import (
+    NEVER,
+    PREEMPT_LOWER,
+    LabelSelector,
+    Node,
+    NodeSelectorTerm,
+    Pod,
+    PodDisruptionBudget,
+    PodGroup,
+    PriorityClass,
+    SelectorRequirement,
+    Snapshot,
+    Taint,
+    Toleration,
+    Workload,
+)
+from wapctl.quantity import QuantityError, parse_quantity
+from wapctl.quantity import amount as _quantity_amount
+
+__all__ = [
+    "DEFAULT_NODE_PODS",
+    "MAX_ALIASES",
+    "MAX_DEPTH",
+    "MAX_INPUT_SIZE",
+    "Document",
+    "build_snapshot",
+    "parse_size",
+    "read_documents",
+]
+
+MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin
+MAX_ALIASES = 100  # alias uses per YAML document
+MAX_DEPTH = 100  # nesting levels per document
+# A node whose status lists no "pods" allocatable gets the kubelet's default --max-pods.
+DEFAULT_NODE_PODS = 110
+
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SUFFIXES = (".yaml", ".yml", ".json")
+_STDIN = "<stdin>"
+
+API_GROUP = "scheduling.k8s.io"
+V1ALPHA1 = "scheduling.k8s.io/v1alpha1"
+V1ALPHA2 = "scheduling.k8s.io/v1alpha2"
+V1ALPHA3 = "scheduling.k8s.io/v1alpha3"
+_WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3)
+_PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3)
+
+
+class Document(NamedTuple):
+    """One Kubernetes object and where it came from (List items are already flattened)."""
+
+    source: Source
+    obj: dict[str, Any]
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while millions of acyclic objects are built.
+
+    Parsed documents and the snapshot hold no reference cycles, so the collector has nothing
+    to free; left on, its repeated full passes over the growing heap double the load time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# ---- sizes ---------------------------------------------------------------------------------
+
+
+def parse_size(text: str) -> int:
+    """A byte count written as a quantity (``512Mi``, ``2Gi``, ``1e9``) for --max-input-size."""
+    try:
+        size = parse_quantity(text.strip() if isinstance(text, str) else text)
+    except QuantityError as exc:
+        raise UsageError(
+            f"--max-input-size: {exc.reason} in {text!r} (e.g. 512Mi or 2Gi)"
+        ) from None
+    if size <= 0:
+        raise UsageError(f"--max-input-size must be positive, got {text!r}")
+    return -((-size.numerator) // size.denominator)
+
+
+def _human(size: int) -> str:
+    for unit, shift in (("Gi", 30), ("Mi", 20), ("Ki", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift}{unit}"
+    return f"{size} bytes"
+
+
+# ---- reading files -------------------------------------------------------------------------
+
+
+def read_documents(
+    paths: list[str], *, max_input_size: int | None = None, stdin: BinaryIO | None = None
+) -> list[Document]:
+    """Every object in ``paths`` in input order (a directory's files sorted by name)."""
+    limit = MAX_INPUT_SIZE if max_input_size is None else max_input_size
+    out: list[Document] = []
+    with _gc_paused():
+        for path in paths:
+            _read_path(path, limit, stdin, out)
+    return out
+
+
+def _read_path(path: str, limit: int, stdin: BinaryIO | None, out: list[Document]) -> None:
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise InputError(_too_large(limit), Source(_STDIN))
+        _parse_into(_STDIN, data, False, out)
+        return
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError("no such file or directory", Source(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", Source(path)) from None
+    if stat.S_ISDIR(st.st_mode):
+        for name in _directory_files(path):
+            _read_file(name, limit, out)
+    else:
+        _read_file(path, limit, out, st)
+
+
+def _directory_files(path: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as exc:
+        raise InputError(f"cannot list directory: {exc.strerror or exc}", Source(path)) from None
+    files = [
+        os.path.join(path, n)
+        for n in names
+        if n.lower().endswith(_SUFFIXES) and os.path.isfile(os.path.join(path, n))
+    ]
+    if not files:
+        raise InputError("directory has no *.yaml, *.yml or *.json files", Source(path))
+    return files
+
+
+def _too_large(limit: int) -> str:
+    return f"input is larger than the {_human(limit)} limit (raise it with --max-input-size)"
+
+
+def _read_file(
+    path: str, limit: int, out: list[Document], st: os.stat_result | None = None
+) -> None:
+    try:
+        if st is None:
+            st = os.stat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+            raise InputError(
+                f"file is {st.st_size} bytes, larger than the {_human(limit)} limit "
+                "(raise it with --max-input-size)",
+                Source(path),
+            )
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except InputError:
+        raise
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", Source(path)) from None
+    if len(data) > limit:
+        raise InputError(_too_large(limit), Source(path))
+    _parse_into(path, data, path.lower().endswith(".json"), out)
+
+
+_LEADING_SPACE = re.compile(rb"[ \t\r\n]*")
+_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s\[\]{},]", re.MULTILINE)
+
+
+def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) -> None:
+    """Parse one input's bytes and append its objects to ``out``."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    start = _LEADING_SPACE.match(data).end()  # type: ignore[union-attr]
+    if start == len(data):
+        raise InputError("file is empty: no YAML or JSON documents", Source(name))
+    if b"\x00" in data:
+        raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
+    docs: list[tuple[int, Any]] | None = None
+    if json_only or data[start : start + 1] in (b"{", b"["):
+        docs = _parse_json(name, data, json_only)
+    if docs is None:
+        docs = _parse_yaml(name, data)
+    if not docs:
+        raise InputError("no YAML or JSON documents (only empty ones)", Source(name))
+    for number, obj in docs:
+        _flatten(name, number, obj, out)
+
+
+def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any]] | None:
+    try:
+        obj = json.loads(data)
+    except RecursionError:
+        raise InputError(_depth_message(), Source(name, 1)) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
+    except ValueError as exc:  # JSONDecodeError, or an int with too many digits
+        if not required:
+            return None
+        if isinstance(exc, json.JSONDecodeError):
+            raise InputError(
+                f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", Source(name, 1)
+            ) from None
+        raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
+    _check_depth(obj, Source(name, 1))
+    return [(1, obj)]
+
+
+def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
+    if "*" in text and "&" in text and _ALIAS.search(text):
+        _check_events(name, text)
+    docs: list[tuple[int, Any]] = []
+    number = 0
+    try:
+        for obj in yaml.load_all(text, Loader=_LOADER):
+            number += 1
+            if obj is not None:
+                _check_depth(obj, Source(name, number))
+                docs.append((number, obj))
+    except yaml.YAMLError as exc:
+        raise InputError(_yaml_message(exc), Source(name, number + 1)) from None
+    except RecursionError:
+        raise InputError(_depth_message(), Source(name, number + 1)) from None
+    except (ValueError, OverflowError) as exc:  # e.g. a 5000-digit integer, a bad date
+        raise InputError(f"invalid YAML value: {exc}", Source(name, number + 1)) from None
+    return docs
+
+
+def _yaml_message(exc: yaml.YAMLError) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        problem = exc.problem or exc.context or "invalid YAML"
+        if "maximum nesting depth" in problem:
+            return _depth_message()
+        if isinstance(exc, yaml.constructor.ConstructorError) and exc.problem_mark is not None:
+            problem = problem.replace("could not determine a constructor for the tag", "tag")
+            problem += " is not allowed (only plain YAML data is read, nothing is constructed)"
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            return f"invalid YAML: {problem} (line {mark.line + 1}, column {mark.column + 1})"
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML: {exc}"
+
+
+def _depth_message() -> str:
+    return f"nested deeper than {MAX_DEPTH} levels"
+
+
+def _check_events(name: str, text: str) -> None:
+    """Alias and depth limits on the parser's events, before anything is composed."""
+    number = 0
+    aliases = 0
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_LOADER):
+            kind = type(event)
+            if kind is yaml.AliasEvent:
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    raise InputError(
+                        f"more than {MAX_ALIASES} YAML aliases in one document (an alias bomb?)",
+                        Source(name, number),
+                    )
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise InputError(_depth_message(), Source(name, number))
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                depth -= 1
+            elif kind is yaml.DocumentStartEvent:
+                number += 1
+                aliases = 0
+                depth = 0
+    except yaml.YAMLError as exc:
+        raise InputError(_yaml_message(exc), Source(name, number or 1)) from None
+
+
+def _check_depth(obj: Any, source: Source) -> None:
+    """MAX_DEPTH on a parsed document, iteratively (a parser may nest deeper than we allow)."""
+    level = [obj]
+    depth = 1
+    while level:
+        if depth > MAX_DEPTH:
+            raise InputError(_depth_message(), source)
+        nxt = []
+        add = nxt.append
+        for x in level:
+            for v in x.values() if type(x) is dict else x:
+                t = type(v)
+                if t is dict or t is list:
+                    add(v)
+        level = nxt
+        depth += 1
+
+
+def _flatten(name: str, number: int, obj: Any, out: list[Document]) -> None:
+    if type(obj) is not dict:
+        raise InputError(
+            f"a document must be a mapping (a Kubernetes object or List), not {_typename(obj)}",
+            Source(name, number),
+        )
+    kind = obj.get("kind")
+    items = obj.get("items")
+    if type(kind) is str and kind.endswith("List") and (type(items) is list or kind == "List"):
+        if type(items) is not list:
+            if items is None:
+                return  # an empty List as some tools print it
+            raise InputError(
+                f"must be a list, not {_typename(items)}", Source(name, number), "items"
+            )
+        for i, item in enumerate(items):
+            if type(item) is not dict:
+                raise InputError(
+                    f"a List item must be a mapping (a Kubernetes object), not {_typename(item)}",
+                    Source(name, number, i),
+                )
+            out.append(Document(Source(name, number, i), item))
+        return
+    out.append(Document(Source(name, number), obj))
+
+
+def _typename(value: Any) -> str:
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+# ---- field helpers -------------------------------------------------------------------------
+
+
+def _fail(message: str, source: Source, field: str | None = None) -> InputError:
+    return InputError(message, source, field)
+
+
+def _type_error(value: Any, expected: str, source: Source, field: str) -> InputError:
+    return InputError(f"must be {expected}, not {_typename(value)}", source, field)
+
+
+def _mapping(value: Any, source: Source, field: str) -> dict[str, Any]:
+    """A mapping field; absent (None) is an empty mapping."""
+    if value is None:
+        return {}
+    if type(value) is not dict:
+        raise _type_error(value, "a mapping", source, field)
+    return value
+
+
+def _list(value: Any, source: Source, field: str) -> list[Any]:
+    if value is None:
+        return []
+    if type(value) is not list:
+        raise _type_error(value, "a list", source, field)
+    return value
+
+
+def _opt_str(value: Any, source: Source, field: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if type(value) is not str:
+        raise _type_error(value, "a string", source, field)
+    return value
+
+
+def _req_str(value: Any, source: Source, field: str) -> str:
+    if value is None or value == "":
+        raise InputError("missing (required)", source, field)
+    if type(value) is not str:
+        raise _type_error(value, "a string", source, field)
+    return value
+
+
+def _opt_int(value: Any, source: Source, field: str) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int:
+        raise _type_error(value, "an integer", source, field)
+    return value
+
+
+def _opt_bool(value: Any, source: Source, field: str) -> bool:
+    if value is None:
+        return False
+    if type(value) is not bool:
+        raise _type_error(value, "true or false", source, field)
+    return value
+
+
+def _enum(value: Any, allowed: tuple[str, ...], source: Source, field: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if value not in allowed or type(value) is not str:
+        raise InputError(
+            f"unknown value {value!r} (expected one of: {', '.join(allowed)})", source, field
+        )
+    return value
+
+
+def _str_map(value: Any, source: Source, field: str) -> dict[str, str]:
+    """Labels and selectors: a mapping of strings to strings (copied)."""
+    if not value:
+        if value is None or type(value) is dict:
+            return {}
+        raise _type_error(value, "a mapping", source, field)
+    if type(value) is not dict:
+        raise _type_error(value, "a mapping", source, field)
+    for k, v in value.items():
+        if type(v) is not str or type(k) is not str:
+            bad = v if type(v) is not str else k
+            raise InputError(
+                f"must map strings to strings, but has {_typename(bad)} {bad!r} (quote it)",
+                source,
+                f"{field}.{k}",
+            )
+    return dict(value)
+
+
+def _amount(resource: Any, q: Any, source: Source, path: str) -> int:
+    """A non-negative resource amount; ``path`` is the field path of the mapping holding it."""
+    if type(resource) is not str:
+        raise InputError("resource names must be strings", source, path)
+    try:
+        value = _quantity_amount(resource, q)
+    except QuantityError as exc:
+        raise InputError(f"{exc.reason} in {exc.text!r}", source, f"{path}.{resource}") from None
+    if value < 0:
+        raise InputError(f"negative quantity {q!r}", source, f"{path}.{resource}")
+    return value
+
+
+_ISO = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([Zz])|([+-])(\d\d):(\d\d))?"
+)
+
+
+def _time(value: Any, source: Source, field: str) -> float | None:
+    """RFC3339 (what the API server writes) -> epoch seconds; a naive time counts as UTC."""
+    if value is None:
+        return None
+    if type(value) is str:
+        try:
+            dt = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "Zz" else value)
+        except ValueError:
+            dt = _slow_time(value, source, field)
+    elif type(value) is datetime:  # an unquoted timestamp in YAML
+        dt = value
+    else:
+        raise _type_error(value, "an RFC3339 timestamp string", source, field)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+def _slow_time(value: str, source: Source, field: str) -> datetime:
+    m = _ISO.fullmatch(value)
+    if m is None:
+        raise InputError(f"not an RFC3339 timestamp: {value!r}", source, field)
+    y, mo, d, h, mi, s, frac, _z, sign, oh, om = m.groups()
+    try:
+        tz = timezone.utc
+        if sign:
+            from datetime import timedelta
+
+            offset = timedelta(hours=int(oh), minutes=int(om))
+            tz = timezone(offset if sign == "+" else -offset)
+        micro = int((frac or "0")[:6].ljust(6, "0"))
+        return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), micro, tzinfo=tz)
+    except ValueError as exc:
+        raise InputError(f"not an RFC3339 timestamp: {value!r} ({exc})", source, field) from None
+
+
+def _meta(obj: dict[str, Any], source: Source, namespaced: bool) -> tuple[dict[str, Any], str, str]:
+    meta = obj.get("metadata")
+    if type(meta) is not dict:
+        if meta is None:
+            raise InputError("missing (required)", source, "metadata.name")
+        raise _type_error(meta, "a mapping", source, "metadata")
+    name = meta.get("name")
+    if type(name) is not str or not name:
+        if name is None or name == "":
+            raise InputError("missing (required)", source, "metadata.name")
+        raise _type_error(name, "a string", source, "metadata.name")
+    ns = ""
+    if namespaced:
+        ns = meta.get("namespace") or "default"
+        if type(ns) is not str:
+            raise _type_error(ns, "a string", source, "metadata.namespace")
+    return meta, ns, name
+
+
+# ---- Node ----------------------------------------------------------------------------------
+
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _node(obj: dict[str, Any], source: Source) -> Node:
+    meta, _, name = _meta(obj, source, namespaced=False)
+    spec = _mapping(obj.get("spec"), source, "spec")
+    status = _mapping(obj.get("status"), source, "status")
+    raw = status.get("allocatable")
+    path = "status.allocatable"
+    if not raw:
+        raw, path = status.get("capacity"), "status.capacity"
+    raw = _mapping(raw, source, path)
+    allocatable = {k: _amount(k, q, source, path) for k, q in raw.items()}
+    if "pods" not in allocatable:
+        allocatable["pods"] = DEFAULT_NODE_PODS
+    taints = []
+    for i, t in enumerate(_list(spec.get("taints"), source, "spec.taints")):
+        f = f"spec.taints[{i}]"
+        if type(t) is not dict:
+            raise _type_error(t, "a mapping", source, f)
+        taints.append(
+            Taint(
+                key=_req_str(t.get("key"), source, f + ".key"),
+                value=_opt_str(t.get("value"), source, f + ".value") or "",
+                effect=_enum(t.get("effect"), _TAINT_EFFECTS, source, f + ".effect")
+                or _missing(source, f + ".effect"),
+            )
+        )
+    return Node(
+        name=name,
+        labels=_str_map(meta.get("labels"), source, "metadata.labels"),
+        allocatable=allocatable,
+        taints=tuple(taints),
+        unschedulable=_opt_bool(spec.get("unschedulable"), source, "spec.unschedulable"),
+        source=source,
+    )
+
+
+def _missing(source: Source, field: str) -> Any:
+    raise InputError("missing (required)", source, field)
+
+
+# ---- PriorityClass -------------------------------------------------------------------------
+
+_POLICIES = (PREEMPT_LOWER, NEVER)
+
+
+def _priority_class(obj: dict[str, Any], source: Source) -> PriorityClass:
+    _, _, name = _meta(obj, source, namespaced=False)
+    value = obj.get("value")
+    if type(value) is not int:
+        if value is None:
+            raise InputError("missing (required)", source, "value")
+        raise _type_error(value, "an integer", source, "value")
+    return PriorityClass(
+        name=name,
+        value=value,
+        global_default=_opt_bool(obj.get("globalDefault"), source, "globalDefault"),
+        preemption_policy=_enum(obj.get("preemptionPolicy"), _POLICIES, source, "preemptionPolicy")
+        or PREEMPT_LOWER,  # type: ignore[arg-type]
+        source=source,
+    )
+
+
+# ---- PodDisruptionBudget -------------------------------------------------------------------
+
+_LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def _label_selector(value: Any, source: Source, field: str) -> LabelSelector | None:
+    if value is None:
+        return None
+    sel = _mapping(value, source, field)
+    exprs = []
+    for i, e in enumerate(_list(sel.get("matchExpressions"), source, field + ".matchExpressions")):
+        f = f"{field}.matchExpressions[{i}]"
+        exprs.append(_requirement(e, _LABEL_OPERATORS, source, f, numeric=False))
+    return LabelSelector(
+        match_labels=_str_map(sel.get("matchLabels"), source, field + ".matchLabels"),
+        match_expressions=tuple(exprs),
+    )
+
+
+def _requirement(
+    e: Any, operators: tuple[str, ...], source: Source, field: str, *, numeric: bool
+) -> SelectorRequirement:
+    if type(e) is not dict:
+        raise _type_error(e, "a mapping", source, field)
+    key = _req_str(e.get("key"), source, field + ".key")
+    op = _enum(e.get("operator"), operators, source, field + ".operator")
+    if op is None:
+        raise InputError("missing (required)", source, field + ".operator")
+    raw = _list(e.get("values"), source, field + ".values")
+    for j, v in enumerate(raw):
+        if type(v) is not str:
+            raise _type_error(v, "a string (quote it)", source, f"{field}.values[{j}]")
+    values = tuple(raw)
+    if op in ("In", "NotIn") and not values:
+        raise InputError(f"operator {op} needs at least one value", source, field + ".values")
+    if op in ("Exists", "DoesNotExist") and values:
+        raise InputError(f"operator {op} takes no values", source, field + ".values")
+    if (
+        numeric
+        and op in ("Gt", "Lt")
+        and (len(values) != 1 or not re.fullmatch(r"[+-]?[0-9]+", values[0]))
+    ):
+        raise InputError(
+            f"operator {op} needs exactly one integer value", source, field + ".values"
+        )
+    return SelectorRequirement(key=key, operator=op, values=values)
+
+
+def _pdb(obj: dict[str, Any], source: Source) -> PodDisruptionBudget:
+    _, ns, name = _meta(obj, source, namespaced=True)
+    spec = _mapping(obj.get("spec"), source, "spec")
+    status = _mapping(obj.get("status"), source, "status")
+    allowed = _opt_int(status.get("disruptionsAllowed"), source, "status.disruptionsAllowed")
+    disrupted = _mapping(status.get("disruptedPods"), source, "status.disruptedPods")
+    return PodDisruptionBudget(
+        namespace=ns,
+        name=name,
+        selector=_label_selector(spec.get("selector"), source, "spec.selector"),
+        disruptions_allowed=allowed or 0,
+        disrupted_pods=frozenset(str(k) for k in disrupted),
+        source=source,
+    )
+
+
+# ---- Workload and PodGroup -----------------------------------------------------------------
+
+
+class _Group:
+    """A pod group being assembled: the merged policy and priority settings of one group."""
+
+    __slots__ = (
+        "api_version",
+        "disruption_mode",
+        "key",
+        "member_never",
+        "members",
+        "min_count",
+        "name",
+        "namespace",
+        "policy",
+        "priority",
+        "source",
+        "workload",
+    )
+
+    def __init__(self, namespace: str, workload: str, name: str, api_version: str, source: Source):
+        self.namespace = namespace
+        self.workload = workload
+        self.name = name
+        self.key = f"{namespace}/{workload}/{name}"
+        self.api_version = api_version
+        self.source = source
+        self.policy = "Basic"
+        self.min_count: int | None = None
+        self.disruption_mode = "Pod"
+        self.priority = prio.GroupPriority()
+        self.members: list[int] = []
+        self.member_never = False
+
+
+class _WorkloadDef:
+    __slots__ = (
+        "api_version",
+        "group_names",
+        "groups",
+        "name",
+        "namespace",
+        "preemption_class",
+        "priority_class",
+        "source",
+        "templates",
+    )
+
+    def __init__(self, namespace: str, name: str, api_version: str, source: Source):
+        self.namespace = namespace
+        self.name = name
+        self.api_version = api_version
+        self.source = source
+        self.priority_class: PriorityClass | None = None
+        self.preemption_class: PriorityClass | None = None
+        self.groups: dict[str, _Group] = {}  # v1alpha1
+        self.templates: dict[str, dict[str, Any]] = {}  # v1alpha2/3: name -> parsed settings
+        self.group_names: list[str] = []
+
+
+def _policy(value: Any, source: Source, field: str) -> tuple[str, int | None, dict[str, Any]]:
+    """``basic: {}`` or ``gang: {minCount}`` -> (policy, minCount, gang mapping)."""
+    if value is None:
+        raise InputError("missing (required): basic or gang", source, field)
+    pol = _mapping(value, source, field)
+    has_basic = pol.get("basic") is not None
+    gang = pol.get("gang")
+    if has_basic == (gang is not None):
+        raise InputError(
+            "exactly one of basic or gang must be set" if has_basic else "missing: basic or gang",
+            source,
+            field,
+        )
+    if has_basic:
+        _mapping(pol.get("basic"), source, field + ".basic")
+        return "Basic", None, {}
+    gang = _mapping(gang, source, field + ".gang")
+    mc = gang.get("minCount")
+    if type(mc) is not int:
+        if mc is None:
+            raise InputError("missing (required)", source, field + ".gang.minCount")
+        raise _type_error(mc, "an integer", source, field + ".gang.minCount")
+    if mc < 1:
+        raise InputError(f"must be at least 1, got {mc}", source, field + ".gang.minCount")
+    return "Gang", mc, gang
+
+
+_MODES = ("Pod", "PodGroup")
+
+
+def _mode_v1alpha3(value: Any, source: Source, field: str) -> str | None:
+    """The v1alpha3 union ``{single: {}} | {all: {}}`` -> Pod | PodGroup."""
+    if value is None:
+        return None
+    if type(value) is not dict:
+        raise InputError(
+            f"must be {{single: {{}}}} or {{all: {{}}}} in {V1ALPHA3}, not {value!r}", source, field
+        )
+    single, all_ = value.get("single"), value.get("all")
+    extra = sorted(str(k) for k in value if k not in ("single", "all"))
+    if extra:
+        raise InputError(
+            f"unknown disruption mode {extra[0]!r} (expected single or all)", source, field
+        )
+    if (single is None) == (all_ is None):
+        raise InputError("exactly one of single or all must be set", source, field)
+    return "Pod" if single is not None else "PodGroup"
+
+
+def _settings(
+    spec: dict[str, Any],
+    api_version: str,
+    source: Source,
+    field: str,
+    classes: dict[str, PriorityClass],
+    *,
+    policy_required: bool,
+) -> dict[str, Any]:
+    """A v1alpha2/v1alpha3 template's or PodGroup's own settings; absent ones are left out."""
+    out: dict[str, Any] = {"source": source, "field": field}
+    pol = spec.get("schedulingPolicy")
+    if pol is not None or policy_required:
+        out["policy"] = _policy(pol, source, field + "schedulingPolicy")
+    dm = spec.get("disruptionMode")
+    if api_version == V1ALPHA3:
+        mode = _mode_v1alpha3(dm, source, field + "disruptionMode")
+        pp = _enum(spec.get("preemptionPolicy"), _POLICIES, source, field + "preemptionPolicy")
+        if pp is not None:
+            out["preemption_policy"] = pp
+    else:
+        mode = _enum(dm, _MODES, source, field + "disruptionMode")
+    if mode is not None:
+        out["disruption_mode"] = (mode, field + "disruptionMode")
+    pcn = _opt_str(spec.get("priorityClassName"), source, field + "priorityClassName")
+    number = _opt_int(spec.get("priority"), source, field + "priority")
+    if pcn is not None or number is not None:
+        pc = prio.lookup(classes, pcn, source, field + "priorityClassName") if pcn else None
+        out["priority"] = (pc, number)
+    ppcn = _opt_str(
+        spec.get("preemptionPriorityClassName"), source, field + "preemptionPriorityClassName"
+    )
+    if ppcn is not None:
+        out["preemption_class"] = prio.lookup(
+            classes, ppcn, source, field + "preemptionPriorityClassName"
+        )
+    return out
+
+
+def _workload(
+    obj: dict[str, Any], source: Source, classes: dict[str, PriorityClass]
+) -> _WorkloadDef:
+    _, ns, name = _meta(obj, source, namespaced=True)
+    api = obj["apiVersion"]
+    wl = _WorkloadDef(ns, name, api, source)
+    spec = obj.get("spec")
+    if spec is None:
+        raise InputError("missing (required)", source, "spec")
+    spec = _mapping(spec, source, "spec")
+    pcn = _opt_str(spec.get("priorityClassName"), source, "spec.priorityClassName")
+    if pcn is not None:
+        wl.priority_class = prio.lookup(classes, pcn, source, "spec.priorityClassName")
+    ppcn = _opt_str(
+        spec.get("preemptionPriorityClassName"), source, "spec.preemptionPriorityClassName"
+    )
+    if ppcn is not None:
+        wl.preemption_class = prio.lookup(classes, ppcn, source, "spec.preemptionPriorityClassName")
+    if api == V1ALPHA1:
+        _workload_v1alpha1(wl, spec, source)
+        return wl
+    if spec.get("compositePodGroupTemplates"):
+        raise InputError(
+            "CompositePodGroup templates are not supported by wapctl yet",
+            source,
+            "spec.compositePodGroupTemplates",
+        )
+    if "podGroups" in spec:
+        raise InputError(
+            f"{api} Workloads list podGroupTemplates (podGroups is the v1alpha1 shape)",
+            source,
+            "spec.podGroups",
+        )
+    raw = spec.get("podGroupTemplates")
+    if raw is None:
+        raise InputError("missing (required)", source, "spec.podGroupTemplates")
+    for i, t in enumerate(_list(raw, source, "spec.podGroupTemplates")):
+        f = f"spec.podGroupTemplates[{i}]"
+        if type(t) is not dict:
+            raise _type_error(t, "a mapping", source, f)
+        tname = _req_str(t.get("name"), source, f + ".name")
+        if tname in wl.templates:
+            raise InputError(f"duplicate template name {tname!r}", source, f + ".name")
+        wl.templates[tname] = _settings(t, api, source, f + ".", classes, policy_required=True)
+    return wl
+
+
+def _workload_v1alpha1(wl: _WorkloadDef, spec: dict[str, Any], source: Source) -> None:
+    if "podGroupTemplates" in spec:
+        raise InputError(
+            f"{V1ALPHA1} Workloads list podGroups (podGroupTemplates is the v1alpha2+ shape)",
+            source,
+            "spec.podGroupTemplates",
+        )
+    raw = spec.get("podGroups")
+    if raw is None:
+        raise InputError("missing (required)", source, "spec.podGroups")
+    for i, g in enumerate(_list(raw, source, "spec.podGroups")):
+        f = f"spec.podGroups[{i}]"
+        if type(g) is not dict:
+            raise _type_error(g, "a mapping", source, f)
+        gname = _req_str(g.get("name"), source, f + ".name")
+        if gname in wl.groups:
+            raise InputError(f"duplicate pod group name {gname!r}", source, f + ".name")
+        policy, min_count, gang = _policy(g.get("policy"), source, f + ".policy")
+        modes = []
+        for key, path in (
+            ("disruptionMode", f + ".disruptionMode"),
+            ("preemptionMode", f + ".preemptionMode"),
+        ):
+            m = _enum(g.get(key), _MODES, source, path)
+            if m is not None:
+                modes.append((m, path))
+        m = _enum(gang.get("disruptionMode"), _MODES, source, f + ".policy.gang.disruptionMode")
+        if m is not None:
+            modes.append((m, f + ".policy.gang.disruptionMode"))
+        if len({m for m, _ in modes}) > 1:
+            raise InputError(
+                "disruption mode given twice with different values "
+                f"({', '.join(f'{p}={m}' for m, p in modes)})",
+                source,
+                modes[1][1],
+            )
+        group = _Group(wl.namespace, wl.name, gname, V1ALPHA1, source)
+        group.policy, group.min_count = policy, min_count
+        if modes:
+            group.disruption_mode = modes[0][0]
+            _check_mode(group, source, modes[0][1])
+        wl.groups[gname] = group
+        wl.group_names.append(gname)
+
+
+def _check_mode(group: _Group, source: Source, field: str) -> None:
+    if group.disruption_mode == "PodGroup" and group.policy == "Basic":
+        shown = "all" if group.api_version == V1ALPHA3 else "PodGroup"
+        raise InputError(
+            f"disruption mode {shown} needs a gang policy: a basic group has no whole to "
+            "preempt together (upstream forbids it)",
+            source,
+            field,
+        )
+
+
+def _template_ref(spec: dict[str, Any], api: str, source: Source) -> tuple[str, str, str, str]:
+    """(workload name, template name, and their field paths) of a PodGroup."""
+    if api == V1ALPHA3:
+        base = "spec.workloadRef"
+        ref = spec.get("workloadRef")
+        wkey, tkey = "workloadName", "templateName"
+    else:
+        base = "spec.podGroupTemplateRef"
+        ref = spec.get("podGroupTemplateRef")
+        wkey, tkey = "workloadName", "podGroupTemplateName"
+        if type(ref) is dict and ref.get("workload") is not None:
+            base += ".workload"
+            ref = ref["workload"]
+    if ref is None:
+        raise InputError(
+            "missing: a PodGroup without a Workload template reference is not supported by "
+            "wapctl yet",
+            source,
+            base,
+        )
+    ref = _mapping(ref, source, base)
+    return (
+        _req_str(ref.get(wkey), source, f"{base}.{wkey}"),
+        _req_str(ref.get(tkey), source, f"{base}.{tkey}"),
+        f"{base}.{wkey}",
+        f"{base}.{tkey}",
+    )
+
+
+def _pod_group(
+    obj: dict[str, Any],
+    source: Source,
+    classes: dict[str, PriorityClass],
+    workloads: dict[str, _WorkloadDef],
+    default: PriorityClass | None,
+) -> _Group:
+    _, ns, name = _meta(obj, source, namespaced=True)
+    api = obj["apiVersion"]
+    spec = obj.get("spec")
+    if spec is None:
+        raise InputError("missing (required)", source, "spec")
+    spec = _mapping(spec, source, "spec")
+    wname, tname, wfield, tfield = _template_ref(spec, api, source)
+    wl = workloads.get(f"{ns}/{wname}")
+    if wl is None:
+        raise InputError(f"Workload {ns}/{wname} does not exist in the snapshot", source, wfield)
+    if wl.api_version == V1ALPHA1:
+        raise InputError(
+            f"Workload {ns}/{wname} is {V1ALPHA1}, which has no podGroupTemplates to refer to",
+            source,
+            wfield,
+        )
+    template = wl.templates.get(tname)
+    if template is None:
+        raise InputError(
+            f"Workload {ns}/{wname} has no podGroupTemplate {tname!r}"
+            f" (it has: {', '.join(sorted(wl.templates)) or 'none'})",
+            source,
+            tfield,
+        )
+    own = _settings(spec, api, source, "spec.", classes, policy_required=False)
+    group = _Group(ns, wname, name, api, source)
+
+    def pick(key: str) -> Any:
+        return own[key] if key in own else template.get(key)
+
+    group.policy, group.min_count, _ = pick("policy")
+    mode = pick("disruption_mode")
+    if mode is not None:
+        group.disruption_mode = mode[0]
+        _check_mode(group, (own if "disruption_mode" in own else template)["source"], mode[1])
+    pc, number = pick("priority") or (None, None)
+    if pc is None and number is None and wl.priority_class is not None:
+        pc = wl.priority_class
+    group.priority = prio.resolve_group(
+        priority_class=pc,
+        priority=number,
+        preemption_class=pick("preemption_class") or wl.preemption_class,
+        preemption_policy=pick("preemption_policy"),
+        default=default,
+        use_default=True,
+    )
+    wl.group_names.append(name)
+    return group
+
+
+# ---- Pod -----------------------------------------------------------------------------------
+
+_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+_TOLERATION_OPERATORS = ("Equal", "Exists")
+_TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_FIELD_OPERATORS = ("In", "NotIn")
+_EMPTY: dict[str, int] = {}
+
+
+def _container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
+    """One container's requests, defaulted from its limits as the API server does."""
+    if type(c) is not dict:
+        raise _type_error(c, "a mapping", source, path)
+    res = c.get("resources")
+    if not res:
+        if res is None or type(res) is dict:
+            return _EMPTY
+        raise _type_error(res, "a mapping", source, path + ".resources")
+    if type(res) is not dict:
+        raise _type_error(res, "a mapping", source, path + ".resources")
+    req = res.get("requests")
+    lim = res.get("limits")
+    out: dict[str, int] = {}
+    if req:
+        if type(req) is not dict:
+            raise _type_error(req, "a mapping", source, path + ".resources.requests")
+        for k, q in req.items():
+            out[k] = _amount(k, q, source, path + ".resources.requests")
+    elif req is not None and type(req) is not dict:
+        raise _type_error(req, "a mapping", source, path + ".resources.requests")
+    if lim:
+        if type(lim) is not dict:
+            raise _type_error(lim, "a mapping", source, path + ".resources.limits")
+        for k, q in lim.items():
+            value = _amount(k, q, source, path + ".resources.limits")
+            if k not in out:
+                out[k] = value
+    elif lim is not None and type(lim) is not dict:
+        raise _type_error(lim, "a mapping", source, path + ".resources.limits")
+    return out
+
+
+def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
+    """Effective requests as upstream ``resourcehelper.PodRequests``: the larger of the
+    containers' sum (plus restartable "sidecar" init containers) and each regular init
+    container (plus the sidecars started before it), then plus ``spec.overhead``."""
+    total: dict[str, int] = {}
+    containers = spec.get("containers")
+    if containers is not None:
+        if type(containers) is not list:
+            raise _type_error(containers, "a list", source, "spec.containers")
+        for i, c in enumerate(containers):
+            r = _container_requests(c, source, f"spec.containers[{i}]")
+            for k, v in r.items():
+                total[k] = total.get(k, 0) + v
+    inits = spec.get("initContainers")
+    if inits:
+        if type(inits) is not list:
+            raise _type_error(inits, "a list", source, "spec.initContainers")
+        sidecars: dict[str, int] = {}
+        init_max: dict[str, int] = {}
+        for i, c in enumerate(inits):
+            r = _container_requests(c, source, f"spec.initContainers[{i}]")
+            if c.get("restartPolicy") == "Always":
+                for k, v in r.items():
+                    total[k] = total.get(k, 0) + v
+                    sidecars[k] = sidecars.get(k, 0) + v
+                current = sidecars
+            else:
+                current = dict(sidecars)
+                for k, v in r.items():
+                    current[k] = current.get(k, 0) + v
+            for k, v in current.items():
+                if v > init_max.get(k, 0):
+                    init_max[k] = v
+        for k, v in init_max.items():
+            if v > total.get(k, 0):
+                total[k] = v
+    elif inits is not None and type(inits) is not list:
+        raise _type_error(inits, "a list", source, "spec.initContainers")
+    overhead = spec.get("overhead")
+    if overhead:
+        if type(overhead) is not dict:
+            raise _type_error(overhead, "a mapping", source, "spec.overhead")
+        for k, q in overhead.items():
+            total[k] = total.get(k, 0) + _amount(k, q, source, "spec.overhead")
+    total.pop("pods", None)  # a pod always counts as one pod; "pods" is not a request
+    return total
+
+
+def _tolerations(value: Any, source: Source) -> tuple[Toleration, ...]:
+    if value is None:
+        return ()
+    if type(value) is not list:
+        raise _type_error(value, "a list", source, "spec.tolerations")
+    out = []
+    for i, t in enumerate(value):
+        f = f"spec.tolerations[{i}]"
+        if type(t) is not dict:
+            raise _type_error(t, "a mapping", source, f)
+        key = _opt_str(t.get("key"), source, f + ".key") or ""
+        op = _enum(t.get("operator"), _TOLERATION_OPERATORS, source, f + ".operator") or "Equal"
+        if not key and op != "Exists":
+            raise InputError("an empty key needs operator Exists", source, f + ".operator")
+        val = t.get("value")
+        if val is not None and type(val) is not str:
+            raise _type_error(val, "a string (quote it)", source, f + ".value")
+        out.append(
+            Toleration(
+                key=key,
+                operator=op,
+                value=val or "",
+                effect=_enum(t.get("effect"), _TOLERATION_EFFECTS, source, f + ".effect") or "",
+            )
+        )
+    return tuple(out)
+
+
+def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelectorTerm, ...] | None:
+    affinity = spec.get("affinity")
+    if not affinity:
+        return None
+    affinity = _mapping(affinity, source, "spec.affinity")
+    na = _mapping(affinity.get("nodeAffinity"), source, "spec.affinity.nodeAffinity")
+    base = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if req is None:
+        return None
+    req = _mapping(req, source, base)
+    terms = []
+    for i, term in enumerate(
+        _list(req.get("nodeSelectorTerms"), source, base + ".nodeSelectorTerms")
+    ):
+        f = f"{base}.nodeSelectorTerms[{i}]"
+        term = _mapping(term, source, f)
+        exprs = tuple(
+            _requirement(e, _NODE_OPERATORS, source, f"{f}.matchExpressions[{j}]", numeric=True)
+            for j, e in enumerate(
+                _list(term.get("matchExpressions"), source, f + ".matchExpressions")
+            )
+        )
+        fields = []
+        for j, e in enumerate(_list(term.get("matchFields"), source, f + ".matchFields")):
+            r = _requirement(e, _FIELD_OPERATORS, source, f"{f}.matchFields[{j}]", numeric=False)
+            if r.key != "metadata.name":
+                raise InputError(
+                    f"only metadata.name can be matched, not {r.key!r}",
+                    source,
+                    f"{f}.matchFields[{j}].key",
+                )
+            fields.append(r)
+        terms.append(NodeSelectorTerm(match_expressions=exprs, match_fields=tuple(fields)))
+    return tuple(terms)
+
+
+class _PodContext:
+    """What pod parsing needs from the rest of the snapshot."""
+
+    __slots__ = ("classes", "default", "pod_groups", "workloads")
+
+    def __init__(
+        self,
+        classes: dict[str, PriorityClass],
+        default: PriorityClass | None,
+        workloads: dict[str, _WorkloadDef],
+        pod_groups: dict[str, _Group],
+    ):
+        self.classes = classes
+        self.default = default
+        self.workloads = workloads
+        self.pod_groups = pod_groups  # v1alpha2/3 by "ns/podgroup-name"
+
+
+def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContext) -> _Group | None:
+    wref = spec.get("workloadRef")
+    sg = spec.get("schedulingGroup")
+    if wref is not None and sg is not None:
+        raise InputError(
+            "set spec.workloadRef (v1alpha1) or spec.schedulingGroup (v1alpha2+), not both",
+            source,
+            "spec.schedulingGroup",
+        )
+    if sg is not None:
+        sg = _mapping(sg, source, "spec.schedulingGroup")
+        pg_name = _opt_str(sg.get("podGroupName"), source, "spec.schedulingGroup.podGroupName")
+        if pg_name is None:
+            return None
+        group = ctx.pod_groups.get(f"{ns}/{pg_name}")
+        if group is None:
+            raise InputError(
+                f"PodGroup {ns}/{pg_name} does not exist in the snapshot",
+                source,
+                "spec.schedulingGroup.podGroupName",
+            )
+        return group
+    if wref is None:
+        return None
+    wref = _mapping(wref, source, "spec.workloadRef")
+    wname = _req_str(wref.get("name"), source, "spec.workloadRef.name")
+    gname = _req_str(wref.get("podGroup"), source, "spec.workloadRef.podGroup")
+    wl = ctx.workloads.get(f"{ns}/{wname}")
+    if wl is None:
+        raise InputError(
+            f"Workload {ns}/{wname} does not exist in the snapshot", source, "spec.workloadRef.name"
+        )
+    if wl.api_version != V1ALPHA1:
+        raise InputError(
+            f"Workload {ns}/{wname} is {wl.api_version}: its pods join a PodGroup through "
+            "spec.schedulingGroup.podGroupName",
+            source,
+            "spec.workloadRef",
+        )
+    group = wl.groups.get(gname)
+    if group is None:
+        raise InputError(
+            f"Workload {ns}/{wname} has no pod group {gname!r}"
+            f" (it has: {', '.join(sorted(wl.groups)) or 'none'})",
+            source,
+            "spec.workloadRef.podGroup",
+        )
+    return group
+
+
+def _pod(obj: dict[str, Any], source: Source, ctx: _PodContext) -> Pod:
+    meta, ns, name = _meta(obj, source, namespaced=True)
+    spec = obj.get("spec")
+    spec = {} if spec is None else _mapping(spec, source, "spec")
+    status = obj.get("status")
+    status = {} if status is None else _mapping(status, source, "status")
+
+    requests = _pod_requests(spec, source)
+    group = (
+        _pod_group_of(spec, ns, source, ctx)
+        if ("workloadRef" in spec or "schedulingGroup" in spec)
+        else None
+    )
+
+    pcn = spec.get("priorityClassName")
+    pc = None
+    if pcn:
+        if type(pcn) is not str:
+            raise _type_error(pcn, "a string", source, "spec.priorityClassName")
+        pc = prio.lookup(ctx.classes, pcn, source, "spec.priorityClassName")
+    spec_priority = spec.get("priority")
+    if spec_priority is not None and type(spec_priority) is not int:
+        raise _type_error(spec_priority, "an integer", source, "spec.priority")
+    policy = spec.get("preemptionPolicy") or None
+    if policy is not None and policy not in _POLICIES:
+        _enum(policy, _POLICIES, source, "spec.preemptionPolicy")
+    pp = prio.resolve_pod(
+        spec_priority=spec_priority,
+        priority_class=pc,
+        spec_policy=policy,
+        default=ctx.default,
+        group=group.priority if group is not None else None,
+    )
+    group_key = None
+    if group is not None:
+        group_key = group.key
+        if (
+            group.api_version != V1ALPHA1
+            and pp.own_priority is not None
+            and pp.own_priority != group.priority.priority
+        ):
+            raise InputError(
+                f"pod priority {pp.own_priority} differs from priority {group.priority.priority}"
+                f" of its PodGroup {group.key}; kube-scheduler refuses a group whose pods "
+                "disagree with it",
+                source,
+                "spec.priority" if spec_priority is not None else "spec.priorityClassName",
+            )
+        group.members.append(pp.priority)
+        if pp.own_never:
+            group.member_never = True
+
+    phase = status.get("phase") or "Pending"
+    if phase not in _PHASES:
+        _enum(phase, _PHASES, source, "status.phase")
+    node_name = spec.get("nodeName") or None
+    if node_name is not None and type(node_name) is not str:
+        raise _type_error(node_name, "a string", source, "spec.nodeName")
+    nominated = status.get("nominatedNodeName") or None
+    if nominated is not None and type(nominated) is not str:
+        raise _type_error(nominated, "a string", source, "status.nominatedNodeName")
+    affinity = _required_affinity(spec, source) if "affinity" in spec else None
+
+    return Pod(
+        namespace=ns,
+        name=name,
+        key=f"{ns}/{name}",
+        requests=requests,
+        priority=pp.priority,
+        preemption_priority=pp.preemption_priority,
+        preemption_policy=pp.preemption_policy,
+        priority_class_name=pcn or None,
+        node_name=node_name,
+        phase=phase,
+        terminating=meta.get("deletionTimestamp") is not None,
+        nominated_node=nominated,
+        group_key=group_key,
+        creation_time=_time(meta.get("creationTimestamp"), source, "metadata.creationTimestamp"),
+        start_time=_time(status.get("startTime"), source, "status.startTime"),
+        labels=_str_map(meta.get("labels"), source, "metadata.labels"),
+        node_selector=_str_map(spec.get("nodeSelector"), source, "spec.nodeSelector"),
+        required_affinity=affinity,
+        tolerations=_tolerations(spec.get("tolerations"), source),
+        source=source,
+    )
+
+
+# ---- the snapshot --------------------------------------------------------------------------
+
+# (API group, kind) -> reader; the core group is "".
+_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP = range(6)
+_KINDS = {
+    ("", "Node"): _NODE,
+    ("", "Pod"): _POD,
+    (API_GROUP, "PriorityClass"): _CLASS,
+    ("policy", "PodDisruptionBudget"): _PDB,
+    (API_GROUP, "Workload"): _WORKLOAD,
+    (API_GROUP, "PodGroup"): _PODGROUP,
+}
+_KIND_NAMES = {kind: group for group, kind in _KINDS}
+_LABELS = {
+    _NODE: "Node",
+    _POD: "Pod",
+    _CLASS: "PriorityClass",
+    _PDB: "PodDisruptionBudget",
+    _WORKLOAD: "Workload",
+    _PODGROUP: "PodGroup",
+}
+
+
+def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
+    if type(obj) is not dict:
+        raise InputError(f"an object must be a mapping, not {_typename(obj)}", source)
+    kind = obj.get("kind")
+    if type(kind) is not str or not kind:
+        if kind is None or kind == "":
+            raise InputError("missing (required)", source, "kind")
+        raise _type_error(kind, "a string", source, "kind")
+    api = obj.get("apiVersion")
+    if api is None:
+        group = _KIND_NAMES.get(kind)
+        if group is None:
+            ignored[kind] += 1
+            return None
+        if kind in ("Workload", "PodGroup"):
+            raise InputError(
+                f"missing: needed to tell the {kind} API shape "
+                f"({', '.join(_WORKLOAD_VERSIONS if kind == 'Workload' else _PODGROUP_VERSIONS)})",
+                source,
+                "apiVersion",
+            )
+    elif type(api) is not str:
+        raise _type_error(api, "a string", source, "apiVersion")
+    else:
+        group = api.rpartition("/")[0] if "/" in api else ""
+    which = _KINDS.get((group, kind))
+    if which is None:
+        ignored[f"{kind}.{group}" if kind in _KIND_NAMES else kind] += 1
+        return None
+    if which == _WORKLOAD and api not in _WORKLOAD_VERSIONS:
+        raise InputError(
+            f"unsupported Workload version {api!r} (supported: {', '.join(_WORKLOAD_VERSIONS)})",
+            source,
+            "apiVersion",
+        )
+    if which == _PODGROUP and api not in _PODGROUP_VERSIONS:
+        raise InputError(
+            f"unsupported PodGroup version {api!r} (supported: {', '.join(_PODGROUP_VERSIONS)})",
+            source,
+            "apiVersion",
+        )
+    return which
+
+
+def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> None:
+    first = seen.get(key)
+    if first is not None:
+        raise InputError(
+            f"duplicate {label} {key} (first defined at {first.describe()})",
+            source,
+            "metadata.name",
+        )
+    seen[key] = source
+
+
+def _object_key(obj: dict[str, Any], namespaced: bool) -> str:
+    meta = obj.get("metadata")
+    name = meta.get("name") if type(meta) is dict else None
+    if not namespaced:
+        return str(name)
+    ns = (meta.get("namespace") if type(meta) is dict else None) or "default"
+    return f"{ns}/{name}"
+
+
+def build_snapshot(documents: Iterable[Document]) -> Snapshot:
+    """Validate the objects, resolve priorities and pod groups, and build the ``Snapshot``.
+
+    Raises ``InputError`` naming file, document, List item and field for every contradiction
+    (see the module docstring). The documents are only read."""
+    with _gc_paused():
+        return _build(documents)
+
+
+def _build(documents: Iterable[Document]) -> Snapshot:
+    ignored: Counter[str] = Counter()
+    buckets: list[list[tuple[Source, dict[str, Any]]]] = [[] for _ in range(6)]
+    seen: list[dict[str, Source]] = [{} for _ in range(6)]
+    for source, obj in documents:
+        which = _classify(obj, source, ignored)
+        if which is None:
+            continue
+        namespaced = which not in (_NODE, _CLASS)
+        _meta(obj, source, namespaced)  # name present and well typed before keys are made
+        _register(seen[which], _LABELS[which], _object_key(obj, namespaced), source)
+        buckets[which].append((source, obj))
+
+    classes = {}
+    for source, obj in buckets[_CLASS]:
+        pc = _priority_class(obj, source)
+        classes[pc.name] = pc
+    default = prio.global_default(classes.values())
+
+    workloads: dict[str, _WorkloadDef] = {}
+    for source, obj in buckets[_WORKLOAD]:
+        wl = _workload(obj, source, classes)
+        workloads[f"{wl.namespace}/{wl.name}"] = wl
+    groups: dict[str, _Group] = {}
+    for wl in workloads.values():
+        for group in wl.groups.values():  # v1alpha1
+            group.priority = prio.resolve_group(
+                priority_class=wl.priority_class, preemption_class=wl.preemption_class
+            )
+            groups[group.key] = group
+    pod_groups: dict[str, _Group] = {}
+    for source, obj in buckets[_PODGROUP]:
+        group = _pod_group(obj, source, classes, workloads, default)
+        pod_groups[f"{group.namespace}/{group.name}"] = group
+        if group.key in groups:  # unreachable with unique names, kept as a guard
+            raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
+        groups[group.key] = group
+
+    ctx = _PodContext(classes, default, workloads, pod_groups)
+    pods = [_pod(obj, source, ctx) for source, obj in buckets[_POD]]
+    nodes = [_node(obj, source) for source, obj in buckets[_NODE]]
+    pdbs = [_pdb(obj, source) for source, obj in buckets[_PDB]]
+
+    model_groups = {}
+    for key in sorted(groups):
+        g = groups[key]
+        value, preemption, policy = prio.group_values(
+            g.priority, g.members, member_never=g.member_never, default=default
+        )
+        model_groups[key] = PodGroup(
+            namespace=g.namespace,
+            workload=g.workload,
+            name=g.name,
+            key=key,
+            policy=g.policy,  # type: ignore[arg-type]
+            min_count=g.min_count,
+            disruption_mode=g.disruption_mode,  # type: ignore[arg-type]
+            priority=value,
+            preemption_priority=preemption,
+            preemption_policy=policy,
+            priority_class_name=g.priority.priority_class_name,
+            preemption_priority_class_name=g.priority.preemption_priority_class_name,
+            api_version=g.api_version,
+            source=g.source,
+        )
+
+    model_workloads = {}
+    for key in sorted(workloads):
+        wl = workloads[key]
+        model_workloads[key] = Workload(
+            namespace=wl.namespace,
+            name=wl.name,
+            key=key,
+            api_version=wl.api_version,
+            group_names=tuple(sorted(wl.group_names)),
+            priority_class_name=_workload_class(wl, "priority"),
+            preemption_priority_class_name=_workload_class(wl, "preemption_class"),
+            source=wl.source,
+        )
+
+    pods.sort(key=lambda p: p.key)
+    nodes.sort(key=lambda n: n.name)
+    pdbs.sort(key=lambda p: p.key)
+    return Snapshot(
+        nodes={n.name: n for n in nodes},
+        pods={p.key: p for p in pods},
+        priority_classes={name: classes[name] for name in sorted(classes)},
+        pdbs=tuple(pdbs),
+        workloads=model_workloads,
+        pod_groups=model_groups,
+        ignored_kinds=dict(sorted(ignored.items())),
+    )
+
+
+def _workload_class(wl: _WorkloadDef, which: str) -> str | None:
+    """The Workload's own class, else (v1alpha2/3) the one all its templates name."""
+    own = wl.priority_class if which == "priority" else wl.preemption_class
+    if own is not None:
+        return own.name
+    if not wl.templates:
+        return None
+    names = set()
+    for t in wl.templates.values():
+        value = t.get(which)
+        pc = value[0] if which == "priority" and value is not None else value
+        names.add(pc.name if pc is not None else None)
+    return names.pop() if len(names) == 1 else None

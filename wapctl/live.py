@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,13 +74,16 @@ def fetch_documents(
     cfg, who = _client_configuration(kubeconfig, context)
     api = _HttpGet(cfg, who, request_timeout)
     try:
-        api.probe()
-        targets = [*CORE_TARGETS, *api.workload_targets(), *LATE_TARGETS]
-        documents: list[Document] = []
-        with _progress(progress) as bar:
-            for target in targets:
-                documents.extend(api.list_all(target, page_size, bar))
-        return documents
+        with warnings.catch_warnings():
+            # insecure-skip-tls-verify is the kubeconfig's explicit choice: no warning per page.
+            warnings.filterwarnings("ignore", message="Unverified HTTPS request")
+            api.probe()
+            targets = [*CORE_TARGETS, *api.workload_targets(), *LATE_TARGETS]
+            documents: list[Document] = []
+            with _progress(progress) as bar:
+                for target in targets:
+                    documents.extend(api.list_all(target, page_size, bar))
+            return documents
     finally:
         api.close()
 
@@ -456,6 +460,9 @@ def _tls_text(detail: str) -> str:
     hint = ""
     if "WRONG_VERSION_NUMBER" in text or "record layer failure" in text:
         hint = " (the server does not speak TLS here: is it plain http?)"
+    elif "Hostname mismatch" in text or "IP address mismatch" in text:
+        hint = " (the certificate does not name this server address; tls-server-name in the " \
+            "kubeconfig sets the name to expect)"
     elif "CERTIFICATE_VERIFY_FAILED" in text:
         hint = " (the kubeconfig's certificate-authority does not trust the server's certificate)"
     return f"TLS failure: {cause}{hint}"

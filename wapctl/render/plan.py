@@ -1,0 +1,116 @@
+"""`wapctl plan`: the PreemptionPlan document (SPEC.md §4) and its Rich rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from wapctl.preemption import Plan
+
+_STATUS_STYLE = {
+    "Schedulable": "bold green",
+    "WaitingForTermination": "bold cyan",
+    "RequiresPreemption": "bold yellow",
+    "Unschedulable": "bold red",
+}
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The machine document, exactly SPEC.md §4; lists sorted by pod, so output is stable."""
+    p = plan.preemptor
+    victims = sorted(plan.victims, key=lambda v: v.pod)
+    return {
+        "apiVersion": "wapctl/v1",
+        "kind": "PreemptionPlan",
+        "preemptor": {
+            "kind": p.kind,
+            "namespace": p.namespace,
+            "name": p.name,
+            "podGroup": p.pod_group,
+            "priority": p.priority,
+            "preemptionPolicy": p.preemption_policy,
+            "minCount": p.min_count,
+        },
+        "status": plan.status,
+        "reason": plan.reason,
+        "placements": [
+            {"pod": x.pod, "node": x.node} for x in sorted(plan.placements, key=lambda x: x.pod)
+        ],
+        "victims": [
+            {
+                "pod": v.pod,
+                "node": v.node,
+                "priority": v.priority,
+                "unit": {"kind": v.unit_kind, "name": v.unit_name},
+                "pdbViolation": v.pdb_violation,
+            }
+            for v in victims
+        ],
+        "terminating": [
+            {"pod": t.pod, "node": t.node} for t in sorted(plan.terminating, key=lambda t: t.pod)
+        ],
+        "summary": {
+            "victimPods": len(victims),
+            "victimUnits": len({v.unit_name for v in victims}),
+            "maxVictimPriority": max((v.priority for v in victims), default=None),
+            "pdbViolations": sum(1 for v in victims if v.pdb_violation),
+            "nodesTouched": len({v.node for v in victims}),
+        },
+    }
+
+
+def _preemptor_line(doc: dict[str, Any]) -> Text:
+    p = doc["preemptor"]
+    who = f"{p['namespace']}/{p['name']}" + (f"/{p['podGroup']}" if p["podGroup"] else "")
+    text = Text.assemble(("Preemptor ", "bold"), (f"{p['kind']} {who}", "bold"))
+    details = [f"priority {p['priority']}", f"preemptionPolicy {p['preemptionPolicy']}"]
+    if p["minCount"] is not None:
+        details.append(f"minCount {p['minCount']}")
+    text.append("  (" + ", ".join(details) + ")")
+    return text
+
+
+def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = None) -> None:
+    """Preemptor summary, placements, victims, terminating pods relied on, one-line verdict."""
+    if note:
+        console.print(Text(note, style="dim"))
+    console.print(_preemptor_line(doc))
+    if doc["placements"]:
+        table = Table(title="Placements", box=box.SIMPLE_HEAD, title_justify="left")
+        table.add_column("pod")
+        table.add_column("node")
+        for row in doc["placements"]:
+            table.add_row(row["pod"], row["node"])
+        console.print(table)
+    if doc["victims"]:
+        table = Table(title="Victims", box=box.SIMPLE_HEAD, title_justify="left")
+        for col, justify in (("pod", "left"), ("node", "left"), ("priority", "right"),
+                             ("unit", "left"), ("PDB", "left")):
+            table.add_column(col, justify=justify)  # type: ignore[arg-type]
+        for v in doc["victims"]:
+            unit = v["unit"]["kind"] + " " + v["unit"]["name"]
+            pdb = Text("violated", style="red") if v["pdbViolation"] else Text("-")
+            table.add_row(v["pod"], v["node"], str(v["priority"]), unit, pdb)
+        console.print(table)
+    if doc["terminating"]:
+        table = Table(title="Waiting for terminating pods", box=box.SIMPLE_HEAD,
+                      title_justify="left")
+        table.add_column("pod")
+        table.add_column("node")
+        for row in doc["terminating"]:
+            table.add_row(row["pod"], row["node"])
+        console.print(table)
+    s = doc["summary"]
+    verdict = Text.assemble((doc["status"], _STATUS_STYLE.get(doc["status"], "bold")), ": ",
+                            doc["reason"])
+    if doc["victims"]:
+        verdict.append(
+            f"  [{s['victimPods']} pod(s) in {s['victimUnits']} unit(s) on "
+            f"{s['nodesTouched']} node(s), max priority {s['maxVictimPriority']}, "
+            f"{s['pdbViolations']} PDB violation(s)]"
+        )
+    console.print(verdict)

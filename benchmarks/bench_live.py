@@ -12,6 +12,7 @@ which other load on a shared machine disturbs less), with min/max, bytes and req
     /work/venv/bin/python benchmarks/bench_live.py                 # 2,000 nodes / 30k pods
     /work/venv/bin/python benchmarks/bench_live.py --page-size 100 --runs 5
     /work/venv/bin/python benchmarks/bench_live.py --synthetic --pods 30000 --nodes 2000
+    /work/venv/bin/python benchmarks/bench_live.py --gzip          # server gzips large pages
     /work/venv/bin/python benchmarks/bench_live.py --cli           # also time `wapctl snapshot`
 """
 
@@ -73,6 +74,8 @@ def _serve(args: argparse.Namespace, conn: Any, stop: Any) -> None:
         served.append(obj)
         counts[obj["kind"]] = counts.get(obj["kind"], 0) + 1
     fake.add(served)
+    if args.gzip:
+        fake.gzip_min_bytes = 128 * 1024
     size = sum(len(encoded) for items in fake._items.values() for _, encoded in items)
     fake.start()
     conn.send({"port": fake.port, "counts": counts, "skipped": skipped, "bytes": size})
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--synthetic", action="store_true",
                         help="the tests' small synthetic pods instead of gen_snapshot.py's")
+    parser.add_argument("--gzip", action="store_true",
+                        help="the server gzips pages above 128 KiB, as a real API server does")
     parser.add_argument("--cli", action="store_true",
                         help="also time one `wapctl snapshot -o FILE.json` subprocess")
     args = parser.parse_args(argv)

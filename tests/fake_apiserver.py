@@ -14,6 +14,7 @@ mostly measures the client.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import ssl
 import threading
@@ -93,7 +94,9 @@ class FakeApiServer:
 
     Knobs a test can set after construction: ``forbidden`` (plurals that answer 403),
     ``fail`` (path -> status code), ``delay`` (seconds before each list answer),
-    ``expire_continue`` (how many continue requests answer 410 Expired).
+    ``expire_continue`` (how many continue requests answer 410 Expired), ``gzip_min_bytes``
+    (gzip answers at least this large when the client accepts gzip; the real server does so
+    above 128 KiB).
     """
 
     def __init__(
@@ -119,6 +122,8 @@ class FakeApiServer:
         self.fail: dict[str, int] = {}
         self.delay = 0.0
         self.expire_continue = 0
+        self.gzip_min_bytes: int | None = None  # gzip bodies this large, as the API server does
+        self.gzipped = 0
         self.requests: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         self._tls = tls
@@ -363,6 +368,13 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             code, body = fake.handle(self.command, self.path, self.headers)
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
+            accepts = self.headers.get("Accept-Encoding") or ""
+            if fake.gzip_min_bytes is not None and len(body) >= fake.gzip_min_bytes \
+                    and "gzip" in accepts:
+                body = gzip.compress(body, compresslevel=1)
+                self.send_header("Content-Encoding", "gzip")
+                with fake._lock:
+                    fake.gzipped += 1
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             if self.command != "HEAD":

@@ -86,8 +86,12 @@ def snapshot(
         ),
     ] = None,
 ) -> None:
-    """Save the live cluster's Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads
-    and PodGroups as one List file that every other command reads (read-only: only GET)."""
+    """Save the live cluster state as one List file that every other command reads.
+
+    Lists Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
+
+    Read-only (only GET requests, page by page); items sorted by kind, namespace and name.
+    """
     if fmt is None:
         fmt = SnapshotFormat.json if output and output.endswith(".json") else SnapshotFormat.yaml
     opts = SnapshotOptions(

@@ -1,0 +1,159 @@
+"""The `plan` and `validate` commands through Typer's CliRunner: exit codes (SPEC.md §5),
+clean one-line errors, the table for people, and inputs left untouched."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wapctl.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN = ROOT / "fixtures" / "plan"
+API = ROOT / "fixtures" / "api-versions"
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(app, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def test_plan_exits_0_when_the_preemptor_can_be_placed():
+    """A preemptor placed after preemption exits 0."""
+    assert 0 == run("plan", PLAN / "single-pod.yaml", "-o", "json").exit_code
+
+
+def test_plan_exits_3_when_unschedulable_even_with_preemption():
+    """A preemptor that cannot be placed (here: policy Never) exits 3."""
+    assert 3 == run("plan", PLAN / "never.yaml").exit_code
+
+
+def test_plan_without_a_selector_names_the_preemptor_it_chose():
+    """With neither --pod nor --workload the table says which preemptor was planned."""
+    result = run("plan", PLAN / "gang-multi-node.yaml", "--no-color")
+    assert 0 == result.exit_code
+    assert "Planning for the highest-priority pending preemptor: PodGroup ml/train/workers" in (
+        result.stdout.replace("\n", " ")
+    )
+
+
+def test_plan_table_lists_placements_victims_and_verdict():
+    """The table shows every placement, every victim with its unit, and the verdict."""
+    result = run("plan", PLAN / "podgroup-whole.yaml", "--pod", "default/urgent", "--no-color")
+    out = result.stdout
+    assert "default/urgent" in out and "n1" in out
+    assert "batch/etl-0" in out and "batch/etl-1" in out
+    assert "PodGroup batch/etl/workers" in out
+    assert "RequiresPreemption" in out
+    assert "\x1b[" not in out  # no colour when not a terminal
+
+
+def test_plan_for_a_named_workload_group():
+    """--workload NS/NAME/GROUP plans that pod group."""
+    result = run("plan", PLAN / "gang-multi-node.yaml", "--workload", "ml/train/workers",
+                 "-o", "json")
+    doc = json.loads(result.stdout)
+    assert ("PodGroup", "train", "workers") == (
+        doc["preemptor"]["kind"], doc["preemptor"]["name"], doc["preemptor"]["podGroup"])
+
+
+def test_plan_reads_stdin():
+    """`-` reads the snapshot from standard input."""
+    text = (PLAN / "single-pod.yaml").read_text()
+    via_stdin = run("plan", "-", "-o", "json", input=text)
+    via_file = run("plan", PLAN / "single-pod.yaml", "-o", "json")
+    assert via_file.stdout == via_stdin.stdout
+
+
+def test_plan_reads_a_directory(tmp_path):
+    """A directory is read as all the snapshot files directly inside it."""
+    (tmp_path / "a.yaml").write_text((PLAN / "single-pod.yaml").read_text())
+    (tmp_path / "notes.txt").write_text("not a snapshot")
+    via_dir = run("plan", tmp_path, "-o", "json")
+    via_file = run("plan", PLAN / "single-pod.yaml", "-o", "json")
+    assert 0 == via_dir.exit_code
+    assert via_file.stdout == via_dir.stdout
+
+
+def test_the_same_cluster_twice_is_a_duplicate_error():
+    """A directory holding one cluster in three API shapes has duplicate objects: exit 2."""
+    result = run("plan", API, "--workload", "ml/inference")
+    assert 2 == result.exit_code
+    assert "duplicate" in result.output.lower()
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (["plan", "/nonexistent/snap.yaml"], r"/nonexistent/snap\.yaml"),
+        (["plan", PLAN / "single-pod.yaml", "--pod", "default/nope"], r"default/nope"),
+        (["plan", PLAN / "single-pod.yaml", "--workload", "ml/none"], r"ml/none"),
+        (["plan", PLAN / "single-pod.yaml", "--pod", "a/b", "--workload", "c/d"], r"not both"),
+        (["plan", PLAN / "single-pod.yaml", "-o", "xml"], r"xml"),
+        (["validate", "/nonexistent/dir/"], r"/nonexistent/dir"),
+    ],
+    ids=["missing-file", "unknown-pod", "unknown-workload", "pod-and-workload", "bad-format",
+         "missing-dir"],
+)
+def test_usage_and_input_errors_exit_2_with_one_line(args, pattern):
+    """Usage and input errors exit 2 with a message naming the culprit, never a traceback."""
+    result = run(*args)
+    assert 2 == result.exit_code
+    assert re.search(pattern, result.output)
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("kind: Pod\nmetadata: {name: a\n", "document"),
+        ("- just\n- a list\n", "mapping"),
+        ("", "empty"),
+        ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: -1}}\n",
+         "status.allocatable.cpu"),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
+         "spec: {priorityClassName: ghost, containers: []}\n", "priorityClassName"),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
+         "spec: {workloadRef: {name: ghost, podGroup: g}, containers: []}\n", "workloadRef"),
+    ],
+    ids=["malformed-yaml", "not-a-mapping", "empty-file", "negative-quantity", "missing-class",
+         "absent-workload"],
+)
+def test_bad_snapshot_exits_2_naming_the_file(tmp_path, text, fragment):
+    """A bad snapshot gets exit 2 and one message naming the file and the problem."""
+    path = tmp_path / "snap.yaml"
+    path.write_text(text)
+    before = path.read_bytes()
+    for command in ("plan", "validate"):
+        result = run(command, path)
+        assert 2 == result.exit_code, result.output
+        assert str(path) in result.output
+        assert fragment in result.output
+        assert "Traceback" not in result.output
+        assert 1 == len(result.output.strip().splitlines())
+    assert before == path.read_bytes()  # nothing a user gave is modified
+
+
+def test_validate_prints_counts_per_kind_and_api_shapes():
+    """validate -o json counts objects per kind and names each Workload's API shape."""
+    result = run("validate", API / "v1alpha3.yaml", "-o", "json")
+    assert 0 == result.exit_code
+    doc = json.loads(result.stdout)
+    assert "ValidationReport" == doc["kind"]
+    assert 3 == doc["counts"]["Node"]
+    assert {"scheduling.k8s.io/v1alpha3"} == {s["apiVersion"] for s in doc["apiShapes"]}
+
+
+def test_validate_table_says_valid():
+    """validate's table ends with the word valid."""
+    result = run("validate", PLAN / "single-pod.yaml", "--no-color")
+    assert 0 == result.exit_code
+    assert result.stdout.rstrip().endswith("valid")
+
+
+def test_version_option():
+    """--version prints the version."""
+    assert "wapctl 0.1.0" in run("--version").stdout

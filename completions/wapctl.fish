@@ -1,0 +1,1 @@
+complete --command wapctl --no-files --arguments "(env _WAPCTL_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) wapctl)" --condition "env _WAPCTL_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) wapctl"

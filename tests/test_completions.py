@@ -1,0 +1,34 @@
+"""The committed shell completion scripts are what the Typer app generates today."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = {"bash": "wapctl.bash", "zsh": "_wapctl", "fish": "wapctl.fish"}
+WAPCTL = Path(sys.executable).parent / "wapctl"
+
+
+@pytest.mark.parametrize("shell", sorted(SCRIPTS))
+def test_committed_completion_script_is_current(shell: str):
+    """Regenerating the completion script gives exactly the committed file."""
+    if not WAPCTL.exists():
+        pytest.skip("the wapctl console script is not installed next to this interpreter")
+    env = dict(os.environ, _WAPCTL_COMPLETE=f"source_{shell}")
+    generated = subprocess.run([str(WAPCTL)], env=env, capture_output=True, text=True,
+                               check=True).stdout
+    assert generated == (ROOT / "completions" / SCRIPTS[shell]).read_text()
+
+
+def test_completion_lists_the_commands():
+    """Asking bash completion for `wapctl ` offers the plan command."""
+    if not WAPCTL.exists():
+        pytest.skip("the wapctl console script is not installed next to this interpreter")
+    env = dict(os.environ, _WAPCTL_COMPLETE="complete_bash", COMP_WORDS="wapctl ", COMP_CWORD="1")
+    out = subprocess.run([str(WAPCTL)], env=env, capture_output=True, text=True).stdout
+    assert "plan" in out.split()

@@ -1,0 +1,112 @@
+"""`wapctl simulate`: replay the scheduling queue with delayed preemption until it settles.
+
+Exit codes: 0 the queue converges; 1 a preemption cycle was found, or ``--max-steps`` ended the
+replay first (a CI job must notice a replay that did not settle: an operator would rather raise
+the bound than get a silent green); 2 usage or input error; 4 the cluster cannot be read.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+from wapctl.commands import common
+from wapctl.errors import ExitCode
+
+MaxStepsOpt = Annotated[
+    int,
+    typer.Option("--max-steps", min=1,
+                 help="Stop after this many steps if the queue has neither converged nor "
+                 "cycled (exit 1)."),
+]
+NoRequeueOpt = Annotated[
+    bool,
+    typer.Option("--no-requeue",
+                 help="Preempted pods are gone for good instead of being recreated by their "
+                 "controller."),
+]
+
+PROGRESS_AFTER = 0.5  # seconds: short replays show no progress bar
+
+
+class _Progress:
+    """A Rich progress bar on stderr, shown only on a terminal and only once a replay has run
+    for a while."""
+
+    def __init__(self, total: int, no_color: bool) -> None:
+        self.total = total
+        self.no_color = no_color
+        self.enabled = sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, step: Any) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.started < PROGRESS_AFTER:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.bar = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                                console=common.make_console(self.no_color, stderr=True),
+                                transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("steps", total=self.total)
+        self.bar.update(self.task, completed=step.number)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@common.boundary
+def simulate(
+    paths: common.SnapshotPaths = None,
+    kubeconfig: common.KubeconfigOpt = None,
+    context: common.ContextOpt = None,
+    namespace: common.NamespaceOpt = None,
+    request_timeout: common.RequestTimeoutOpt = 30.0,
+    page_size: common.PageSizeOpt = 500,
+    max_input_size: common.MaxInputSizeOpt = None,
+    max_steps: MaxStepsOpt = 1000,
+    no_requeue: NoRequeueOpt = False,
+    output: common.OutputOpt = common.OutputFormat.table,
+    no_color: common.NoColorOpt = False,
+) -> None:
+    """Replay the scheduling queue with delayed preemption: preempt, wait for the victims,
+    bind, recreate the victims, and so on, until nothing can change or a cycle shows.
+
+    Each step plans the head of the queue (as `wapctl plan` does) and applies the result.
+    Exit 0 when the queue converges, 1 on a preemption cycle (or when --max-steps ends the
+    replay first), 2 on bad input, 4 when the cluster cannot be read.
+    """
+    from wapctl.render.simulate import render_simulation, simulation_to_dict, verdict
+    from wapctl.simulate import simulate as replay
+
+    opts = common.SnapshotOptions(
+        paths=tuple(paths or ()),
+        kubeconfig=kubeconfig,
+        context=context,
+        namespace=namespace,
+        request_timeout=request_timeout,
+        page_size=page_size,
+        max_input_size=max_input_size,
+    )
+    snapshot = common.load_snapshot(opts, progress=True)
+    progress = _Progress(max_steps, no_color)
+    try:
+        result = replay(snapshot, max_steps=max_steps, requeue=not no_requeue,
+                        namespace=namespace, on_step=progress)
+    finally:
+        progress.close()
+    doc = simulation_to_dict(result)
+    if result.hit_step_limit and output is not common.OutputFormat.table:
+        sys.stderr.write(f"wapctl simulate: {verdict(doc)}\n")
+        sys.stderr.flush()
+    common.emit(doc, output, no_color, lambda console: render_simulation(doc, console))
+    raise typer.Exit(int(ExitCode.OK if result.converged else ExitCode.FINDINGS))

@@ -56,8 +56,11 @@ def check_cycles(
     max_cycles: MaxCyclesOpt = graph.DEFAULT_CYCLE_LIMIT,
     no_color: common.NoColorOpt = False,
 ) -> None:
-    """Find preemption cycles and KEP-5710 rule violations (preemption priority below
-    scheduling priority) among the Workloads, pod groups and pods of a snapshot.
+    """Find preemption cycles and priority-rule violations before they happen.
+
+    Builds the "who can preempt whom" graph of the snapshot's priority profiles and reports
+    every preemption cycle (bounded, shortest first) and every Workload or pod whose preemption
+    priority is below its scheduling priority (KEP-5710's rule), on a cycle or not.
 
     Exit 0 when there are none, 1 when there are cycles or violations, 2 on bad input,
     4 when the cluster cannot be read.

@@ -1,0 +1,440 @@
+"""What a proposed priority change does, before it is applied: ``wapctl audit``.
+
+The change is applied to the snapshot's *documents*, not to the model: change files hold
+ordinary manifests (PriorityClass, Workload, PodGroup — any kind the loader reads) that replace
+the snapshot's object of the same API group, kind, namespace and name or are added when there is
+none; ``--delete KIND/NAME`` / ``--delete KIND/NAMESPACE/NAME`` removes one. The result goes
+through ``load.build_snapshot`` like any snapshot, so priority resolution and every validation
+(a deleted PriorityClass still referenced, a Workload deleted under its pods) are the loader's.
+
+Then both snapshots are compared:
+
+- **Preemption edges, per member.** Members (pod groups, pods on their own) are split into
+  *cells* by (profile before, profile after); for each pair of cells whose "may preempt"
+  relation changed we report an added or removed edge with the cells' members. Comparing
+  members, not profile vertices, keeps the answer to "who can now preempt whom": raising a class
+  from 500 to 600 adds the edges to members between 500 and 600, it does not "remove and re-add"
+  everything the class's workloads could already preempt.
+- **Lost protection:** members (present before and after) that someone can now preempt who
+  could not before.
+- **Cycles introduced / fixed.** A cycle is identified by the members on it (per vertex), not
+  by the numbers: moving a class value along an existing cycle between the same parties neither
+  introduces nor fixes it; a new party joining a cycle's profile does introduce one.
+- **Violations introduced / fixed**, by object (Workload or pod).
+- **Plans that change:** the pending preemptors (``preemptor.pending_preemptors``) of both
+  snapshots, planned with ``preemption.plan`` on each — at most ``max_plans`` of them, in
+  queue order of the changed snapshot — reported when status or victims differ.
+
+The change is *risky* (exit 1) when it introduces a cycle or a violation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from wapctl import graph as g
+from wapctl import load, preemption, preemptor
+from wapctl.errors import InputError, Source, UsageError
+from wapctl.model import Snapshot
+
+DEFAULT_MAX_PLANS = 50
+DEFAULT_LIST_LIMIT = 100  # edge changes, lost-protection entries, cycles listed per list
+
+# The API group the loader reads each kind from (it defaults a missing apiVersion the same way).
+KIND_GROUPS = {
+    "PriorityClass": "scheduling.k8s.io",
+    "Workload": "scheduling.k8s.io",
+    "PodGroup": "scheduling.k8s.io",
+    "Pod": "",
+    "Node": "",
+    "PodDisruptionBudget": "policy",
+}
+CLUSTER_SCOPED = frozenset({"PriorityClass", "Node"})
+
+
+class ObjectRef(NamedTuple):
+    """Identity of a Kubernetes object: API group (not version), kind, namespace, name."""
+
+    group: str
+    kind: str
+    namespace: str  # "" for cluster-scoped kinds
+    name: str
+
+    @property
+    def spec(self) -> str:
+        """The ``--delete`` spelling: ``Kind/name`` or ``Kind/namespace/name``."""
+        if self.kind in CLUSTER_SCOPED:
+            return f"{self.kind}/{self.name}"
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+
+def object_ref(obj: Any) -> ObjectRef | None:
+    """The identity of a document's object, or None when it has none (the loader will say
+    what is wrong with it)."""
+    if type(obj) is not dict:
+        return None
+    kind, api, meta = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")
+    if type(kind) is not str or type(meta) is not dict:
+        return None
+    name = meta.get("name")
+    if type(name) is not str or not name:
+        return None
+    if api is None:
+        group = KIND_GROUPS.get(kind, "")
+    elif type(api) is str:
+        group = api.rpartition("/")[0] if "/" in api else ""
+    else:
+        return None
+    if kind in CLUSTER_SCOPED:
+        return ObjectRef(group, kind, "", name)
+    namespace = meta.get("namespace") or "default"
+    if type(namespace) is not str:
+        return None
+    return ObjectRef(group, kind, namespace, name)
+
+
+def parse_deletion(text: str) -> ObjectRef:
+    """``PriorityClass/name``, ``Workload/ns/name``, ``PodGroup/ns/name`` (or any kind the
+    loader reads: Pod, Node, PodDisruptionBudget)."""
+    kind, _, rest = text.partition("/")
+    if kind not in KIND_GROUPS:
+        raise UsageError(
+            f"--delete {text}: unknown kind {kind!r} (one of {', '.join(sorted(KIND_GROUPS))})"
+        )
+    parts = rest.split("/") if rest else []
+    want = 1 if kind in CLUSTER_SCOPED else 2
+    if len(parts) != want or not all(parts):
+        shape = f"{kind}/NAME" if want == 1 else f"{kind}/NAMESPACE/NAME"
+        raise UsageError(f"--delete {text}: expected {shape}")
+    namespace, name = ("", parts[0]) if want == 1 else (parts[0], parts[1])
+    return ObjectRef(KIND_GROUPS[kind], kind, namespace, name)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeItem:
+    action: str  # added | changed | unchanged | deleted
+    ref: ObjectRef
+    source: Source | None  # where the new version comes from (None for a deletion)
+
+
+def apply_change(
+    base: Sequence[load.Document],
+    change: Sequence[load.Document],
+    deletions: Iterable[ObjectRef] = (),
+) -> tuple[list[load.Document], tuple[ChangeItem, ...]]:
+    """The snapshot documents with the change applied, and what was done (sorted by kind,
+    namespace, name). Never modifies its input."""
+    index: dict[ObjectRef, int] = {}
+    for i, doc in enumerate(base):
+        ref = object_ref(doc.obj)
+        if ref is not None:
+            index.setdefault(ref, i)
+    deleted = dict.fromkeys(deletions)
+    replaced: dict[int, load.Document] = {}
+    added: list[load.Document] = []
+    seen: dict[ObjectRef, Source] = {}
+    items: list[ChangeItem] = []
+    for doc in change:
+        ref = object_ref(doc.obj)
+        if ref is None:
+            added.append(doc)  # build_snapshot rejects it with the loader's message
+            continue
+        if ref in seen:
+            raise InputError(
+                f"{ref.spec} appears twice in the change files (first at {seen[ref].describe()})",
+                doc.source,
+            )
+        seen[ref] = doc.source
+        if ref in deleted:
+            raise UsageError(f"{ref.spec} is both in the change files and in --delete")
+        if ref in index:
+            replaced[index[ref]] = doc
+            same = base[index[ref]].obj == doc.obj
+            items.append(ChangeItem("unchanged" if same else "changed", ref, doc.source))
+        else:
+            added.append(doc)
+            items.append(ChangeItem("added", ref, doc.source))
+    removed = set()
+    for ref in deleted:
+        if ref not in index:
+            raise UsageError(f"--delete {ref.spec}: no such object in the snapshot")
+        removed.add(index[ref])
+        items.append(ChangeItem("deleted", ref, None))
+    out = [replaced.get(i, doc) for i, doc in enumerate(base) if i not in removed]
+    out.extend(added)
+    items.sort(key=lambda it: (it.ref.kind, it.ref.namespace, it.ref.name, it.ref.group))
+    return out, tuple(items)
+
+
+# ---- comparing the two snapshots ----------------------------------------------------------------
+
+_ABSENT = g.Profile(-(2**63), -(2**63), "")  # sorts before every real profile
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Members with the same profile before and the same profile after (None: absent)."""
+
+    before: g.Profile | None
+    after: g.Profile | None
+    workloads: tuple[str, ...]  # sorted samples
+    pod_groups: tuple[str, ...]
+    pods: tuple[str, ...]
+    workload_count: int
+    pod_group_count: int
+    pod_count: int
+    unit_count: int
+
+    @property
+    def sort_key(self) -> tuple[Any, ...]:
+        first = (self.pod_groups or self.pods or ("",))[0]
+        return (self.before or _ABSENT, self.after or _ABSENT, first)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeChange:
+    change: str  # added | removed
+    preemptor: Cell
+    victim: Cell
+
+
+@dataclass(frozen=True, slots=True)
+class LostProtection:
+    victim: Cell
+    new_preemptors: tuple[Cell, ...]  # sorted
+
+
+@dataclass(frozen=True, slots=True)
+class PlanChange:
+    kind: str  # Pod | PodGroup
+    key: str
+    before: preemption.Plan | None  # None: not pending in that snapshot
+    after: preemption.Plan | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    changes: tuple[ChangeItem, ...]
+    before: Snapshot
+    after: Snapshot
+    graph_before: g.PriorityGraph
+    graph_after: g.PriorityGraph
+    edges_added: tuple[EdgeChange, ...]  # at most ``limit``
+    edges_removed: tuple[EdgeChange, ...]
+    edges_added_count: int
+    edges_removed_count: int
+    lost_protection: tuple[LostProtection, ...]
+    lost_protection_count: int
+    cycles_before: g.CycleSearch
+    cycles_after: g.CycleSearch
+    cycles_introduced: tuple[g.Cycle, ...]  # cycles of graph_after
+    cycles_fixed: tuple[g.Cycle, ...]  # cycles of graph_before
+    violations_before: tuple[g.Violation, ...]
+    violations_after: tuple[g.Violation, ...]
+    violations_introduced: tuple[g.Violation, ...]
+    violations_fixed: tuple[g.Violation, ...]
+    plans: tuple[PlanChange, ...]  # only those that changed
+    preemptors_pending: int  # distinct pending preemptors in either snapshot
+    preemptors_planned: int
+    cycles_introduced_count: int
+    cycles_fixed_count: int
+    limit: int = DEFAULT_LIST_LIMIT
+
+    @property
+    def cycle_comparison_complete(self) -> bool:
+        return self.cycles_before.complete and self.cycles_after.complete
+
+    @property
+    def risky(self) -> bool:
+        return bool(self.cycles_introduced or self.violations_introduced)
+
+
+def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list[Cell]:
+    groups: dict[tuple[g.Profile | None, g.Profile | None], list[g.Member]] = {}
+    for key in sorted(before.memberships.keys() | after.memberships.keys()):
+        member = after.members.get(key) or before.members[key]
+        cell = (before.memberships.get(key), after.memberships.get(key))
+        groups.setdefault(cell, []).append(member)
+    cells = []
+    for (b, a), members in groups.items():
+        workloads = sorted({m.workload for m in members if m.kind == "PodGroup"})
+        pod_groups = [m.name for m in members if m.kind == "PodGroup"]
+        pods = [m.name for m in members if m.kind == "Pod"]
+        cells.append(
+            Cell(
+                before=b,
+                after=a,
+                workloads=tuple(workloads[:sample]),  # type: ignore[arg-type]
+                pod_groups=tuple(pod_groups[:sample]),
+                pods=tuple(pods[:sample]),
+                workload_count=len(workloads),
+                pod_group_count=len(pod_groups),
+                pod_count=len(pods),
+                unit_count=len({m.unit for m in members}),
+            )
+        )
+    cells.sort(key=lambda c: c.sort_key)
+    return cells
+
+
+def _may(x: g.Profile | None, y: g.Profile | None, same_cell: bool, units: int) -> bool:
+    if x is None or y is None:
+        return False
+    if same_cell and units < 2:
+        return False
+    return x.can_preempt(y)
+
+
+def edge_changes(cells: Sequence[Cell]) -> tuple[list[EdgeChange], list[EdgeChange]]:
+    """Every pair of cells whose relation changed (added, removed), sorted. Only pairs with a
+    moved (changed, added or deleted) cell can change, so that is what is compared."""
+    moved = [i for i, c in enumerate(cells) if c.before != c.after]
+    pairs = {(i, j) for i in moved for j in range(len(cells))}
+    pairs |= {(j, i) for i in moved for j in range(len(cells))}
+    added: list[EdgeChange] = []
+    removed: list[EdgeChange] = []
+    for i, j in sorted(pairs):
+        x, y = cells[i], cells[j]
+        same = i == j
+        was = _may(x.before, y.before, same, x.unit_count)
+        now = _may(x.after, y.after, same, x.unit_count)
+        if now and not was:
+            added.append(EdgeChange("added", x, y))
+        elif was and not now:
+            removed.append(EdgeChange("removed", x, y))
+    return added, removed
+
+
+def lost_protection(added: Sequence[EdgeChange]) -> list[LostProtection]:
+    """Victims present before and after that someone can now preempt who could not before."""
+    by_victim: dict[tuple[Any, ...], tuple[Cell, list[Cell]]] = {}
+    for e in added:
+        if e.victim.before is None or e.victim.after is None:
+            continue
+        by_victim.setdefault(e.victim.sort_key, (e.victim, []))[1].append(e.preemptor)
+    return [
+        LostProtection(victim, tuple(sorted(preemptors, key=lambda c: c.sort_key)))
+        for _, (victim, preemptors) in sorted(by_victim.items())
+    ]
+
+
+def _vertex_units(graph: g.PriorityGraph) -> dict[g.Profile, frozenset[str]]:
+    acc: dict[g.Profile, set[str]] = {}
+    for (kind, name), profile in graph.memberships.items():
+        acc.setdefault(profile, set()).add(f"{kind}:{name}")
+    return {p: frozenset(s) for p, s in acc.items()}
+
+
+def _cycle_identity(
+    units: Mapping[g.Profile, frozenset[str]], cycle: g.Cycle
+) -> tuple[frozenset[str], ...]:
+    """The members on a cycle, per vertex, rotated to start at the vertex holding the smallest
+    member name: the same parties on the same cycle give the same identity, whatever the
+    numbers."""
+    sets = [units[v] for v in cycle.vertices]
+    firsts = [min(s) for s in sets]
+    i = firsts.index(min(firsts))
+    return tuple(sets[i:] + sets[:i])
+
+
+def _diff_cycles(
+    before: g.PriorityGraph, cb: g.CycleSearch, after: g.PriorityGraph, ca: g.CycleSearch
+) -> tuple[list[g.Cycle], list[g.Cycle]]:
+    ub, ua = _vertex_units(before), _vertex_units(after)
+    ids_before = {_cycle_identity(ub, c) for c in cb.cycles}
+    ids_after = {_cycle_identity(ua, c) for c in ca.cycles}
+    introduced = [c for c in ca.cycles if _cycle_identity(ua, c) not in ids_before]
+    fixed = [c for c in cb.cycles if _cycle_identity(ub, c) not in ids_after]
+    return introduced, fixed
+
+
+def _plan_key(p: preemption.Plan | None) -> tuple[Any, ...] | None:
+    if p is None:
+        return None
+    return (p.status, tuple((v.pod, v.node) for v in p.victims))
+
+
+def plan_changes(
+    before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None
+) -> tuple[list[PlanChange], int, int]:
+    """(changed plans, pending preemptors in either snapshot, how many were planned)."""
+    pb = {(p.kind, p.key): p for p in preemptor.pending_preemptors(before, namespace)}
+    queue = preemptor.pending_preemptors(after, namespace)
+    pa = {(p.kind, p.key): p for p in queue}
+    order = [(p.kind, p.key) for p in queue] + sorted(k for k in pb if k not in pa)
+    changed = []
+    for kind, key in order[:max_plans]:
+        b = pb.get((kind, key))
+        a = pa.get((kind, key))
+        plan_b = preemption.plan(before, b) if b is not None else None
+        plan_a = preemption.plan(after, a) if a is not None else None
+        if _plan_key(plan_b) != _plan_key(plan_a):
+            changed.append(PlanChange(kind, key, plan_b, plan_a))
+    return changed, len(order), min(len(order), max_plans)
+
+
+def audit(
+    base: Sequence[load.Document],
+    change: Sequence[load.Document],
+    deletions: Iterable[ObjectRef] = (),
+    *,
+    max_plans: int = DEFAULT_MAX_PLANS,
+    limit: int = DEFAULT_LIST_LIMIT,
+    namespace: str | None = None,
+    sample_size: int = g.DEFAULT_SAMPLE,
+) -> AuditReport:
+    """Apply the change to the snapshot documents and compare (module docstring)."""
+    before = load.build_snapshot(base)
+    documents, items = apply_change(base, change, deletions)
+    try:
+        after = load.build_snapshot(documents)
+    except InputError as exc:
+        raise InputError(f"with the change applied: {exc}") from None
+    gb = g.build_graph(before, sample_size=sample_size)
+    ga = g.build_graph(after, sample_size=sample_size)
+
+    cells = _cells(gb, ga, sample_size)
+    added, removed = edge_changes(cells)
+    lost = lost_protection(added)
+
+    # Every cycle (up to the count limit) on both sides, so the comparison sees them all.
+    budget = max(g.DEFAULT_COUNT_LIMIT, limit)
+    cb = g.find_cycles(gb, limit=budget, count_limit=budget)
+    ca = g.find_cycles(ga, limit=budget, count_limit=budget)
+    introduced, fixed = _diff_cycles(gb, cb, ga, ca)
+
+    vb = g.find_violations(before, gb)
+    va = g.find_violations(after, ga)
+    names_b = {(v.kind, v.name) for v in vb}
+    names_a = {(v.kind, v.name) for v in va}
+
+    plans, pending, planned = plan_changes(before, after, max_plans=max_plans, namespace=namespace)
+    return AuditReport(
+        changes=items,
+        before=before,
+        after=after,
+        graph_before=gb,
+        graph_after=ga,
+        edges_added=tuple(added[:limit]),
+        edges_removed=tuple(removed[:limit]),
+        edges_added_count=len(added),
+        edges_removed_count=len(removed),
+        lost_protection=tuple(lost[:limit]),
+        lost_protection_count=len(lost),
+        cycles_before=cb,
+        cycles_after=ca,
+        cycles_introduced=tuple(introduced[:limit]),
+        cycles_fixed=tuple(fixed[:limit]),
+        violations_before=vb,
+        violations_after=va,
+        violations_introduced=tuple(v for v in va if (v.kind, v.name) not in names_b),
+        violations_fixed=tuple(v for v in vb if (v.kind, v.name) not in names_a),
+        plans=tuple(plans),
+        preemptors_pending=pending,
+        preemptors_planned=planned,
+        cycles_introduced_count=len(introduced),
+        cycles_fixed_count=len(fixed),
+        limit=limit,
+    )

@@ -1,0 +1,334 @@
+"""`wapctl audit` output: the AuditReport document and a Rich table.
+
+The JSON/YAML document (``audit_to_dict``)::
+
+    {"apiVersion": "wapctl/v1", "kind": "AuditReport",
+     "risky": true,                    # the change introduces a cycle or a violation (exit 1)
+     "changes": [<change>, ...],       # sorted by kind, namespace, name
+     "edges": {"added": [<edge>, ...], "removed": [<edge>, ...]},
+     "lostProtection": [{"victim": <cell>, "newPreemptors": [<cell>, ...]}],
+     "cycles": {"introduced": [<cycle>, ...], "fixed": [<cycle>, ...]},
+     "violations": {"introduced": [<violation>, ...], "fixed": [<violation>, ...]},
+     "plans": [<plan change>, ...],
+     "summary": {...}}
+
+``<change>``: ``{"action": "added|changed|unchanged|deleted", "kind": "PriorityClass",
+"namespace": null, "name": "train", "before": {...} | null, "after": {...} | null}`` — before
+and after hold the priority-relevant fields: PriorityClass ``value``, ``preemptionPolicy``,
+``globalDefault``; Workload ``priorityClassName``, ``preemptionPriorityClassName``; PodGroup
+``schedulingPriority``, ``preemptionPriority``, ``preemptionPolicy``; null for other kinds or
+when the object does not exist on that side.
+
+``<cell>``: members (pod groups, pods on their own) that share a profile before *and* after::
+
+    {"profileBefore": "300/600", "profileAfter": "1000/600",   # null: absent on that side
+     "workloads": ["ml/training"], "podGroups": ["ml/training/workers"], "pods": [],
+     "counts": {"workloads": 1, "podGroups": 1, "pods": 0}}      # samples of at most 10
+
+``<edge>``: ``{"preemptor": <cell>, "victim": <cell>}`` — members of ``preemptor`` may now
+preempt (added) or no longer preempt (removed) members of ``victim``.
+
+``<cycle>`` and ``<violation>`` are exactly the CycleReport items (``wapctl.render.cycles``):
+introduced ones from the changed snapshot, fixed ones from the original.
+
+``<plan change>``: a pending preemptor whose plan status or victims differ::
+
+    {"preemptor": {"kind": "Pod|PodGroup", "name": "ns/name or ns/workload/group"},
+     "before": <plan> | null, "after": <plan> | null}    # null: not pending on that side
+    <plan> = {"status": "RequiresPreemption", "reason": "...",
+              "victims": [{"pod": "ns/name", "node": "node-a"}], "victimCount": 2}
+
+``summary``: counts of everything above (``edgesAdded`` etc. count all, lists hold at most
+``listLimit``), ``cycleCountComplete`` (false: a side had more cycles than were enumerated),
+``preemptorsPending`` / ``preemptorsPlanned`` / ``plansTruncated``.
+
+Like the CycleReport, the document names no files, so it does not depend on how the objects
+are split over files or ordered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from wapctl.audit import AuditReport, Cell, ChangeItem, EdgeChange, PlanChange
+from wapctl.model import Snapshot
+from wapctl.preemption import Plan
+from wapctl.render.cycles import API_VERSION, cycle_path, cycle_to_dict, violation_to_dict
+
+EXAMPLES = 3
+
+
+# ---- the document --------------------------------------------------------------------------
+
+
+def _fields(snapshot: Snapshot, item: ChangeItem) -> dict[str, Any] | None:
+    ref = item.ref
+    if ref.kind == "PriorityClass":
+        pc = snapshot.priority_classes.get(ref.name)
+        if pc is None:
+            return None
+        return {
+            "value": pc.value,
+            "preemptionPolicy": pc.preemption_policy,
+            "globalDefault": pc.global_default,
+        }
+    if ref.kind == "Workload":
+        wl = snapshot.workloads.get(f"{ref.namespace}/{ref.name}")
+        if wl is None:
+            return None
+        return {
+            "priorityClassName": wl.priority_class_name,
+            "preemptionPriorityClassName": wl.preemption_priority_class_name,
+        }
+    if ref.kind == "PodGroup":
+        for group in snapshot.pod_groups.values():
+            if group.namespace == ref.namespace and group.name == ref.name:
+                return {
+                    "schedulingPriority": group.priority,
+                    "preemptionPriority": group.preemption_priority,
+                    "preemptionPolicy": group.preemption_policy,
+                }
+    return None
+
+
+def change_to_dict(report: AuditReport, item: ChangeItem) -> dict[str, Any]:
+    return {
+        "action": item.action,
+        "kind": item.ref.kind,
+        "namespace": item.ref.namespace or None,
+        "name": item.ref.name,
+        "before": _fields(report.before, item),
+        "after": _fields(report.after, item),
+    }
+
+
+def cell_to_dict(cell: Cell) -> dict[str, Any]:
+    return {
+        "profileBefore": cell.before.id if cell.before is not None else None,
+        "profileAfter": cell.after.id if cell.after is not None else None,
+        "workloads": list(cell.workloads),
+        "podGroups": list(cell.pod_groups),
+        "pods": list(cell.pods),
+        "counts": {
+            "workloads": cell.workload_count,
+            "podGroups": cell.pod_group_count,
+            "pods": cell.pod_count,
+        },
+    }
+
+
+def edge_to_dict(edge: EdgeChange) -> dict[str, Any]:
+    return {"preemptor": cell_to_dict(edge.preemptor), "victim": cell_to_dict(edge.victim)}
+
+
+def plan_to_summary(plan: Plan | None, limit: int) -> dict[str, Any] | None:
+    if plan is None:
+        return None
+    return {
+        "status": plan.status,
+        "reason": plan.reason,
+        "victims": [{"pod": v.pod, "node": v.node} for v in plan.victims[:limit]],
+        "victimCount": len(plan.victims),
+    }
+
+
+def plan_change_to_dict(change: PlanChange, limit: int) -> dict[str, Any]:
+    return {
+        "preemptor": {"kind": change.kind, "name": change.key},
+        "before": plan_to_summary(change.before, limit),
+        "after": plan_to_summary(change.after, limit),
+    }
+
+
+def summary_to_dict(report: AuditReport) -> dict[str, Any]:
+    return {
+        "changes": sum(1 for c in report.changes if c.action != "unchanged"),
+        "edgesAdded": report.edges_added_count,
+        "edgesRemoved": report.edges_removed_count,
+        "lostProtection": report.lost_protection_count,
+        "cyclesBefore": report.cycles_before.count,
+        "cyclesAfter": report.cycles_after.count,
+        "cyclesIntroduced": report.cycles_introduced_count,
+        "cyclesFixed": report.cycles_fixed_count,
+        "cycleCountComplete": report.cycle_comparison_complete,
+        "violationsBefore": len(report.violations_before),
+        "violationsAfter": len(report.violations_after),
+        "violationsIntroduced": len(report.violations_introduced),
+        "violationsFixed": len(report.violations_fixed),
+        "preemptorsPending": report.preemptors_pending,
+        "preemptorsPlanned": report.preemptors_planned,
+        "plansTruncated": report.preemptors_planned < report.preemptors_pending,
+        "plansChanged": len(report.plans),
+        "listLimit": report.limit,
+    }
+
+
+def audit_to_dict(report: AuditReport) -> dict[str, Any]:
+    """The AuditReport document (module docstring), deterministic."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "AuditReport",
+        "risky": report.risky,
+        "changes": [change_to_dict(report, c) for c in report.changes],
+        "edges": {
+            "added": [edge_to_dict(e) for e in report.edges_added],
+            "removed": [edge_to_dict(e) for e in report.edges_removed],
+        },
+        "lostProtection": [
+            {
+                "victim": cell_to_dict(lp.victim),
+                "newPreemptors": [cell_to_dict(c) for c in lp.new_preemptors],
+            }
+            for lp in report.lost_protection
+        ],
+        "cycles": {
+            "introduced": [cycle_to_dict(report.graph_after, c) for c in report.cycles_introduced],
+            "fixed": [cycle_to_dict(report.graph_before, c) for c in report.cycles_fixed],
+        },
+        "violations": {
+            "introduced": [violation_to_dict(v) for v in report.violations_introduced],
+            "fixed": [violation_to_dict(v) for v in report.violations_fixed],
+        },
+        "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
+        "summary": summary_to_dict(report),
+    }
+
+
+# ---- human text ------------------------------------------------------------------------------
+
+
+def _fields_text(fields: dict[str, Any] | None) -> str:
+    if fields is None:
+        return "-"
+    return ", ".join(f"{k}={v}" for k, v in fields.items() if v is not None and v is not False)
+
+
+def change_text(report: AuditReport, item: ChangeItem) -> str:
+    before, after = _fields(report.before, item), _fields(report.after, item)
+    if item.action == "changed" and before is not None and after is not None:
+        diff = [f"{k} {before[k]} → {after[k]}" for k in before if before[k] != after.get(k)]
+        return ", ".join(diff) or "no priority field changed"
+    if item.action == "added":
+        return _fields_text(after)
+    if item.action == "deleted":
+        return _fields_text(before)
+    return ""
+
+
+def cell_label(cell: Cell, examples: int = EXAMPLES) -> str:
+    """``ml/training (300/600 → 1000/600)``: a few members and the profile change."""
+    names = list(cell.workloads[:examples])
+    names += list(cell.pods[: max(0, examples - len(names))])
+    total = cell.workload_count + cell.pod_count
+    more = f" +{total - len(names)} more" if total > len(names) else ""
+    if cell.before == cell.after:
+        profile = cell.after.id if cell.after is not None else "-"
+    elif cell.before is None:
+        profile = f"new {cell.after.id}" if cell.after is not None else "-"
+    elif cell.after is None:
+        profile = f"deleted {cell.before.id}"
+    else:
+        profile = f"{cell.before.id} → {cell.after.id}"
+    return f"{', '.join(names)}{more} ({profile})"
+
+
+def _plan_text(plan: Plan | None) -> str:
+    if plan is None:
+        return "not pending"
+    victims = ", ".join(v.pod for v in plan.victims[:EXAMPLES])
+    if len(plan.victims) > EXAMPLES:
+        victims += f" +{len(plan.victims) - EXAMPLES} more"
+    return f"{plan.status}: {victims}" if victims else plan.status
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
+def _count(shown: int, total: int) -> str:
+    return f"{total}" if shown == total else f"{shown} of {total}"
+
+
+def render_table(report: AuditReport, console: Console) -> None:
+    """The report for people: the change, edges, protection, cycles, violations, plans."""
+    s = summary_to_dict(report)
+    table = _table(f"Change ({s['changes']} objects)", "action", "object", "priority fields")
+    for item in report.changes:
+        table.add_row(item.action, Text(item.ref.spec), Text(change_text(report, item)))
+    console.print(table)
+
+    for edges, total, word in (
+        (report.edges_added, s["edgesAdded"], "now may preempt"),
+        (report.edges_removed, s["edgesRemoved"], "no longer may preempt"),
+    ):
+        if total:
+            table = _table(
+                f"Preemption edges: who {word} whom ({_count(len(edges), total)})",
+                "preemptor",
+                "victim",
+            )
+            for e in edges:
+                table.add_row(Text(cell_label(e.preemptor)), Text(cell_label(e.victim)))
+            console.print(table)
+    if report.lost_protection:
+        table = _table(
+            f"Lost protection ({_count(len(report.lost_protection), s['lostProtection'])})",
+            "can now be preempted",
+            "by",
+        )
+        for lp in report.lost_protection:
+            by = "; ".join(cell_label(c) for c in lp.new_preemptors)
+            table.add_row(Text(cell_label(lp.victim)), Text(by))
+        console.print(table)
+    for cycles, graph, total, word in (
+        (report.cycles_introduced, report.graph_after, s["cyclesIntroduced"], "introduced"),
+        (report.cycles_fixed, report.graph_before, s["cyclesFixed"], "fixed"),
+    ):
+        if total:
+            table = _table(f"Cycles {word} ({_count(len(cycles), total)})", "#", "cycle")
+            for i, c in enumerate(cycles, 1):
+                table.add_row(str(i), Text(cycle_path(graph, c)))
+            console.print(table)
+    for violations, word in (
+        (report.violations_introduced, "introduced"),
+        (report.violations_fixed, "fixed"),
+    ):
+        if violations:
+            table = _table(f"Rule violations {word} ({len(violations)})", "object", "profile")
+            for v in violations:
+                table.add_row(Text(f"{v.kind} {v.name}"), v.profile.id)
+            console.print(table)
+    planned = f"{s['preemptorsPlanned']} of {s['preemptorsPending']} pending preemptors planned"
+    if report.plans:
+        table = _table(
+            f"Plans that change ({len(report.plans)}; {planned})", "preemptor", "before", "after"
+        )
+        for p in report.plans:
+            table.add_row(
+                Text(f"{p.kind} {p.key}"), Text(_plan_text(p.before)), Text(_plan_text(p.after))
+            )
+        console.print(table)
+    else:
+        console.print(f"No plan changes ({planned}).")
+    if s["plansTruncated"]:
+        console.print(
+            f"[yellow]Only the first {s['preemptorsPlanned']} preemptors in queue "
+            "order were planned (--max-plans).[/]"
+        )
+    if not report.cycle_comparison_complete:
+        console.print("[yellow]Too many cycles to compare them all; counts are minimums.[/]")
+    if report.risky:
+        console.print(
+            f"[red]RISKY[/]: introduces {s['cyclesIntroduced']} cycle(s) and "
+            f"{s['violationsIntroduced']} rule violation(s)"
+        )
+    else:
+        console.print("[green]OK[/]: introduces no preemption cycle and no rule violation")

@@ -36,12 +36,14 @@ from wapctl.commands import plan as _plan  # noqa: E402
 from wapctl.commands import snapshot as _snapshot  # noqa: E402
 from wapctl.commands import validate as _validate  # noqa: E402
 from wapctl.commands import check_cycles as _check_cycles  # noqa: E402
+from wapctl.commands import audit as _audit  # noqa: E402
 from wapctl.commands import simulate as _simulate  # noqa: E402
 
 app.command("plan")(_plan.plan)
 app.command("validate")(_validate.validate)
 app.command("snapshot")(_snapshot.snapshot)
 app.command("check-cycles")(_check_cycles.check_cycles)
+app.command("audit")(_audit.audit)
 app.command("simulate")(_simulate.simulate)
 
 

@@ -62,7 +62,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wapctl.errors import Source
-from wapctl.graph import Cycle, CycleReport, Edge, Profile, Vertex, Violation
+from wapctl.graph import Cycle, CycleReport, Edge, PriorityGraph, Profile, Vertex, Violation
 from wapctl.model import NEVER
 
 API_VERSION = "wapctl/v1"
@@ -105,10 +105,10 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
     }
 
 
-def cycle_to_dict(report: CycleReport, cycle: Cycle) -> dict[str, Any]:
+def cycle_to_dict(graph: PriorityGraph, cycle: Cycle) -> dict[str, Any]:
     return {
         "length": len(cycle.vertices),
-        "members": [vertex_to_dict(report.graph.vertices[v]) for v in cycle.vertices],
+        "members": [vertex_to_dict(graph.vertices[v]) for v in cycle.vertices],
         "edges": [edge_to_dict(e) for e in cycle.edges],
     }
 
@@ -169,7 +169,7 @@ def report_to_dict(report: CycleReport) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "CycleReport",
-        "cycles": [cycle_to_dict(report, c) for c in report.cycles],
+        "cycles": [cycle_to_dict(report.graph, c) for c in report.cycles],
         "violations": [violation_to_dict(v) for v in report.violations],
         "summary": summary_to_dict(report),
     }
@@ -187,19 +187,19 @@ def vertex_label(vertex: Vertex, examples: int = EXAMPLES) -> str:
     return f"{vertex.profile.id} [{', '.join(names)}{more}]"
 
 
-def cycle_path(report: CycleReport, cycle: Cycle) -> str:
-    labels = [vertex_label(report.graph.vertices[v]) for v in cycle.vertices]
+def cycle_path(graph: PriorityGraph, cycle: Cycle) -> str:
+    labels = [vertex_label(graph.vertices[v]) for v in cycle.vertices]
     return " → ".join(labels + [cycle.vertices[0].id])
 
 
-def cycle_message(report: CycleReport, cycle: Cycle) -> str:
+def cycle_message(graph: PriorityGraph, cycle: Cycle) -> str:
     if len(cycle.vertices) == 1:
         return (
-            f"preemption cycle inside one profile: {cycle_path(report, cycle)}: its members "
+            f"preemption cycle inside one profile: {cycle_path(graph, cycle)}: its members "
             "schedule above their own preemption priority, so they can preempt each other forever"
         )
     return (
-        f"preemption cycle of {len(cycle.vertices)} profiles: {cycle_path(report, cycle)}: each "
+        f"preemption cycle of {len(cycle.vertices)} profiles: {cycle_path(graph, cycle)}: each "
         "can preempt the next, so they can preempt each other forever"
     )
 
@@ -242,7 +242,7 @@ def render_table(report: CycleReport, console: Console) -> None:
         table.add_column("#", justify="right")
         table.add_column(Text("cycle: profile (scheduling/preemption) [members] → ..."))
         for i, cycle in enumerate(report.cycles, 1):
-            table.add_row(str(i), Text(cycle_path(report, cycle)))
+            table.add_row(str(i), Text(cycle_path(report.graph, cycle)))
         console.print(table)
     if report.violations:
         table = Table(
@@ -311,7 +311,9 @@ def github_lines(report: CycleReport) -> list[str]:
         breakers = [v for v in cycle.vertices if v.violates] or list(cycle.vertices)
         source = report.graph.vertices[breakers[0]].source
         lines.append(
-            annotation("error", "KEP-5710 preemption cycle", cycle_message(report, cycle), source)
+            annotation(
+                "error", "KEP-5710 preemption cycle", cycle_message(report.graph, cycle), source
+            )
         )
     for v in report.violations:
         lines.append(annotation("error", "KEP-5710 priority rule", violation_message(v), v.source))

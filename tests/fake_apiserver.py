@@ -368,6 +368,8 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             code, body = fake.handle(self.command, self.path, self.headers)
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
+            if code in (301, 302, 303, 307, 308):  # an injected redirect, as a login proxy sends
+                self.send_header("Location", "/login")
             accepts = self.headers.get("Accept-Encoding") or ""
             if fake.gzip_min_bytes is not None and len(body) >= fake.gzip_min_bytes \
                     and "gzip" in accepts:

@@ -365,6 +365,7 @@ ERROR_CASES = [
                          "does not serve poddisruptionbudgets")),
     ("server-error", "HTTP 500 for GET /api/v1/nodes: injected failure 500"),
     ("not-kubernetes", "GET /api: 404 Not Found: this is not a Kubernetes API server"),
+    ("redirect", "GET /api was redirected (an authenticating proxy or a login page?)"),
     ("missing-kubeconfig", "kubeconfig {tmp}/nope: no such file"),
     ("unknown-context", "kubeconfig {tmp}/kc: no context named 'other' (contexts: fake)"),
     ("kubeconfig-not-yaml", "kubeconfig {tmp}/bad-kc: cannot read it:"),
@@ -401,6 +402,8 @@ def test_cluster_errors_are_one_clear_line(apiserver, tmp_path, setup, needle):
         fake.fail["/api/v1/nodes"] = 500
     elif setup == "not-kubernetes":
         fake.fail["/api"] = 404
+    elif setup == "redirect":
+        fake.fail["/api"] = 302
     elif setup == "missing-kubeconfig":
         kc = tmp_path / "nope"
     elif setup == "unknown-context":

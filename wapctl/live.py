@@ -291,6 +291,11 @@ class _HttpGet:
             return _tls_text(detail)
         if isinstance(reason, ue.ProxyError):
             return f"proxy error: {detail}"
+        if isinstance(reason, ue.ResponseError) and "redirect" in detail:
+            return (
+                f"GET {path} was redirected (an authenticating proxy or a login page?); "
+                "point the kubeconfig at the API server itself"
+            )
         if isinstance(reason, ue.ProtocolError):
             return f"the connection broke during GET {path}: {detail}"
         return f"GET {path} failed: {detail}"

@@ -860,6 +860,8 @@ def _settings(
         mode = _enum(dm, _MODES, source, field + "disruptionMode")
     if mode is not None:
         out["disruption_mode"] = (mode, field + "disruptionMode")
+        if mode == "PodGroup" and "policy" in out and out["policy"][0] == "Basic":
+            raise _basic_whole(api_version, source, field + "disruptionMode")
     pcn = _opt_str(spec.get("priorityClassName"), source, field + "priorityClassName")
     number = _opt_int(spec.get("priority"), source, field + "priority")
     if pcn is not None or number is not None:
@@ -969,13 +971,17 @@ def _workload_v1alpha1(wl: _WorkloadDef, spec: dict[str, Any], source: Source) -
 
 def _check_mode(group: _Group, source: Source, field: str) -> None:
     if group.disruption_mode == "PodGroup" and group.policy == "Basic":
-        shown = "all" if group.api_version == V1ALPHA3 else "PodGroup"
-        raise InputError(
-            f"disruption mode {shown} needs a gang policy: a basic group has no whole to "
-            "preempt together (upstream forbids it)",
-            source,
-            field,
-        )
+        raise _basic_whole(group.api_version, source, field)
+
+
+def _basic_whole(api_version: str, source: Source, field: str) -> InputError:
+    shown = "all" if api_version == V1ALPHA3 else "PodGroup"
+    return InputError(
+        f"disruption mode {shown} needs a gang policy: a basic group has no whole to "
+        "preempt together (upstream forbids it)",
+        source,
+        field,
+    )
 
 
 def _template_ref(spec: dict[str, Any], api: str, source: Source) -> tuple[str, str, str, str]:
@@ -1048,7 +1054,11 @@ def _pod_group(
     mode = pick("disruption_mode")
     if mode is not None:
         group.disruption_mode = mode[0]
-        _check_mode(group, (own if "disruption_mode" in own else template)["source"], mode[1])
+        if "disruption_mode" in own or "policy" not in own:
+            where, field = (own if "disruption_mode" in own else template)["source"], mode[1]
+        else:  # the PodGroup's own policy contradicts the mode it inherits
+            where, field = source, "spec.schedulingPolicy"
+        _check_mode(group, where, field)
     pc, number = pick("priority") or (None, None)
     if pc is None and number is None and wl.priority_class is not None:
         pc = wl.priority_class

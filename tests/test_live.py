@@ -752,3 +752,24 @@ def test_rbac_role_grants_exactly_what_is_listed(apiserver, tmp_path):
     binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
     assert ("ClusterRole", "wapctl-reader") == (binding["roleRef"]["kind"],
                                                 binding["roleRef"]["name"])
+
+
+def test_interrupted_snapshot_exits_130_and_leaves_no_file(apiserver, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of listing exits 130 with one line and writes no file."""
+    fake = apiserver(small_cluster())
+    kc = fake.write_kubeconfig(tmp_path / "kc")
+    real = live._HttpGet.list_all
+    calls = []
+
+    def interrupt_on_nodes(self, target, page_size, bar):
+        calls.append(target.kind)
+        if target.kind == "Node":
+            raise KeyboardInterrupt
+        return real(self, target, page_size, bar)
+
+    monkeypatch.setattr(live._HttpGet, "list_all", interrupt_on_nodes)
+    result = run(["snapshot", "--kubeconfig", str(kc), "-o", str(tmp_path / "snap.yaml")])
+    assert ExitCode.INTERRUPTED == result.exit_code
+    assert ["PriorityClass", "Node"] == calls
+    assert "interrupted\n" == result.stderr
+    assert ["kc"] == sorted(p.name for p in tmp_path.iterdir() if p.name != "home")

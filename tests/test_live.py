@@ -306,6 +306,24 @@ def test_kubeconfig_from_environment(apiserver, tmp_path, monkeypatch):
     assert 10 == len(fetch(None))
 
 
+def test_first_current_context_along_kubeconfig_list_wins(apiserver, tmp_path, monkeypatch):
+    """With $KUBECONFIG=a:b, a's current-context is used, as kubectl does (b's points at a dead
+    port)."""
+    fake = apiserver(small_cluster())
+    first = fake.write_kubeconfig(tmp_path / "a", context="live")
+    second = fake.write_kubeconfig(tmp_path / "b", context="dead",
+                                   server=f"http://127.0.0.1:{closed_port()}")
+    config = json.loads(second.read_text())
+    config["clusters"][0]["name"] = "dead-cluster"
+    config["contexts"][0]["context"]["cluster"] = "dead-cluster"
+    second.write_text(json.dumps(config))
+    monkeypatch.setenv("KUBECONFIG", f"{first}:{second}")
+    assert 10 == len(fetch(None))
+    assert 10 == len(fetch(None, context="live"))
+    with pytest.raises(ClusterError, match="cannot connect"):
+        fetch(None, context="dead")
+
+
 def test_kubeconfig_from_home(apiserver, tmp_path):
     """Without --kubeconfig and $KUBECONFIG, ~/.kube/config is used."""
     fake = apiserver(small_cluster())

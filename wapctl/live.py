@@ -159,7 +159,8 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
     from kubernetes.config.config_exception import ConfigException
 
     try:
-        merged = kube_config.KubeConfigMerger(path).config
+        merger = kube_config.KubeConfigMerger(path)
+        merged = merger.config
     except Exception as exc:  # noqa: BLE001 - unreadable or not YAML: the client raises many kinds
         raise ClusterError(f"kubeconfig {path}: cannot read it: {_one_line(exc)}") from None
     if merged is None:
@@ -169,7 +170,7 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
     if context is not None and context not in names:
         raise ClusterError(f"kubeconfig {path}: no context named {context!r} (contexts: {listed})")
     if context is None:
-        current = merged.value.get("current-context") if isinstance(merged.value, dict) else None
+        current = _current_context(merger)
         if not current:
             raise ClusterError(
                 f"kubeconfig {path}: no current-context; pass --context (contexts: {listed})"
@@ -197,6 +198,18 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
     if not getattr(cfg, "host", None):
         raise ClusterError(f"kubeconfig {path}, context {context!r}: the cluster has no server")
     return f"context {context!r}"
+
+
+def _current_context(merger: Any) -> Any:
+    """The first current-context set along the $KUBECONFIG list, as kubectl takes it (the
+    client's merger would keep the last one)."""
+    files = getattr(merger, "config_files", None) or {}
+    for path in getattr(merger, "paths", None) or []:
+        config = files.get(path)
+        if isinstance(config, dict) and config.get("current-context"):
+            return config["current-context"]
+    value = merger.config.value
+    return value.get("current-context") if isinstance(value, dict) else None
 
 
 def _one_line(exc: BaseException) -> str:

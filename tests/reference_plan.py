@@ -155,9 +155,18 @@ def search(snapshot, preemptor, units, feasible):
     def removed_at(level):
         return [u for u in units if u.priority <= level]
 
-    if not feasible(removed_at(levels[-1])):
-        return None
-    lo, hi = 0, len(levels) - 1
+    # SPEC §3 binary search for the lowest level whose removal makes room. The probe order
+    # (0, 1, 3, 7, ... then bisection) matches wapctl's, so even a non-monotone greedy check
+    # (pods of several shapes) gives both the same level; for monotone checks any binary
+    # search finds the same answer.
+    lo, k, step = 0, 0, 1
+    while not feasible(removed_at(levels[k])):
+        if k == len(levels) - 1:
+            return None
+        lo = k + 1
+        k = min(len(levels) - 1, k + step)
+        step *= 2
+    hi = k
     while lo < hi:
         mid = (lo + hi) // 2
         if feasible(removed_at(levels[mid])):

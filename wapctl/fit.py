@@ -41,6 +41,7 @@ FILTERED_TAINT_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 
 # The resource name that counts pods; never taken from a pod's requests.
 PODS = "pods"
+_FINISHED = frozenset({"Succeeded", "Failed"})  # phases that hold no resources
 
 
 def reason_insufficient(resource: str) -> str:
@@ -288,16 +289,21 @@ class StaticFitCache:
 
 
 class NodeState:
-    """One node's allocatable, requested totals and pod count (upstream NodeInfo)."""
+    """One node's allocatable, requested totals and pod count (upstream NodeInfo).
 
-    __slots__ = ("allocatable", "max_pods", "name", "node", "pod_count", "requested")
+    With ``tracked`` set, only those resources are summed: a fit check only reads the resources
+    the pod requests, so a planner tracks exactly its preemptor's and skips the rest.
+    """
 
-    def __init__(self, node: Node) -> None:
+    __slots__ = ("allocatable", "max_pods", "name", "node", "pod_count", "requested", "tracked")
+
+    def __init__(self, node: Node, tracked: tuple[str, ...] | None = None) -> None:
         self.node = node
         self.name = node.name
         self.allocatable = node.allocatable
         self.max_pods = node.allocatable.get(PODS, 0)
-        self.requested: dict[str, int] = {}
+        self.tracked = tracked
+        self.requested: dict[str, int] = dict.fromkeys(tracked, 0) if tracked else {}
         self.pod_count = 0
 
     def add(self, pod: Pod) -> None:
@@ -308,16 +314,28 @@ class NodeState:
 
     def add_requests(self, requests: Mapping[str, int], pods: int = 1) -> None:
         req = self.requested
-        for name, amount in requests.items():
-            if name != PODS:
-                req[name] = req.get(name, 0) + amount
+        if self.tracked is None:
+            for name, amount in requests.items():
+                if name != PODS:
+                    req[name] = req.get(name, 0) + amount
+        else:
+            for name in self.tracked:
+                amount = requests.get(name)
+                if amount:
+                    req[name] += amount
         self.pod_count += pods
 
     def remove_requests(self, requests: Mapping[str, int], pods: int = 1) -> None:
         req = self.requested
-        for name, amount in requests.items():
-            if name != PODS:
-                req[name] = req.get(name, 0) - amount
+        if self.tracked is None:
+            for name, amount in requests.items():
+                if name != PODS:
+                    req[name] = req.get(name, 0) - amount
+        else:
+            for name in self.tracked:
+                amount = requests.get(name)
+                if amount:
+                    req[name] -= amount
         self.pod_count -= pods
 
     def check(self, items: RequestItems) -> Reason:
@@ -335,17 +353,16 @@ class NodeState:
 
     def copies(self, items: RequestItems, limit: int) -> int:
         """How many more pods with these request items fit, capped at ``limit``."""
-        n = self.max_pods - self.pod_count
-        n = min(n, limit)
+        n = min(self.max_pods - self.pod_count, limit)
         if n <= 0:
             return 0
         req, alloc = self.requested, self.allocatable
         for name, amount in items:
-            free = alloc.get(name, 0) - req.get(name, 0)
-            if free < amount:
-                return 0
-            k = free // amount
-            n = min(n, k)
+            k = (alloc.get(name, 0) - req.get(name, 0)) // amount
+            if k < n:
+                if k <= 0:
+                    return 0
+                n = k
         return n
 
 
@@ -360,10 +377,11 @@ class ClusterState:
     Bound, non-finished pods count on their node; terminating pods hold their resources until
     ``release_terminating``. Pending pods nominated to a node reserve room there when their
     priority is >= ``reserve_priority`` (upstream adds such nominated pods before filtering) —
-    except the preemptor's own pods, named in ``exclude``.
+    except the preemptor's own pods, named in ``exclude``. ``tracked`` limits the summed
+    resources (see ``NodeState``); pod counts are always kept.
     """
 
-    __slots__ = ("index", "nodes", "released", "reserved", "terminating")
+    __slots__ = ("index", "nodes", "released", "reserved", "terminating", "tracked")
 
     def __init__(
         self,
@@ -371,35 +389,51 @@ class ClusterState:
         *,
         reserve_priority: int | None = None,
         exclude: Collection[str] = (),
+        tracked: Collection[str] | None = None,
     ) -> None:
-        self.nodes: list[NodeState] = [NodeState(n) for _, n in sorted(snapshot.nodes.items())]
+        self.tracked = None if tracked is None else tuple(sorted(set(tracked) - {PODS}))
+        self.nodes: list[NodeState] = [NodeState(n, self.tracked)
+                                       for _, n in sorted(snapshot.nodes.items())]
         self.index: dict[str, int] = {s.name: i for i, s in enumerate(self.nodes)}
         self.terminating: list[tuple[Pod, int]] = []  # sorted by pod key
         self.reserved: list[tuple[Pod, int]] = []
         self.released = False
-        index, nodes = self.index, self.nodes
-        for key in sorted(snapshot.pods):
-            pod = snapshot.pods[key]
-            if pod.finished:
+        index, nodes, tracked = self.index, self.nodes, self.tracked
+        for key, pod in snapshot.pods.items():  # sorted by key
+            if pod.phase in _FINISHED:
                 continue
-            if pod.node_name is not None:
-                i = index.get(pod.node_name)
-                if i is None:
-                    continue  # bound to a node the snapshot does not have: holds nothing here
-                nodes[i].add(pod)
-                if pod.terminating:
-                    self.terminating.append((pod, i))
-            elif (
-                reserve_priority is not None
-                and not pod.terminating
-                and pod.nominated_node is not None
-                and pod.priority >= reserve_priority
-                and key not in exclude
-            ):
-                i = index.get(pod.nominated_node)
-                if i is not None:
-                    nodes[i].add(pod)
-                    self.reserved.append((pod, i))
+            name = pod.node_name
+            if name is None:
+                if (
+                    reserve_priority is None
+                    or pod.terminating
+                    or pod.nominated_node is None
+                    or pod.priority < reserve_priority
+                    or key in exclude
+                ):
+                    continue
+                name = pod.nominated_node
+                reserved = True
+            else:
+                reserved = False
+            i = index.get(name)
+            if i is None:
+                continue  # a node the snapshot does not have: holds nothing here
+            state = nodes[i]
+            if tracked is None:
+                state.add_requests(pod.requests)
+            else:  # inlined NodeState.add_requests: this loop runs once per pod
+                requests, req = pod.requests, state.requested
+                for r in tracked:
+                    amount = requests.get(r)
+                    if amount:
+                        req[r] += amount
+                state.pod_count += 1
+            if reserved:
+                self.reserved.append((pod, i))
+            elif pod.terminating:
+                self.terminating.append((pod, i))
+        self.terminating.sort(key=lambda t: t[0].key)
 
     def release_terminating(self) -> None:
         """Treat already-triggered preemptions as free space."""
@@ -407,9 +441,6 @@ class ClusterState:
             for pod, i in self.terminating:
                 self.nodes[i].remove(pod)
             self.released = True
-
-    def terminating_on(self, node_indices: Collection[int]) -> list[tuple[Pod, int]]:
-        return [(p, i) for p, i in self.terminating if i in node_indices]
 
     def node_names(self) -> Sequence[str]:
         return [s.name for s in self.nodes]

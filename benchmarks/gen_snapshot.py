@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 # Bump when the generated objects change, so cached files in benchmarks/out/ are rebuilt.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 PREEMPTOR_NAMESPACE = "ml-prod"
 PREEMPTOR_WORKLOAD = "llm-pretrain"
@@ -155,12 +155,21 @@ class Ids:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.rv = 1_000_000
+        self.used: set[tuple[str, str]] = set()
 
     def uid(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
 
     def suffix(self, n: int = 5) -> str:
         return "".join(self.rng.choice(self.ALNUM) for _ in range(n))
+
+    def name(self, namespace: str, prefix: str) -> str:
+        """``prefix`` + a random suffix, unique in the namespace (as the API server ensures)."""
+        while True:
+            name = prefix + self.suffix()
+            if (namespace, name) not in self.used:
+                self.used.add((namespace, name))
+                return name
 
     def resource_version(self) -> str:
         self.rv += self.rng.randint(1, 97)
@@ -352,7 +361,9 @@ def plan_layout(p: Params, rng: random.Random, ids: Ids) -> Layout:
     pods: list[PodInfo] = []
     per_node_fill: dict[int, list[PodInfo]] = {}
     for node in nodes:
-        daemon = PodInfo("kube-system", f"kube-proxy-{ids.suffix()}", None, node.index, None, 0)
+        daemon = PodInfo(
+            "kube-system", ids.name("kube-system", "kube-proxy-"), None, node.index, None, 0
+        )
         daemon.mcpu, daemon.mib = 100, 128
         node.used_mcpu, node.used_mib = daemon.mcpu, daemon.mib
         pods.append(daemon)
@@ -360,7 +371,9 @@ def plan_layout(p: Params, rng: random.Random, ids: Ids) -> Layout:
         assert o.pods is not None
         for i, n in enumerate(o.pods):
             if o.kind == "deployment":
-                pod = PodInfo(o.namespace, f"{o.name}-{o.hash}-{ids.suffix()}", o, n, None, i)
+                pod = PodInfo(
+                    o.namespace, ids.name(o.namespace, f"{o.name}-{o.hash}-"), o, n, None, i
+                )
                 per_node_fill.setdefault(n, []).append(pod)
             else:
                 group = "workers"
@@ -370,9 +383,9 @@ def plan_layout(p: Params, rng: random.Random, ids: Ids) -> Layout:
                     group = "replicas"
                 idx = i - 1 if o.has_driver else i
                 name = (
-                    f"{o.name}-driver-{ids.suffix()}"
+                    ids.name(o.namespace, f"{o.name}-driver-")
                     if group == "driver"
-                    else f"{o.name}-{group}-{idx}-{ids.suffix()}"
+                    else ids.name(o.namespace, f"{o.name}-{group}-{idx}-")
                 )
                 pod = PodInfo(o.namespace, name, o, n, group, idx)
                 pod.mcpu, pod.mib = o.mcpu, o.mib

@@ -140,16 +140,16 @@ def show_cmd(cmd: Sequence[str]) -> str:
 
 
 def plan_available() -> str | None:
-    """None when ``wapctl plan`` can run; else why not."""
+    """None when ``wapctl plan`` can be imported; else why not (the warm-up run checks more)."""
     proc = subprocess.run(
-        [sys.executable, "-c", PLAN, "plan", "--help"],
+        [sys.executable, "-c", "import wapctl.cli, wapctl.commands.plan"],
         check=False,
         capture_output=True,
         text=True,
         cwd=REPO,
     )
     if proc.returncode != 0:
-        return (proc.stderr.strip().splitlines() or ["wapctl plan --help failed"])[-1]
+        return (proc.stderr.strip().splitlines() or ["importing wapctl.cli failed"])[-1]
     return None
 
 
@@ -193,6 +193,10 @@ class CaseResult:
     note: str = ""
 
 
+class CaseFailed(Exception):
+    """A command of one case failed in its warm-up run; the other cases still run."""
+
+
 def measure(name: str, params: gen.Params, fmt: str, repeat: int, *, with_plan: bool) -> CaseResult:
     meta = snapshot(params, (fmt,))
     path: Path = meta["paths"][fmt]
@@ -213,7 +217,7 @@ def measure(name: str, params: gen.Params, fmt: str, repeat: int, *, with_plan: 
         warm = run_timed(s.cmd, outputs[id(s)])
         if warm.rc not in (0, 3):
             err = Path(f"{outputs[id(s)]}.stderr").read_text(errors="replace")
-            raise SystemExit(f"{show_cmd(s.cmd)} exited {warm.rc}:\n{err[-2000:]}")
+            raise CaseFailed(f"`{show_cmd(s.cmd)}` exited {warm.rc}: {err.strip()[-1500:]}")
     for i in range(repeat):
         for s in series:
             s.samples.append(run_timed(s.cmd, outputs[id(s)]))
@@ -538,6 +542,14 @@ def main(argv: list[str] | None = None) -> None:
     load_before = os.getloadavg()
     report: list[str] = []
     results_all: list[CaseResult] = []
+    failures: list[str] = []
+
+    def attempt(results: list[CaseResult], name: str, params: gen.Params, fmt: str, n: int) -> None:
+        try:
+            results.append(measure(name, params, fmt, n, with_plan=with_plan))
+        except CaseFailed as exc:
+            print(f"[{name} {fmt}] FAILED: {exc}", file=sys.stderr)
+            failures.append(f"- {name} {fmt} FAILED: {exc}")
 
     def seeded(p: gen.Params) -> gen.Params:
         return dataclasses.replace(p, seed=a.seed)
@@ -548,7 +560,7 @@ def main(argv: list[str] | None = None) -> None:
             formats = a.formats.split(",") if a.formats else PRESET_FORMATS[name]
             for fmt in formats:
                 n = a.yaml_repeat if fmt == "yaml" else a.repeat
-                results.append(measure(name, seeded(PRESETS[name]), fmt, n, with_plan=with_plan))
+                attempt(results, name, seeded(PRESETS[name]), fmt, n)
         report += ["", "### Presets", "", *preset_table(results)]
         results_all += results
     for kind in a.sweep or []:
@@ -566,11 +578,11 @@ def main(argv: list[str] | None = None) -> None:
                 (f"gang {g}", dataclasses.replace(PRESETS["2k"], gang_size=g)) for g in SWEEP_GANG
             ]
         for name, params in cases:
-            results.append(measure(name, seeded(params), "json", a.repeat, with_plan=with_plan))
+            attempt(results, name, seeded(params), "json", a.repeat)
         title = "pods (gang 256, 15 pods per node)" if kind == "pods" else "gang (2,000 nodes)"
         report += ["", f"### Sweep: {title}", "", *sweep_table(kind, results)]
         results_all += results
-    notes = [f"- {r.name} {r.fmt}: {r.note}" for r in results_all if r.note]
+    notes = [f"- {r.name} {r.fmt}: {r.note}" for r in results_all if r.note] + failures
     if results_all:
         report += commands_block(results_all)
     if notes:

@@ -1,0 +1,611 @@
+"""`wapctl audit`: applying a change to snapshot documents, the member-level edge diff, cycles
+and violations introduced or fixed, plans that change — core functions and the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from wapctl import audit
+from wapctl.audit import ObjectRef
+from wapctl.cli import app
+from wapctl.errors import InputError, Source, UsageError
+from wapctl.load import Document
+
+ROOT = Path(__file__).resolve().parent.parent
+CYCLES = ROOT / "fixtures" / "cycles"
+AUDIT = CYCLES / "audit"
+CLUSTER = AUDIT / "cluster.yaml"
+
+
+def run(*args: object, input: str | None = None) -> Any:
+    return CliRunner().invoke(
+        app, [str(a) for a in args], input=input, env={"COLUMNS": "120"}, catch_exceptions=False
+    )
+
+
+def audit_json(*args: object) -> tuple[int, dict[str, Any]]:
+    result = run("audit", *args, "-o", "json")
+    return result.exit_code, json.loads(result.stdout)
+
+
+# ---- tiny document builders ------------------------------------------------------------------
+
+
+def doc(obj: dict[str, Any], file: str = "snap.yaml", n: int = 1) -> Document:
+    return Document(Source(file, n), obj)
+
+
+def pclass(name: str, value: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        **extra,
+    }
+
+
+def workload(ns: str, name: str, pcn: str, ppcn: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "priorityClassName": pcn,
+        "podGroups": [{"name": "main", "policy": {"basic": {}}}],
+    }
+    if ppcn:
+        spec["preemptionPriorityClassName"] = ppcn
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha1",
+        "kind": "Workload",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": spec,
+    }
+
+
+def docs(*objs: dict[str, Any]) -> list[Document]:
+    return [doc(o, n=i) for i, o in enumerate(objs, 1)]
+
+
+# ---- object identity and --delete ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        (pclass("low", 1), ObjectRef("scheduling.k8s.io", "PriorityClass", "", "low")),
+        (
+            workload("ml", "a", "low"),
+            ObjectRef("scheduling.k8s.io", "Workload", "ml", "a"),
+        ),
+        (
+            {
+                "apiVersion": "scheduling.k8s.io/v1alpha2",
+                "kind": "Workload",
+                "metadata": {"name": "a", "namespace": "ml"},
+            },
+            ObjectRef("scheduling.k8s.io", "Workload", "ml", "a"),
+        ),
+        (
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}},
+            ObjectRef("", "Pod", "default", "p"),
+        ),
+        (
+            {"kind": "PriorityClass", "metadata": {"name": "x"}},
+            ObjectRef("scheduling.k8s.io", "PriorityClass", "", "x"),
+        ),
+        ({"kind": "Pod", "metadata": {}}, None),
+        (["not", "a", "mapping"], None),
+    ],
+    ids=[
+        "class",
+        "workload",
+        "other-version-same-identity",
+        "default-namespace",
+        "no-apiVersion",
+        "no-name",
+        "not-a-mapping",
+    ],
+)
+def test_object_ref(obj: Any, expected: ObjectRef | None) -> None:
+    """Identity is API group (not version), kind, namespace (default "default"), name."""
+    assert expected == audit.object_ref(obj)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("PriorityClass/low", ObjectRef("scheduling.k8s.io", "PriorityClass", "", "low")),
+        ("Workload/ml/a", ObjectRef("scheduling.k8s.io", "Workload", "ml", "a")),
+        ("PodGroup/ml/g", ObjectRef("scheduling.k8s.io", "PodGroup", "ml", "g")),
+        ("Pod/web/p", ObjectRef("", "Pod", "web", "p")),
+    ],
+    ids=["class", "workload", "podgroup", "pod"],
+)
+def test_parse_deletion(text: str, expected: ObjectRef) -> None:
+    """--delete names cluster-scoped kinds as Kind/name, namespaced ones as Kind/ns/name."""
+    assert expected == audit.parse_deletion(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Workload/a", "--delete Workload/a: expected Workload/NAMESPACE/NAME"),
+        ("PriorityClass/ns/x", "--delete PriorityClass/ns/x: expected PriorityClass/NAME"),
+        ("Workload/ml/", "--delete Workload/ml/: expected Workload/NAMESPACE/NAME"),
+        (
+            "Deployment/ml/a",
+            ("--delete Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
+            "Pod, PodDisruptionBudget, PodGroup, PriorityClass, Workload)"),
+        ),
+    ],
+    ids=["workload-without-namespace", "class-with-namespace", "empty-name", "unknown-kind"],
+)
+def test_parse_deletion_rejects(text: str, message: str) -> None:
+    """A malformed --delete is a usage error naming the expected shape."""
+    with pytest.raises(UsageError) as exc:
+        audit.parse_deletion(text)
+    assert message == str(exc.value)
+
+
+# ---- apply_change ----------------------------------------------------------------------------
+
+
+BASE = docs(pclass("low", 100), pclass("high", 1000), workload("ml", "a", "high"))
+
+
+def test_apply_change_replaces_adds_and_deletes() -> None:
+    """A change replaces by identity in place, adds new objects at the end, drops deletions."""
+    change = [doc(pclass("high", 2000), "change.yaml"), doc(pclass("mid", 500), "change.yaml", 2)]
+    out, items = audit.apply_change(BASE, change, [audit.parse_deletion("PriorityClass/low")])
+    expected_docs = [change[0], BASE[2], change[1]]
+    expected_items = [
+        ("changed", "PriorityClass/high"),
+        ("deleted", "PriorityClass/low"),
+        ("added", "PriorityClass/mid"),
+    ]
+    assert (expected_docs, expected_items) == (out, [(i.action, i.ref.spec) for i in items])
+
+
+def test_apply_change_leaves_its_input_alone() -> None:
+    """Nothing given to apply_change is modified."""
+    base, change = copy.deepcopy(BASE), [doc(pclass("high", 2000), "change.yaml")]
+    saved = copy.deepcopy((base, change))
+    audit.apply_change(base, change, [audit.parse_deletion("PriorityClass/low")])
+    assert saved == (base, change)
+
+
+def test_apply_change_same_object_is_unchanged() -> None:
+    """An identical object in the change files is reported as unchanged."""
+    _, items = audit.apply_change(BASE, [doc(pclass("low", 100), "change.yaml")])
+    assert [("unchanged", "PriorityClass/low")] == [(i.action, i.ref.spec) for i in items]
+
+
+def test_apply_change_rejects_duplicates_in_the_change() -> None:
+    """The same object twice in the change files is an input error naming both places."""
+    change = [doc(pclass("x", 1), "a.yaml"), doc(pclass("x", 2), "b.yaml", 3)]
+    with pytest.raises(InputError) as exc:
+        audit.apply_change(BASE, change)
+    expected = "b.yaml, document 3: PriorityClass/x appears twice in the change files (first at "
+    assert str(exc.value).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("change", "deletion", "message"),
+    [
+        ([], "PriorityClass/nope", "--delete PriorityClass/nope: no such object in the snapshot"),
+        (
+            [doc(pclass("low", 5), "c.yaml")],
+            "PriorityClass/low",
+            "PriorityClass/low is both in the change files and in --delete",
+        ),
+    ],
+    ids=["unknown", "changed-and-deleted"],
+)
+def test_apply_change_usage_errors(change: list[Document], deletion: str, message: str) -> None:
+    """Deleting what is not there, or changing and deleting one object, is a usage error."""
+    with pytest.raises(UsageError) as exc:
+        audit.apply_change(BASE, change, [audit.parse_deletion(deletion)])
+    assert message == str(exc.value)
+
+
+# ---- the comparison, on small in-memory snapshots ---------------------------------------------------
+
+
+def small(*, medium: int = 500, a_preempt: str | None = "low", extra: tuple = ()) -> list[Document]:
+    """The KEP A/B pair: ml/a schedules `high` (1000) and preempts as `a_preempt`; batch/b is
+    `medium`."""
+    return docs(
+        pclass("low", 100),
+        pclass("medium", medium),
+        pclass("high", 1000),
+        workload("ml", "a", "high", a_preempt),
+        workload("batch", "b", "medium"),
+        *extra,
+    )
+
+
+def test_fixing_the_rule_fixes_cycle_and_violation() -> None:
+    """Raising A's preemption class to its scheduling class removes the cycle and the violation."""
+    r = audit.audit(small(), [doc(workload("ml", "a", "high"), "fix.yaml")])
+    expected = (False, 0, 1, [], ["ml/a"], 1, 0)
+    actual = (
+        r.risky,
+        r.cycles_introduced_count,
+        r.cycles_fixed_count,
+        [v.name for v in r.violations_introduced],
+        [v.name for v in r.violations_fixed],
+        r.edges_removed_count,  # B can no longer preempt A
+        r.edges_added_count,
+    )
+    assert expected == actual
+
+
+def test_moving_a_value_along_an_existing_cycle_is_not_a_new_cycle() -> None:
+    """The same parties on a cycle are the same cycle whatever the numbers: not risky."""
+    r = audit.audit(small(), [doc(pclass("medium", 600), "c.yaml")])
+    expected = (False, 0, 0, 1, 1)
+    actual = (
+        r.risky,
+        r.cycles_introduced_count,
+        r.cycles_fixed_count,
+        r.cycles_before.count,
+        r.cycles_after.count,
+    )
+    assert expected == actual
+
+
+def test_a_new_party_on_a_cycle_is_a_new_cycle() -> None:
+    """A new Workload joining a profile on a cycle introduces a cycle (it takes part now)."""
+    r = audit.audit(small(), [doc(workload("batch", "c", "medium"), "c.yaml")])
+    assert (True, 1, 1, []) == (
+        r.risky,
+        r.cycles_introduced_count,
+        r.cycles_fixed_count,  # the old A/B-only cycle is gone: B's vertex now holds C too
+        [v.name for v in r.violations_introduced],
+    )
+
+
+def test_edges_are_diffed_per_member_not_per_profile() -> None:
+    """Raising B's class from 500 to 1500 reports exactly the pairs whose relation changed."""
+    r = audit.audit(small(a_preempt=None, medium=500), [doc(pclass("medium", 1500), "c.yaml")])
+    # Before: A(1000/1000) -> B(500/500). After: B(1500/1500) -> A(1000/1000); A no longer -> B.
+    added = [(e.preemptor.workloads, e.victim.workloads) for e in r.edges_added]
+    removed = [(e.preemptor.workloads, e.victim.workloads) for e in r.edges_removed]
+    lost = [lp.victim.workloads for lp in r.lost_protection]
+    assert ([(("batch/b",), ("ml/a",))], [(("ml/a",), ("batch/b",))], [("ml/a",)]) == (
+        added,
+        removed,
+        lost,
+    )
+
+
+def test_added_and_deleted_members() -> None:
+    """A new Workload brings new edges; a deleted one takes its edges away."""
+    r = audit.audit(
+        small(a_preempt=None),
+        [doc(workload("web", "c", "low"), "c.yaml")],
+        [audit.parse_deletion("Workload/batch/b")],
+    )
+    added = sorted((e.preemptor.workloads, e.victim.workloads) for e in r.edges_added)
+    removed = sorted((e.preemptor.workloads, e.victim.workloads) for e in r.edges_removed)
+    # A(1000/1000) may preempt the new C(100/100); deleted B(500/500) no longer is A's victim.
+    assert ([(("ml/a",), ("web/c",))], [(("ml/a",), ("batch/b",))]) == (added, removed)
+
+
+# ---- the CLI -----------------------------------------------------------------------------------
+
+
+def cell(
+    before: str | None, after: str | None, *, workload: str | None = None, pod: str | None = None
+) -> dict[str, Any]:
+    return {
+        "profileBefore": before,
+        "profileAfter": after,
+        "workloads": [workload] if workload else [],
+        "podGroups": [f"{workload}/{'workers' if workload == 'ml/training' else 'main'}"]
+        if workload
+        else [],
+        "pods": [pod] if pod else [],
+        "counts": {
+            "workloads": int(bool(workload)),
+            "podGroups": int(bool(workload)),
+            "pods": int(bool(pod)),
+        },
+    }
+
+
+def class_fields(value: int) -> dict[str, Any]:
+    return {"value": value, "preemptionPolicy": "PreemptLowerPriority", "globalDefault": False}
+
+
+REPORT_BEFORE = cell("700/700", "700/700", workload="batch/report")
+REPORT_RAISED = cell("700/700", "800/800", workload="batch/report")
+FRONTEND = cell("750/750", "750/750", pod="web/frontend-0")
+TRAINING_RAISED = cell("300/600", "1000/600", workload="ml/training")
+
+
+def summary(**kw: Any) -> dict[str, Any]:
+    base = {
+        "changes": 1,
+        "edgesAdded": 0,
+        "edgesRemoved": 0,
+        "lostProtection": 0,
+        "cyclesBefore": 0,
+        "cyclesAfter": 0,
+        "cyclesIntroduced": 0,
+        "cyclesFixed": 0,
+        "cycleCountComplete": True,
+        "violationsBefore": 0,
+        "violationsAfter": 0,
+        "violationsIntroduced": 0,
+        "violationsFixed": 0,
+        "preemptorsPending": 1,
+        "preemptorsPlanned": 1,
+        "plansTruncated": False,
+        "plansChanged": 0,
+        "listLimit": 100,
+    }
+    return base | kw
+
+
+def test_raise_train_introduces_cycles_and_a_violation() -> None:
+    """Raising `train` to 1000 breaks the rule for ml/training and closes three cycles: exit 1."""
+    code, d = audit_json(CLUSTER, "--change", AUDIT / "raise-train.yaml")
+    cycles = [[m["profile"] for m in c["members"]] for c in d["cycles"]["introduced"]]
+    d["cycles"]["introduced"] = cycles
+    violation = d["violations"]["introduced"][0]
+    expected = {
+        "apiVersion": "wapctl/v1",
+        "kind": "AuditReport",
+        "risky": True,
+        "changes": [
+            {
+                "action": "changed",
+                "kind": "PriorityClass",
+                "namespace": None,
+                "name": "train",
+                "before": class_fields(300),
+                "after": class_fields(1000),
+            }
+        ],
+        "edges": {
+            "added": [
+                {"preemptor": TRAINING_RAISED, "victim": REPORT_BEFORE},
+                {"preemptor": TRAINING_RAISED, "victim": FRONTEND},
+            ],
+            "removed": [],
+        },
+        "lostProtection": [
+            {"victim": REPORT_BEFORE, "newPreemptors": [TRAINING_RAISED]},
+            {"victim": FRONTEND, "newPreemptors": [TRAINING_RAISED]},
+        ],
+        "cycles": {
+            "introduced": [
+                ["700/700", "1000/600"],
+                ["750/750", "1000/600"],
+                ["700/700", "1000/600", "750/750"],
+            ],
+            "fixed": [],
+        },
+        "violations": {"introduced": [violation], "fixed": []},
+        "plans": [],
+        "summary": summary(
+            edgesAdded=2,
+            lostProtection=2,
+            cyclesAfter=3,
+            cyclesIntroduced=3,
+            violationsAfter=1,
+            violationsIntroduced=1,
+        ),
+    }
+    assert (1, expected) == (code, d)
+    assert ("ml/training", "1000/600", "train", "train-protect", True) == (
+        violation["name"],
+        violation["profile"],
+        violation["priorityClassName"],
+        violation["preemptionPriorityClassName"],
+        violation["inCycle"],
+    )
+
+
+def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
+    """Raising `medium` to 800 adds no cycle (exit 0) but report-0 now preempts the frontend."""
+    code, d = audit_json(CLUSTER, "--change", AUDIT / "raise-medium.yaml")
+    reasons = [d["plans"][0][side].pop("reason") for side in ("before", "after")]
+    expected = {
+        "apiVersion": "wapctl/v1",
+        "kind": "AuditReport",
+        "risky": False,
+        "changes": [
+            {
+                "action": "changed",
+                "kind": "PriorityClass",
+                "namespace": None,
+                "name": "medium",
+                "before": class_fields(700),
+                "after": class_fields(800),
+            }
+        ],
+        "edges": {
+            "added": [{"preemptor": REPORT_RAISED, "victim": FRONTEND}],
+            "removed": [{"preemptor": FRONTEND, "victim": REPORT_RAISED}],
+        },
+        "lostProtection": [{"victim": FRONTEND, "newPreemptors": [REPORT_RAISED]}],
+        "cycles": {"introduced": [], "fixed": []},
+        "violations": {"introduced": [], "fixed": []},
+        "plans": [
+            {
+                "preemptor": {"kind": "Pod", "name": "batch/report-0"},
+                "before": {
+                    "status": "RequiresPreemption",
+                    "victims": [
+                        {"pod": "ml/training-0", "node": "node-a"},
+                        {"pod": "ml/training-1", "node": "node-a"},
+                    ],
+                    "victimCount": 2,
+                },
+                "after": {
+                    "status": "RequiresPreemption",
+                    "victims": [{"pod": "web/frontend-0", "node": "node-b"}],
+                    "victimCount": 1,
+                },
+            }
+        ],
+        "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
+    }
+    assert (0, expected) == (code, d)
+    assert "node-a" in reasons[0] and "node-b" in reasons[1]
+
+
+def test_audit_the_kep_fix() -> None:
+    """Auditing kep-ab.yaml with kep-ab-fixed.yaml as the change: cycle and violation fixed."""
+    code, d = audit_json(CYCLES / "kep-ab.yaml", "--change", CYCLES / "kep-ab-fixed.yaml")
+    actions = sorted((c["action"], c["kind"], c["name"]) for c in d["changes"])
+    expected_actions = [("changed", "Workload", "training")] + sorted(
+        ("unchanged", kind, name)
+        for kind, name in [
+            ("PriorityClass", "medium"),
+            ("PriorityClass", "high"),
+            ("Workload", "report"),
+            ("Node", "node-a"),
+            ("Pod", "training-0"),
+            ("Pod", "training-1"),
+            ("Pod", "report-0"),
+        ]
+    )
+    s = d["summary"]
+    assert (0, sorted(expected_actions), 1, 1, 1) == (
+        code,
+        actions,
+        s["changes"],
+        s["cyclesFixed"],
+        s["violationsFixed"],
+    )
+
+
+def test_delete_an_unused_class() -> None:
+    """--delete of an unreferenced PriorityClass works without --change: exit 0."""
+    code, d = audit_json(CLUSTER, "--delete", "PriorityClass/legacy")
+    expected = [
+        {
+            "action": "deleted",
+            "kind": "PriorityClass",
+            "namespace": None,
+            "name": "legacy",
+            "before": class_fields(10),
+            "after": None,
+        }
+    ]
+    assert (0, expected, summary()) == (code, d["changes"], d["summary"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            [CLUSTER, "--delete", "PriorityClass/train-protect"],
+            "error: with the change applied: ",
+        ),
+        ([CLUSTER], "error: nothing to audit: give --change FILE and/or --delete KIND/NAME"),
+        ([CLUSTER, "--delete", "Workload/x"], "error: --delete Workload/x: expected "),
+        ([CLUSTER, "--delete", "Workload/ml/nope"], "error: --delete Workload/ml/nope: no such"),
+        ([CLUSTER, "--change", "missing.yaml"], "error: missing.yaml: no such file"),
+        ([CLUSTER, "--change", "-", "-"], "error: stdin (-) can be the snapshot or a change"),
+    ],
+    ids=[
+        "class-still-referenced",
+        "nothing",
+        "bad-delete",
+        "unknown-delete",
+        "missing-change",
+        "stdin-twice",
+    ],
+)
+def test_input_errors_exit_2(args: list[object], message: str) -> None:
+    """Bad input exits 2 with one clean line; a deletion the loader rejects says so."""
+    result = run("audit", *args)
+    assert (2, "", True, 1) == (
+        result.exit_code,
+        result.stdout,
+        result.stderr.startswith(message),
+        len(result.stderr.splitlines()),
+    )
+
+
+def test_deleting_a_referenced_class_names_the_referencing_object() -> None:
+    """The loader's message for a class still referenced comes through, naming the Workload."""
+    result = run("audit", CLUSTER, "--delete", "PriorityClass/train-protect")
+    assert "train-protect" in result.stderr and str(CLUSTER) in result.stderr
+
+
+def test_max_plans_truncates() -> None:
+    """--max-plans 0 plans nothing and says the list is truncated."""
+    code, d = audit_json(CLUSTER, "--change", AUDIT / "raise-medium.yaml", "--max-plans", "0")
+    s = d["summary"]
+    assert (0, [], 0, 1, True) == (
+        code,
+        d["plans"],
+        s["preemptorsPlanned"],
+        s["preemptorsPending"],
+        s["plansTruncated"],
+    )
+
+
+def test_change_from_stdin() -> None:
+    """The change may come from stdin."""
+    result = run(
+        "audit",
+        CLUSTER,
+        "--change",
+        "-",
+        "-o",
+        "json",
+        input=(AUDIT / "raise-train.yaml").read_text(),
+    )
+    assert (1, True) == (result.exit_code, json.loads(result.stdout)["risky"])
+
+
+def test_same_objects_in_another_order_give_identical_json(tmp_path: Path) -> None:
+    """Snapshot and change split and ordered differently: byte-identical JSON."""
+    items = yaml.safe_load(CLUSTER.read_text())["items"]
+    split = tmp_path / "snap"
+    split.mkdir()
+    for i, obj in enumerate(reversed(items)):
+        (split / f"{i:02d}.json").write_text(json.dumps(obj))
+    change = tmp_path / "change.json"
+    change.write_text(json.dumps(yaml.safe_load((AUDIT / "raise-medium.yaml").read_text())))
+    one = run("audit", CLUSTER, "--change", AUDIT / "raise-medium.yaml", "-o", "json").stdout
+    two = run("audit", split, "--change", change, "-o", "json").stdout
+    assert one == two
+
+
+def test_yaml_output_is_the_same_document() -> None:
+    """-o yaml prints the same document as -o json."""
+    args = ("audit", CLUSTER, "--change", AUDIT / "raise-train.yaml")
+    as_json = json.loads(run(*args, "-o", "json").stdout)
+    assert as_json == yaml.safe_load(run(*args, "-o", "yaml").stdout)
+
+
+def test_table_shows_the_story() -> None:
+    """The table names the change, the new edges, the plan change and the verdict."""
+    result = run("audit", CLUSTER, "--change", AUDIT / "raise-medium.yaml", "--no-color")
+    out = result.stdout
+    expected = [
+        "PriorityClass/medium   value 700 → 800",
+        "batch/report (700/700 → 800/800)   web/frontend-0 (750/750)",
+        "RequiresPreemption: ml/training-0, ml/training-1   RequiresPreemption: web/frontend-0",
+        "OK: introduces no preemption cycle and no rule violation",
+    ]
+    assert (0, []) == (result.exit_code, [line for line in expected if line not in out])
+
+
+def test_table_risky_verdict() -> None:
+    """A risky change ends with the RISKY verdict and exit 1."""
+    result = run("audit", CLUSTER, "--change", AUDIT / "raise-train.yaml", "--no-color")
+    last = result.stdout.rstrip().splitlines()[-1]
+    assert (1, "RISKY: introduces 3 cycle(s) and 1 rule violation(s)") == (result.exit_code, last)

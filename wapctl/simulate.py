@@ -54,7 +54,8 @@ Time stamps
 Waking (why parked units cannot miss a chance)
     The plan already counts terminating pods as free space, so a pod *finishing* never helps an
     ``Unschedulable`` unit. What can help it: a pod that was no candidate victim becoming
-    terminating (its preemption priority >= the unit's priority, or the unit never preempts),
+    terminating (its preemption priority >= the unit's priority, it belongs to the unit's own
+    pod group, or the unit never preempts),
     and a nomination that reserved room against it being released (the nominated pod's priority
     >= the unit's). A unit whose step changed nothing (a gang that already has its minCount and
     whose extra pods do not fit now) is parked and woken by any of these or by any pod finishing.
@@ -71,6 +72,11 @@ Cycles (the replay stops at the first)
       left), the same nominations, every unit queued or parked as before. The comparison uses a
       128-bit multiset hash updated only for what changed. Time stamps are not part of the state:
       two states that differ only in the age order of equal-priority pods count as the same.
+      This also catches the *preempt-and-steal* livelock, which is no static cycle: Y
+      (scheduling 1000, preemption 100, even ``Never``) is preempted by X (500); another pod
+      of Y, ahead of X in the queue, takes the room X freed (X's nomination does not reserve
+      room against a higher priority, as upstream); X preempts again, forever. It needs a
+      member breaking the KEP-5710 rule too (Y), which ``check-cycles`` reports as a violation.
 
 When a static cycle does not show up live
     ``wapctl.graph`` reports what priorities *allow*; the replay shows what *happens* from this
@@ -79,8 +85,10 @@ When a static cycle does not show up live
     pods), when a ``Never`` policy or a node constraint (selector, taint, affinity) keeps the
     pods apart, when ``requeue=False`` (victims never come back), when a higher-priority
     preemptor takes the space first, or when ``max_steps`` ends the replay before the cycle
-    closes. ``wapctl.graph`` also does not count two pod groups of one Workload as a cycle,
-    while the plan algorithm only spares the preemptor's own group.
+    closes. Conversely a ``MutualPreemption`` cycle is always a static cycle (a pod group never
+    preempts its own pods, which is why ``wapctl.graph`` needs two units for a self-loop), and a
+    ``RepeatedState`` cycle always has a rule-violating member (tests/test_simulate.py checks
+    both on random clusters), but may be no static cycle (preempt-and-steal, above).
 
 Termination
     Every step either changes the state or parks a unit, so at most ``max_steps`` steps run. The
@@ -256,16 +264,17 @@ def _pod_state(pod: Pod | None) -> tuple:
 class _Unit:
     """A queue unit and where it is: Queued, parked Unschedulable / Idle, or Waiting."""
 
-    __slots__ = ("group", "key", "kind", "last_reason", "last_status", "pods", "policy",
-                 "priority", "state", "version", "waiting_on")
+    __slots__ = ("group", "key", "kind", "last_reason", "last_status", "own_group", "pods",
+                 "policy", "priority", "state", "version", "waiting_on")
 
     def __init__(self, key: str, kind: str, priority: int, policy: str,
-                 group: str | None) -> None:
+                 group: str | None, own_group: str | None) -> None:
         self.key = key
         self.kind = kind  # "Pod" | "PodGroup"
         self.priority = priority
         self.policy = policy
         self.group = group  # group key for a gang unit
+        self.own_group = own_group  # the pods' pod group: never victims of this unit
         self.pods: set[str] = set()
         self.state = "New"  # New | Queued | Unschedulable | Idle | Waiting
         self.version = 0
@@ -323,7 +332,7 @@ class _Replay:
         self.steps: list[Step] = []
         for pre in pending_preemptors(snapshot, namespace):
             unit = _Unit(pre.key, pre.kind, pre.priority, pre.preemption_policy,
-                         pre.group_key if pre.kind == "PodGroup" else None)
+                         pre.group_key if pre.kind == "PodGroup" else None, pre.group_key)
             unit.pods.update(p.key for p in pre.pods)
             self.units[unit.key] = unit
             self._set_state(unit, "Queued")
@@ -424,8 +433,12 @@ class _Replay:
     # ---- events that may help parked units (module docstring, *Waking*) ------------------
 
     def _on_terminating(self, pod: Pod) -> None:
+        """``pod`` starts terminating: free space for every unit that could not have taken it
+        as a victim (it never preempts, the pod is not of lower priority, or of its own
+        group)."""
         for unit in list(self.parked_unsched.values()):
-            if unit.policy == NEVER or pod.preemption_priority >= unit.priority:
+            if (unit.policy == NEVER or pod.preemption_priority >= unit.priority
+                    or (pod.group_key is not None and pod.group_key == unit.own_group)):
                 self._wake(unit)
         self._wake_idle()
 
@@ -489,10 +502,11 @@ class _Replay:
                 unit = self.units.get(group.key)
                 if unit is None:
                     unit = self.units[group.key] = _Unit(
-                        group.key, "PodGroup", group.priority, group.preemption_policy, group.key)
+                        group.key, "PodGroup", group.priority, group.preemption_policy, group.key,
+                        group.key)
             else:
                 unit = self.units[new.key] = _Unit(new.key, "Pod", new.priority,
-                                                   new.preemption_policy, None)
+                                                   new.preemption_policy, None, new.group_key)
             # a unit whose pending pods change is queued (again: its creation time may move)
             self._set_state(unit, "Queued", pods=(new.key,))
         return out

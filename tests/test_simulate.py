@@ -400,8 +400,8 @@ def tiny_clusters(draw):
             if where is not None:
                 free[where] -= cpu * 1000
             clock += 1
-            kwargs = dict(cpu=str(cpu), node=where, created=clock,
-                          start=clock if where else None)
+            kwargs = {"cpu": str(cpu), "node": where, "created": clock,
+                      "start": clock if where else None}
             if group is not None:
                 pods.append(member(group, f"w{w}-{i}", **kwargs))
             else:

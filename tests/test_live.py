@@ -723,15 +723,20 @@ def test_plan_from_live_server_equals_plan_from_file(apiserver, tmp_path):
 
 @pytest.mark.parametrize(
     "command",
-    [["validate"], ["check-cycles", "-o", "json"], ["simulate", "-o", "json"]],
-    ids=["validate", "check-cycles", "simulate"],
+    [["validate"], ["check-cycles", "-o", "json"], ["simulate", "-o", "json"],
+     ["audit", "--change", "{change}", "-o", "json"]],
+    ids=["validate", "check-cycles", "simulate", "audit"],
 )
 def test_other_commands_read_live_as_files(apiserver, tmp_path, command):
-    """validate, check-cycles and simulate give the same output and exit code for the live
-    server as for a file of the same objects (skipped for a command not registered yet)."""
+    """validate, check-cycles, simulate and audit give the same output and exit code for the
+    live server as for a file of the same objects (skipped for a command not registered yet)."""
     names = {c.name for c in cli().registered_commands}
     if command[0] not in names:
         pytest.skip(f"wapctl {command[0]} is not registered yet")
+    change = tmp_path / "change.yaml"
+    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                      "metadata: {name: high}\nvalue: 50\n", encoding="utf-8")
+    command = [arg.format(change=change) for arg in command]
     objects = small_cluster()
     fake = apiserver(objects)
     kc = fake.write_kubeconfig(tmp_path / "kc")

@@ -249,7 +249,7 @@ class _HttpGet:
 
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
         try:
-            if hasattr(self.api, "param_serialize"):  # kubernetes >= 33 (new generator)
+            if hasattr(self.api, "param_serialize"):  # clients from the newer OpenAPI generator
                 request = self.api.param_serialize(
                     method="GET", resource_path=path, query_params=query or [],
                     header_params=headers, auth_settings=["BearerToken"],
@@ -258,7 +258,7 @@ class _HttpGet:
                 body = resp.read()
                 status = resp.status
                 release = getattr(resp.response, "release_conn", None)
-            else:  # older clients: call_api(..., _preload_content=False) -> urllib3 response
+            else:  # older clients (untested here): call_api(..., _preload_content=False)
                 resp = self.api.call_api(
                     path, "GET", query_params=query or [], header_params=headers,
                     auth_settings=["BearerToken"], _preload_content=False,

@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 # Bump when the generated objects change, so cached files in benchmarks/out/ are rebuilt.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 PREEMPTOR_NAMESPACE = "ml-prod"
 PREEMPTOR_WORKLOAD = "llm-pretrain"
@@ -959,7 +959,9 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
 
     yield from counted("Node", (node_object(n, ids, pods_cap) for n in lay.nodes))
     # Pods of all namespaces sorted by namespace/name; the preemptor's namespace slots in.
-    preemptors = preemptor_pods(lay, ids)
+    # The preemptor draws from its own stream, so the rest of the cluster is the same object
+    # for object whatever the gang size (the gang sweep changes only the gang).
+    preemptors = preemptor_pods(lay, Ids(random.Random(f"{p.seed}/preemptor")))
     bound = iter(lay.pods)
     pending = iter(preemptors)
     nxt_pod = next(bound, None)

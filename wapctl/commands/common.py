@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -34,7 +34,7 @@ class OutputFormat(str, Enum):
 # ---- option types shared by the commands -------------------------------------------------
 
 SnapshotPaths = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Argument(
         help="Snapshot files or directories (*.yaml, *.yml, *.json), or - for stdin. "
         "Omit them to read the live cluster of --kubeconfig / --context.",
@@ -42,7 +42,7 @@ SnapshotPaths = Annotated[
     ),
 ]
 KubeconfigOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--kubeconfig",
         help="Read a live cluster through this kubeconfig (default: $KUBECONFIG, "
@@ -51,10 +51,10 @@ KubeconfigOpt = Annotated[
     ),
 ]
 ContextOpt = Annotated[
-    Optional[str], typer.Option("--context", help="kubeconfig context to use.", show_default=False)
+    str | None, typer.Option("--context", help="kubeconfig context to use.", show_default=False)
 ]
 NamespaceOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--namespace",
         "-n",
@@ -69,7 +69,7 @@ PageSizeOpt = Annotated[
     int, typer.Option("--page-size", min=1, help="Objects per page when listing a cluster.")
 ]
 MaxInputSizeOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--max-input-size",
         help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi).",

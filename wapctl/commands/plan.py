@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,12 +15,12 @@ from wapctl.errors import ExitCode
 def plan(
     paths: common.SnapshotPaths = None,
     pod: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--pod", help="The pending pod to plan for, NAMESPACE/NAME.",
                      show_default=False),
     ] = None,
     workload: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--workload",
             help="The pending pod group to plan for, NAMESPACE/WORKLOAD[/GROUP].",

@@ -15,9 +15,12 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
 
 - ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin. Files are measured with ``stat`` before
   anything is read; stdin is read with a cap. ``--max-input-size`` (``max_input_size``) changes it.
-- ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document ("billion laughs"). Counted in a
-  parse-only pass that runs only when the text contains an anchor and an alias, so ordinary
-  snapshots (kubectl never writes aliases) pay nothing.
+- ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =
+  100,000 nodes that those aliases may stand for once expanded ("billion laughs" has only 72
+  aliases but 10^9 nodes). Checked in a parse-only pass over libyaml's events, before anything is
+  composed, that runs only when the text contains an anchor and an alias, so ordinary snapshots
+  (kubectl never writes aliases) pay nothing. An alias to an unfinished anchor (a recursive
+  structure) is refused there too.
 - ``MAX_DEPTH`` = 100 levels of nested mappings/lists per document (a real Kubernetes object
   is about 15 deep). Checked on every parsed document by an iterative walk — nothing in wapctl
   recurses on input structure, and a ``RecursionError`` from a parser is reported as this limit.
@@ -114,6 +117,7 @@ from wapctl.quantity import amount as _quantity_amount
 __all__ = [
     "DEFAULT_NODE_PODS",
     "MAX_ALIASES",
+    "MAX_ALIAS_EXPANSION",
     "MAX_DEPTH",
     "MAX_INPUT_SIZE",
     "Document",
@@ -124,6 +128,7 @@ __all__ = [
 
 MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin
 MAX_ALIASES = 100  # alias uses per YAML document
+MAX_ALIAS_EXPANSION = 100_000  # nodes the aliases of one document may stand for, expanded
 MAX_DEPTH = 100  # nesting levels per document
 # A node whose status lists no "pods" allocatable gets the kubelet's default --max-pods.
 DEFAULT_NODE_PODS = 110
@@ -203,7 +208,7 @@ def read_documents(
 def _read_path(path: str, limit: int, stdin: BinaryIO | None, out: list[Document]) -> None:
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
-        data = stream.read(limit + 1)
+        data = _read_capped(stream, limit + 1)
         if len(data) > limit:
             raise InputError(_too_large(limit), Source(_STDIN))
         _parse_into(_STDIN, data, False, out)
@@ -236,6 +241,24 @@ def _directory_files(path: str) -> list[str]:
     return files
 
 
+_CHUNK = 1 << 20
+
+
+def _read_capped(stream: BinaryIO, cap: int, first: int = _CHUNK) -> bytes:
+    """At most ``cap`` bytes, in chunks, so a small input never costs a ``cap``-sized buffer."""
+    chunks = []
+    total = 0
+    want = min(cap, max(first, 1))
+    while total < cap:
+        chunk = stream.read(want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = min(cap - total, max(_CHUNK, total))
+    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
 def _too_large(limit: int) -> str:
     return f"input is larger than the {_human(limit)} limit (raise it with --max-input-size)"
 
@@ -253,7 +276,9 @@ def _read_file(
                 Source(path),
             )
         with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+            # read(n) allocates n bytes up front: ask for what stat promised, capped
+            expected = st.st_size if stat.S_ISREG(st.st_mode) else 0
+            data = _read_capped(fh, limit + 1, expected + 1)
     except InputError:
         raise
     except OSError as exc:
@@ -264,7 +289,7 @@ def _read_file(
 
 
 _LEADING_SPACE = re.compile(rb"[ \t\r\n]*")
-_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s\[\]{},]", re.MULTILINE)
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s\[\]{},]", re.MULTILINE)
 
 
 def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) -> None:
@@ -350,30 +375,56 @@ def _depth_message() -> str:
 
 
 def _check_events(name: str, text: str) -> None:
-    """Alias and depth limits on the parser's events, before anything is composed."""
+    """Alias and depth limits on the parser's events, before anything is composed.
+
+    Besides counting alias uses, this adds up how many nodes the aliases would stand for once
+    expanded (an anchor's subtree size, aliases inside it included): a billion-laughs bomb has
+    only 72 aliases but expands to 10^9 nodes."""
     number = 0
     aliases = 0
-    depth = 0
+    expansion = 0
+    stack: list[list[Any]] = []  # open collections: [anchor, expanded size]
+    anchors: dict[str, int] = {}
     try:
         for event in yaml.parse(text, Loader=_LOADER):
             kind = type(event)
-            if kind is yaml.AliasEvent:
-                aliases += 1
-                if aliases > MAX_ALIASES:
-                    raise InputError(
-                        f"more than {MAX_ALIASES} YAML aliases in one document (an alias bomb?)",
-                        Source(name, number),
-                    )
+            if kind is yaml.ScalarEvent:
+                if event.anchor is not None:
+                    anchors[event.anchor] = 1
+                if stack:
+                    stack[-1][1] += 1
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                depth += 1
-                if depth > MAX_DEPTH:
+                stack.append([event.anchor, 1])
+                if len(stack) > MAX_DEPTH:
                     raise InputError(_depth_message(), Source(name, number))
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                depth -= 1
+                anchor, size = stack.pop()
+                if anchor is not None:
+                    anchors[anchor] = size
+                if stack:
+                    stack[-1][1] += size
+            elif kind is yaml.AliasEvent:
+                aliases += 1
+                size = anchors.get(event.anchor)
+                if size is None:
+                    raise InputError(
+                        f"YAML alias *{event.anchor} refers to no complete anchor "
+                        "(undefined, or a recursive structure)",
+                        Source(name, number),
+                    )
+                expansion += size
+                if aliases > MAX_ALIASES or expansion > MAX_ALIAS_EXPANSION:
+                    raise InputError(
+                        f"YAML aliases exceed the limits ({MAX_ALIASES} aliases, "
+                        f"{MAX_ALIAS_EXPANSION} expanded nodes per document): an alias bomb?",
+                        Source(name, number),
+                    )
+                if stack:
+                    stack[-1][1] += size
             elif kind is yaml.DocumentStartEvent:
                 number += 1
-                aliases = 0
-                depth = 0
+                aliases = expansion = 0
+                anchors.clear()
     except yaml.YAMLError as exc:
         raise InputError(_yaml_message(exc), Source(name, number or 1)) from None
 

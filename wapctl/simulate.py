@@ -322,7 +322,6 @@ class _Replay:
         # the state hash: sum over pods written so far of h(now) - h(at the start), plus the
         # units, plus the terminating pods with their time left (recomputed: they are few)
         self.pod_hash = 0
-        self.origin_hash: dict[str, int] = {}
         self.unit_hash = 0
         self.seen_states: dict[int, int] = {}
         # the observed preemption relation: source member -> target member -> latest step
@@ -359,9 +358,8 @@ class _Replay:
             delta = int(_counts_bound(pod)) - int(_counts_bound(old))
             if delta:
                 self.group_bound[group] = self.group_bound.get(group, 0) + delta
-        old_h = _digest(_pod_state(old))
-        self.origin_hash.setdefault(key, old_h)
-        self.pod_hash = (self.pod_hash - old_h + _digest(_pod_state(pod))) & _MASK
+        self.pod_hash = (self.pod_hash - _digest(_pod_state(old)) + _digest(_pod_state(pod))) \
+            & _MASK
         if pod is None:
             del self.pods[key]
         else:

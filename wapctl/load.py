@@ -628,7 +628,10 @@ def _slow_time(value: str, source: Source, field: str) -> datetime:
         raise InputError(f"not an RFC3339 timestamp: {value!r} ({exc})", source, field) from None
 
 
-def _meta(obj: dict[str, Any], source: Source, namespaced: bool) -> tuple[dict[str, Any], str, str]:
+_Head = tuple[dict[str, Any], str, str]  # (metadata, namespace, name) read once per object
+
+
+def _meta(obj: dict[str, Any], source: Source, namespaced: bool) -> _Head:
     meta = obj.get("metadata")
     if type(meta) is not dict:
         if meta is None:
@@ -652,8 +655,8 @@ def _meta(obj: dict[str, Any], source: Source, namespaced: bool) -> tuple[dict[s
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-def _node(obj: dict[str, Any], source: Source) -> Node:
-    meta, _, name = _meta(obj, source, namespaced=False)
+def _node(obj: dict[str, Any], source: Source, head: _Head) -> Node:
+    meta, _, name = head
     spec = _mapping(obj.get("spec"), source, "spec")
     status = _mapping(obj.get("status"), source, "status")
     raw = status.get("allocatable")
@@ -696,8 +699,8 @@ def _missing(source: Source, field: str) -> Any:
 _POLICIES = (PREEMPT_LOWER, NEVER)
 
 
-def _priority_class(obj: dict[str, Any], source: Source) -> PriorityClass:
-    _, _, name = _meta(obj, source, namespaced=False)
+def _priority_class(obj: dict[str, Any], source: Source, head: _Head) -> PriorityClass:
+    _, _, name = head
     value = obj.get("value")
     if type(value) is not int:
         if value is None:
@@ -761,8 +764,8 @@ def _requirement(
     return SelectorRequirement(key=key, operator=op, values=values)
 
 
-def _pdb(obj: dict[str, Any], source: Source) -> PodDisruptionBudget:
-    _, ns, name = _meta(obj, source, namespaced=True)
+def _pdb(obj: dict[str, Any], source: Source, head: _Head) -> PodDisruptionBudget:
+    _, ns, name = head
     spec = _mapping(obj.get("spec"), source, "spec")
     status = _mapping(obj.get("status"), source, "status")
     allowed = _opt_int(status.get("disruptionsAllowed"), source, "status.disruptionsAllowed")
@@ -929,9 +932,9 @@ def _settings(
 
 
 def _workload(
-    obj: dict[str, Any], source: Source, classes: dict[str, PriorityClass]
+    obj: dict[str, Any], source: Source, head: _Head, classes: dict[str, PriorityClass]
 ) -> _WorkloadDef:
-    _, ns, name = _meta(obj, source, namespaced=True)
+    _, ns, name = head
     api = obj["apiVersion"]
     wl = _WorkloadDef(ns, name, api, source)
     spec = obj.get("spec")
@@ -1067,11 +1070,12 @@ def _template_ref(spec: dict[str, Any], api: str, source: Source) -> tuple[str, 
 def _pod_group(
     obj: dict[str, Any],
     source: Source,
+    head: _Head,
     classes: dict[str, PriorityClass],
     workloads: dict[str, _WorkloadDef],
     default: PriorityClass | None,
 ) -> _Group:
-    _, ns, name = _meta(obj, source, namespaced=True)
+    _, ns, name = head
     api = obj["apiVersion"]
     spec = obj.get("spec")
     if spec is None:
@@ -1216,6 +1220,10 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
     return total
 
 
+# Toleration objects by their raw fields: pods of one cluster repeat the same few tolerations.
+_TOLERATIONS: dict[tuple[Any, ...], Toleration] = {}
+
+
 def _tolerations(value: Any, source: Source) -> tuple[Toleration, ...]:
     if value is None:
         return ()
@@ -1223,25 +1231,38 @@ def _tolerations(value: Any, source: Source) -> tuple[Toleration, ...]:
         raise _type_error(value, "a list", source, "spec.tolerations")
     out = []
     for i, t in enumerate(value):
-        f = f"spec.tolerations[{i}]"
-        if type(t) is not dict:
-            raise _type_error(t, "a mapping", source, f)
-        key = _opt_str(t.get("key"), source, f + ".key") or ""
-        op = _enum(t.get("operator"), _TOLERATION_OPERATORS, source, f + ".operator") or "Equal"
-        if not key and op != "Exists":
-            raise InputError("an empty key needs operator Exists", source, f + ".operator")
-        val = t.get("value")
-        if val is not None and type(val) is not str:
-            raise _type_error(val, "a string (quote it)", source, f + ".value")
-        out.append(
-            Toleration(
-                key=key,
-                operator=op,
-                value=val or "",
-                effect=_enum(t.get("effect"), _TOLERATION_EFFECTS, source, f + ".effect") or "",
-            )
-        )
+        if type(t) is dict:
+            raw = (t.get("key"), t.get("operator"), t.get("value"), t.get("effect"))
+            try:
+                known = _TOLERATIONS.get(raw)
+            except TypeError:  # an unhashable field: let the checks below name it
+                known = None
+            if known is not None:
+                out.append(known)
+                continue
+        made = _toleration(t, source, f"spec.tolerations[{i}]")
+        if len(_TOLERATIONS) < 10_000:
+            _TOLERATIONS[raw] = made
+        out.append(made)
     return tuple(out)
+
+
+def _toleration(t: Any, source: Source, f: str) -> Toleration:
+    if type(t) is not dict:
+        raise _type_error(t, "a mapping", source, f)
+    key = _opt_str(t.get("key"), source, f + ".key") or ""
+    op = _enum(t.get("operator"), _TOLERATION_OPERATORS, source, f + ".operator") or "Equal"
+    if not key and op != "Exists":
+        raise InputError("an empty key needs operator Exists", source, f + ".operator")
+    val = t.get("value")
+    if val is not None and type(val) is not str:
+        raise _type_error(val, "a string (quote it)", source, f + ".value")
+    return Toleration(
+        key=key,
+        operator=op,
+        value=val or "",
+        effect=_enum(t.get("effect"), _TOLERATION_EFFECTS, source, f + ".effect") or "",
+    )
 
 
 def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelectorTerm, ...] | None:
@@ -1349,8 +1370,8 @@ def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContex
     return group
 
 
-def _pod(obj: dict[str, Any], source: Source, ctx: _PodContext) -> Pod:
-    meta, ns, name = _meta(obj, source, namespaced=True)
+def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
+    meta, ns, name = head
     spec = obj.get("spec")
     spec = {} if spec is None else _mapping(spec, source, "spec")
     status = obj.get("status")
@@ -1514,15 +1535,6 @@ def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> 
     seen[key] = source
 
 
-def _object_key(obj: dict[str, Any], namespaced: bool) -> str:
-    meta = obj.get("metadata")
-    name = meta.get("name") if type(meta) is dict else None
-    if not namespaced:
-        return str(name)
-    ns = (meta.get("namespace") if type(meta) is dict else None) or "default"
-    return f"{ns}/{name}"
-
-
 def build_snapshot(documents: Iterable[Document]) -> Snapshot:
     """Validate the objects, resolve priorities and pod groups, and build the ``Snapshot``.
 
@@ -1534,26 +1546,30 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
 
 def _build(documents: Iterable[Document]) -> Snapshot:
     ignored: Counter[str] = Counter()
-    buckets: list[list[tuple[Source, dict[str, Any]]]] = [[] for _ in range(6)]
+    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(6)]
     seen: list[dict[str, Source]] = [{} for _ in range(6)]
     for source, obj in documents:
         which = _classify(obj, source, ignored)
         if which is None:
             continue
         namespaced = which not in (_NODE, _CLASS)
-        _meta(obj, source, namespaced)  # name present and well typed before keys are made
-        _register(seen[which], _LABELS[which], _object_key(obj, namespaced), source)
-        buckets[which].append((source, obj))
+        head = _meta(obj, source, namespaced)
+        key = f"{head[1]}/{head[2]}" if namespaced else head[2]
+        bucket_seen = seen[which]
+        if key in bucket_seen:
+            _register(bucket_seen, _LABELS[which], key, source)
+        bucket_seen[key] = source
+        buckets[which].append((source, obj, head))
 
     classes = {}
-    for source, obj in buckets[_CLASS]:
-        pc = _priority_class(obj, source)
+    for source, obj, head in buckets[_CLASS]:
+        pc = _priority_class(obj, source, head)
         classes[pc.name] = pc
     default = prio.global_default(classes.values())
 
     workloads: dict[str, _WorkloadDef] = {}
-    for source, obj in buckets[_WORKLOAD]:
-        wl = _workload(obj, source, classes)
+    for source, obj, head in buckets[_WORKLOAD]:
+        wl = _workload(obj, source, head, classes)
         workloads[f"{wl.namespace}/{wl.name}"] = wl
     groups: dict[str, _Group] = {}
     for wl in workloads.values():
@@ -1563,17 +1579,17 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             )
             groups[group.key] = group
     pod_groups: dict[str, _Group] = {}
-    for source, obj in buckets[_PODGROUP]:
-        group = _pod_group(obj, source, classes, workloads, default)
+    for source, obj, head in buckets[_PODGROUP]:
+        group = _pod_group(obj, source, head, classes, workloads, default)
         pod_groups[f"{group.namespace}/{group.name}"] = group
         if group.key in groups:  # unreachable with unique names, kept as a guard
             raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
         groups[group.key] = group
 
     ctx = _PodContext(classes, default, workloads, pod_groups)
-    pods = [_pod(obj, source, ctx) for source, obj in buckets[_POD]]
-    nodes = [_node(obj, source) for source, obj in buckets[_NODE]]
-    pdbs = [_pdb(obj, source) for source, obj in buckets[_PDB]]
+    pods = [_pod(obj, source, head, ctx) for source, obj, head in buckets[_POD]]
+    nodes = [_node(obj, source, head) for source, obj, head in buckets[_NODE]]
+    pdbs = [_pdb(obj, source, head) for source, obj, head in buckets[_PDB]]
 
     model_groups = {}
     for key in sorted(groups):

@@ -58,7 +58,9 @@ class QuantityError(ValueError):
         self.reason = reason
 
 
-def _parse_text(text: str) -> Fraction:
+def _ratio(text: str) -> tuple[int, int]:
+    """The exact value of quantity text as (numerator, positive denominator), unreduced:
+    integer arithmetic only, so the hot path never builds a Fraction."""
     if not text:
         raise QuantityError(text, "empty")
     if len(text) > MAX_QUANTITY_LENGTH:
@@ -69,15 +71,14 @@ def _parse_text(text: str) -> Fraction:
     int_part, frac_part, suffix = m.group("int"), m.group("frac") or "", m.group("suffix")
     if not int_part and not frac_part:
         raise QuantityError(text, "no digits")
-    number = Fraction(
-        int(int_part or "0") * 10 ** len(frac_part) + int(frac_part or "0"), 10 ** len(frac_part)
-    )
+    den = 10 ** len(frac_part)
+    num = int(int_part or "0") * den + int(frac_part or "0")
     if m.group("sign") == "-":
-        number = -number
+        num = -num
     if suffix in _DECIMAL:
         exp = _DECIMAL[suffix]
     elif suffix in _BINARY:
-        return number * (1 << _BINARY[suffix])
+        return num << _BINARY[suffix], den
     else:
         e = _EXPONENT_RE.fullmatch(suffix)
         if e is None:
@@ -89,7 +90,14 @@ def _parse_text(text: str) -> Fraction:
         exp = int(e.group("exp"))
         if abs(exp) > MAX_EXPONENT:
             raise QuantityError(text, f"exponent beyond +-{MAX_EXPONENT}")
-    return number * 10**exp if exp >= 0 else number / 10**-exp
+    if exp >= 0:
+        return num * 10**exp, den
+    return num, den * 10**-exp
+
+
+def _parse_text(text: str) -> Fraction:
+    num, den = _ratio(text)
+    return Fraction(num, den)
 
 
 def parse_quantity(value: object) -> Fraction:
@@ -147,8 +155,14 @@ def amount(resource_name: str, q: object) -> int:
         pass
     except TypeError:  # unhashable (a list or a mapping where a quantity belongs)
         raise QuantityError(q, f"expected a string or a number, got {kind.__name__}") from None
-    parsed = parse_quantity(q)
-    result = millivalue(parsed) if is_cpu else value(parsed)
+    if kind is str:
+        num, den = _ratio(q)  # type: ignore[arg-type]
+        if is_cpu:
+            num *= 1000
+        result = -((-num) // den)
+    else:
+        parsed = parse_quantity(q)
+        result = millivalue(parsed) if is_cpu else value(parsed)
     if len(_CACHE) < _CACHE_LIMIT:
         _CACHE[key] = result
     return result

@@ -46,9 +46,11 @@ Violations
 
 from __future__ import annotations
 
+import gc
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -221,6 +223,20 @@ def _sample(names: Iterable[str], size: int) -> tuple[str, ...]:
     return tuple(heapq.nsmallest(size, names))
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector. Building allocates a few small objects per pod;
+    next to a multi-GB snapshot each automatic collection rescans the whole heap (measured:
+    7 s instead of 0.7 s for 150k pods). Nothing built here forms reference cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def build_graph(
     snapshot: Snapshot, *, sample_size: int = DEFAULT_SAMPLE, max_edges: int = MAX_EDGES
 ) -> PriorityGraph:
@@ -228,6 +244,11 @@ def build_graph(
 
     Raises InputError when the graph would exceed ``max_edges`` edges.
     """
+    with _gc_paused():
+        return _build_graph(snapshot, sample_size, max_edges)
+
+
+def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> PriorityGraph:
     accs: dict[Profile, _Acc] = {}
     memberships: dict[tuple[str, str], Profile] = {}
     members: dict[tuple[str, str], Member] = {}
@@ -248,12 +269,19 @@ def build_graph(
     for key, pod in snapshot.pods.items():
         if pod.finished:
             continue
-        profile = Profile(pod.priority, pod.preemption_priority, pod.preemption_policy)
-        group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
-        workload = f"{group.namespace}/{group.workload}" if group is not None else None
-        if group is not None and group_profile[group.key] == profile:
-            accs[profile].group_pods += 1
+        gk = pod.group_key
+        gp = group_profile.get(gk) if gk is not None else None
+        if (
+            gp is not None
+            and gp.scheduling == pod.priority
+            and gp.preemption == pod.preemption_priority
+            and gp.policy == pod.preemption_policy
+        ):
+            accs[gp].group_pods += 1  # the usual case: counted, nothing allocated
             continue
+        profile = Profile(pod.priority, pod.preemption_priority, pod.preemption_policy)
+        group = snapshot.pod_groups[gk] if gp is not None else None  # type: ignore[index]
+        workload = f"{group.namespace}/{group.workload}" if group is not None else None
         acc = accs.setdefault(profile, _Acc())
         acc.pods.append(key)
         unit = group.key if group is not None else key

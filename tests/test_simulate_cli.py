@@ -187,3 +187,10 @@ def test_input_files_are_not_modified():
     before = path.read_bytes()
     run("simulate", path, "-o", "json")
     assert before == path.read_bytes()
+
+
+def test_help_renders():
+    """`wapctl simulate --help` renders and names the replay's options."""
+    result = run("simulate", "--help")
+    assert 0 == result.exit_code
+    assert "--max-steps" in result.stdout and "--no-requeue" in result.stdout

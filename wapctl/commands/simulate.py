@@ -78,10 +78,11 @@ def simulate(
     output: common.OutputOpt = common.OutputFormat.table,
     no_color: common.NoColorOpt = False,
 ) -> None:
-    """Replay the scheduling queue with delayed preemption: preempt, wait for the victims,
-    bind, recreate the victims, and so on, until nothing can change or a cycle shows.
+    """Replay the scheduling queue with delayed preemption until it settles or cycles.
 
-    Each step plans the head of the queue (as `wapctl plan` does) and applies the result.
+    Each step plans the head of the queue (as `wapctl plan` does) and applies it: bind,
+    preempt (victims terminate, the preemptor keeps its nominated nodes and retries), wait
+    for terminations, or park; finished victims are recreated (unless --no-requeue).
     Exit 0 when the queue converges, 1 on a preemption cycle (or when --max-steps ends the
     replay first), 2 on bad input, 4 when the cluster cannot be read.
     """

@@ -93,7 +93,8 @@ def random_cluster(seed: int) -> Snapshot:
                                tolerations=[toleration("gpu", "Exists")] if g == 0 else ()))
     # Other high-priority pending pods nominated somewhere reserve room.
     for k in range(rng.randint(0, 4)):
-        pods.append(pod(f"nom{k}", cpu="2", prio=rng.choice(PRIORITIES), nominated=rng.choice(names)))
+        pods.append(pod(f"nom{k}", cpu="2", prio=rng.choice(PRIORITIES),
+                        nominated=rng.choice(names)))
     pdbs = [pdb("web", match={"app": "web"}, allowed=rng.randint(0, 6)),
             pdb("db", exprs=[req("app", "In", "db")], allowed=rng.randint(0, 2),
                 disrupted=[f"s{rng.randint(0, 150):03d}"]),

@@ -200,18 +200,38 @@ class _Budgets:
     def __init__(self, pdbs: Sequence[PodDisruptionBudget]) -> None:
         self.pdbs = list(pdbs)  # sorted by key
         self.by_namespace: dict[str, list[int]] = {}
+        # A PDB with matchLabels can only select pods carrying its first (key, value) pair:
+        # index it there, so a pod only tries the PDBs its own labels point at.
+        self.by_label: dict[tuple[str, str, str], list[int]] = {}
+        self.unindexed: dict[str, list[int]] = {}
         for j, pdb in enumerate(self.pdbs):
             self.by_namespace.setdefault(pdb.namespace, []).append(j)
+            selector = pdb.selector
+            if selector is None or selector.empty:
+                continue  # selects nothing
+            if selector.match_labels:
+                key, value = min(selector.match_labels.items())
+                self.by_label.setdefault((pdb.namespace, key, value), []).append(j)
+            else:
+                self.unindexed.setdefault(pdb.namespace, []).append(j)
         self._matching: dict[str, tuple[int, ...]] = {}
 
     def matching(self, pod: Pod) -> tuple[int, ...]:
+        """Indices (in PDB key order) of the PDBs selecting this pod."""
         found = self._matching.get(pod.key)
         if found is None:
             if not pod.labels:  # upstream: a pod without labels matches no PDB
                 found = ()
             else:
-                found = tuple(j for j in self.by_namespace.get(pod.namespace, ())
-                              if label_selector_matches(self.pdbs[j].selector, pod.labels))
+                ns, by_label = pod.namespace, self.by_label
+                candidates = list(self.unindexed.get(ns, ()))
+                for key, value in pod.labels.items():
+                    hit = by_label.get((ns, key, value))
+                    if hit:
+                        candidates.extend(hit)
+                found = tuple(sorted(j for j in candidates
+                                     if label_selector_matches(self.pdbs[j].selector,
+                                                               pod.labels)))
             self._matching[pod.key] = found
         return found
 
@@ -479,7 +499,7 @@ class _NodeCheck:
     def feasible(self) -> bool:
         if self.count > self.room:
             return False
-        return all(u <= a for u, a in zip(self.used, self.alloc))
+        return all(u <= a for u, a in zip(self.used, self.alloc, strict=True))
 
     def try_add(self, unit: _Unit) -> bool:
         self._shift(unit, 1)
@@ -540,8 +560,8 @@ class _Level:
         violating = budgets.violating_pods(candidates)
         if violating:
             marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
-            order = ([u for u, m in zip(candidates, marked) if m]
-                     + [u for u, m in zip(candidates, marked) if not m])
+            order = ([u for u, m in zip(candidates, marked, strict=True) if m]
+                     + [u for u, m in zip(candidates, marked, strict=True) if not m])
         else:
             order = candidates
         victims = [u for u in order if not check.try_add(u)]

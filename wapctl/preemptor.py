@@ -173,7 +173,8 @@ def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Pr
     pieces = _split(text, "--workload", (2, 3))
     ns, name = pieces[0], pieces[1]
     if namespace is not None and ns != namespace:
-        raise UsageError(f"--workload {text} is not in namespace {namespace} (given by --namespace)")
+        raise UsageError(
+            f"--workload {text} is not in namespace {namespace} (given by --namespace)")
     wl_key = f"{ns}/{name}"
     groups = [g for g in snapshot.pod_groups.values() if g.namespace == ns and g.workload == name]
     if wl_key not in snapshot.workloads and not groups:

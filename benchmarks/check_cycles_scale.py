@@ -92,7 +92,8 @@ def main() -> None:
     t3 = time.perf_counter()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{len(snap.pods)} pods, {len(snap.pod_groups)} pod groups, {len(built.vertices)} profiles, "
+        f"{len(snap.pods)} pods, {len(snap.pod_groups)} pod groups, "
+        f"{len(built.vertices)} profiles, "
         f"{built.edge_count} edges: build {t1 - t0:.3f} s, cycles {t2 - t1:.3f} s "
         f"({search.count}{'' if search.complete else '+'} found), violations {t3 - t2:.3f} s "
         f"({len(violations)}); peak RSS {rss:.0f} MiB"

@@ -139,8 +139,10 @@ def test_parse_deletion(text: str, expected: ObjectRef) -> None:
         ("Workload/ml/", "--delete Workload/ml/: expected Workload/NAMESPACE/NAME"),
         (
             "Deployment/ml/a",
-            ("--delete Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
-            "Pod, PodDisruptionBudget, PodGroup, PriorityClass, Workload)"),
+            (
+                "--delete Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
+                "Pod, PodDisruptionBudget, PodGroup, PriorityClass, Workload)"
+            ),
         ),
     ],
     ids=["workload-without-namespace", "class-with-namespace", "empty-name", "unknown-kind"],
@@ -213,7 +215,7 @@ def test_apply_change_usage_errors(change: list[Document], deletion: str, messag
     assert message == str(exc.value)
 
 
-# ---- the comparison, on small in-memory snapshots ---------------------------------------------------
+# ---- the comparison, on small in-memory snapshots ------------------------------------------
 
 
 def small(*, medium: int = 500, a_preempt: str | None = "low", extra: tuple = ()) -> list[Document]:
@@ -466,18 +468,21 @@ def test_audit_the_kep_fix() -> None:
     """Auditing kep-ab.yaml with kep-ab-fixed.yaml as the change: cycle and violation fixed."""
     code, d = audit_json(CYCLES / "kep-ab.yaml", "--change", CYCLES / "kep-ab-fixed.yaml")
     actions = sorted((c["action"], c["kind"], c["name"]) for c in d["changes"])
-    expected_actions = [("changed", "Workload", "training")] + sorted(
-        ("unchanged", kind, name)
-        for kind, name in [
-            ("PriorityClass", "medium"),
-            ("PriorityClass", "high"),
-            ("Workload", "report"),
-            ("Node", "node-a"),
-            ("Pod", "training-0"),
-            ("Pod", "training-1"),
-            ("Pod", "report-0"),
-        ]
-    )
+    expected_actions = [
+        ("changed", "Workload", "training"),
+        *sorted(
+            ("unchanged", kind, name)
+            for kind, name in [
+                ("PriorityClass", "medium"),
+                ("PriorityClass", "high"),
+                ("Workload", "report"),
+                ("Node", "node-a"),
+                ("Pod", "training-0"),
+                ("Pod", "training-1"),
+                ("Pod", "report-0"),
+            ]
+        ),
+    ]
     s = d["summary"]
     assert (0, sorted(expected_actions), 1, 1, 1) == (
         code,

@@ -322,7 +322,7 @@ def test_same_objects_in_another_order_and_format_give_identical_json(
     assert 1 == len(outputs)
 
 
-# ---- GitHub annotations ----------------------------------------------------------------------------
+# ---- GitHub annotations ------------------------------------------------------------------
 
 
 def test_github_annotations_name_the_file() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wapctl import graph as g
 from wapctl.errors import InputError, Source
@@ -76,7 +79,7 @@ def snapshot(groups: tuple[PodGroup, ...] = (), pods: tuple[Pod, ...] = ()) -> S
     workloads: dict[str, Workload] = {}
     for grp in groups:
         key = f"{grp.namespace}/{grp.workload}"
-        names = workloads[key].group_names + (grp.name,) if key in workloads else (grp.name,)
+        names = (*workloads[key].group_names, grp.name) if key in workloads else (grp.name,)
         workloads[key] = Workload(
             grp.namespace, grp.workload, key, grp.api_version, names, source=grp.source
         )
@@ -379,3 +382,45 @@ def test_clean() -> None:
         g.check(snapshot((A_FIXED, B_MID))).clean,
         g.check(snapshot((A_NEVER, B_MID))).clean,
     )
+
+
+# ---- property: the profile graph agrees with the member-level brute force ------------------------
+
+
+MEMBER = st.tuples(
+    st.sampled_from([100, 300, 500, 1000]),
+    st.sampled_from([100, 300, 500, 1000]),
+    st.sampled_from([PREEMPT_LOWER, PREEMPT_LOWER, NEVER]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(MEMBER, min_size=1, max_size=7))
+def test_profile_graph_matches_member_brute_force(specs: list[tuple[int, int, str]]) -> None:
+    """Edges, cyclic profiles and violations agree with the pod-group-level relation."""
+    groups = tuple(group(f"w{i}", s, p, policy=pol) for i, (s, p, pol) in enumerate(specs))
+    snap = snapshot(groups)
+    report = g.check(snap, limit=1000, count_limit=100_000)
+    profile = {x.key: P(x.priority, x.preemption_priority, x.preemption_policy) for x in groups}
+    members = nx.DiGraph()
+    members.add_nodes_from(profile)
+    members.add_edges_from(
+        (a, b) for a in profile for b in profile if a != b and profile[a].can_preempt(profile[b])
+    )
+    expected_edges = {(profile[a], profile[b]) for a, b in members.edges}
+    on_member_cycle = {v for c in nx.simple_cycles(members) for v in c}
+    expected = (
+        expected_edges,
+        {profile[k] for k in on_member_cycle},
+        sorted(f"default/w{i}" for i, (s, p, _) in enumerate(specs) if p < s),
+        True,
+        len(list(nx.simple_cycles(report.graph.graph))),
+    )
+    actual = (
+        set(report.graph.graph.edges),
+        set(report.graph.cyclic_profiles()),
+        sorted(v.name for v in report.violations),
+        all(any(v.violates for v in c.vertices) for c in report.cycles),
+        report.cycle_count,
+    )
+    assert expected == actual

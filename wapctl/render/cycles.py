@@ -189,7 +189,7 @@ def vertex_label(vertex: Vertex, examples: int = EXAMPLES) -> str:
 
 def cycle_path(graph: PriorityGraph, cycle: Cycle) -> str:
     labels = [vertex_label(graph.vertices[v]) for v in cycle.vertices]
-    return " → ".join(labels + [cycle.vertices[0].id])
+    return " → ".join([*labels, cycle.vertices[0].id])
 
 
 def cycle_message(graph: PriorityGraph, cycle: Cycle) -> str:

@@ -240,3 +240,14 @@ def test_huge_integer(tmp_path: Path, measured: Any, name: str) -> None:
     text = f'{{"kind": "PriorityClass", "metadata": {{"name": "x"}}, "value": {digits}}}'
     err = measured(lambda: _load(_file(tmp_path, name, text)))
     assert "invalid" in err.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["kind: Pod\nmetadata: {name: p}\nx: !!timestamp not-a-date\n", "1.5\n", "--- !!binary aGk=\n"],
+    ids=["timestamp tag on junk", "float document", "binary document"],
+)
+def test_odd_yaml_values(tmp_path: Path, measured: Any, text: str) -> None:
+    """Explicit tags PyYAML's constructors trip over, and scalar documents, are clean errors."""
+    err = measured(lambda: _load(_file(tmp_path, "odd.yaml", text)))
+    assert "odd.yaml, document 1" in str(err)

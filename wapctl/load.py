@@ -298,7 +298,7 @@ def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) ->
         data = data[3:]
     start = _LEADING_SPACE.match(data).end()  # type: ignore[union-attr]
     if start == len(data):
-        raise InputError("file is empty: no YAML or JSON documents", Source(name))
+        raise InputError("empty input: no YAML or JSON documents", Source(name))
     if b"\x00" in data:
         raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
     docs: list[tuple[int, Any]] | None = None
@@ -352,6 +352,10 @@ def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
         raise InputError(_depth_message(), Source(name, number + 1)) from None
     except (ValueError, OverflowError) as exc:  # e.g. a 5000-digit integer, a bad date
         raise InputError(f"invalid YAML value: {exc}", Source(name, number + 1)) from None
+    except Exception as exc:  # PyYAML's constructors trip over some explicit tags (!!timestamp x)
+        raise InputError(
+            f"invalid YAML value ({type(exc).__name__}: {exc})", Source(name, number + 1)
+        ) from None
     return docs
 
 
@@ -431,6 +435,8 @@ def _check_events(name: str, text: str) -> None:
 
 def _check_depth(obj: Any, source: Source) -> None:
     """MAX_DEPTH on a parsed document, iteratively (a parser may nest deeper than we allow)."""
+    if type(obj) is not dict and type(obj) is not list:
+        return
     level = [obj]
     depth = 1
     while level:
@@ -656,6 +662,9 @@ _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 def _node(obj: dict[str, Any], source: Source, head: _Head) -> Node:
+    """``status.allocatable`` (``status.capacity`` when a node reports no allocatable), labels,
+    taints and ``spec.unschedulable``. A node that lists no ``pods`` allocatable gets
+    ``DEFAULT_NODE_PODS`` (110, the kubelet's default ``--max-pods``)."""
     meta, _, name = head
     spec = _mapping(obj.get("spec"), source, "spec")
     status = _mapping(obj.get("status"), source, "status")

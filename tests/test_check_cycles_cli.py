@@ -344,6 +344,23 @@ def test_github_annotations_name_the_file() -> None:
     assert (1, expected) == (result.exit_code, result.stdout.splitlines())
 
 
+def test_github_cycle_is_annotated_at_the_rule_breakers_file(tmp_path: Path) -> None:
+    """A cycle spanning files is annotated where its rule-breaking Workload is defined."""
+    docs = _documents(KEP_AB)
+    breaker = [d for d in docs if d["metadata"]["name"] == "training" and d["kind"] == "Workload"]
+    others = [d for d in docs if d not in breaker]
+    (tmp_path / "a-others.yaml").write_text(yaml.safe_dump_all(others))
+    (tmp_path / "b-training.yaml").write_text(yaml.safe_dump_all(breaker))
+    lines = run("check-cycles", tmp_path, "--format", "github").stdout.splitlines()
+    heads = [line.split("::")[1] for line in lines[:-1]]
+    file = tmp_path / "b-training.yaml"
+    expected = [
+        f"error file={file},title=KEP-5710 preemption cycle",
+        f"error file={file},title=KEP-5710 priority rule",
+    ]
+    assert expected == heads
+
+
 def test_github_annotations_from_stdin_have_no_file() -> None:
     """Objects read from stdin carry no file= property; the message says <stdin>."""
     result = run("check-cycles", "-", "--format", "github", input=KEP_AB.read_text())

@@ -346,6 +346,8 @@ def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
             if obj is not None:
                 _check_depth(obj, Source(name, number))
                 docs.append((number, obj))
+    except InputError:
+        raise
     except yaml.YAMLError as exc:
         raise InputError(_yaml_message(exc), Source(name, number + 1)) from None
     except RecursionError:

@@ -381,7 +381,7 @@ class ClusterState:
     resources (see ``NodeState``); pod counts are always kept.
     """
 
-    __slots__ = ("index", "nodes", "released", "reserved", "terminating", "tracked")
+    __slots__ = ("bound", "index", "nodes", "released", "reserved", "terminating", "tracked")
 
     def __init__(
         self,
@@ -395,6 +395,7 @@ class ClusterState:
         self.nodes: list[NodeState] = [NodeState(n, self.tracked)
                                        for _, n in sorted(snapshot.nodes.items())]
         self.index: dict[str, int] = {s.name: i for i, s in enumerate(self.nodes)}
+        self.bound: list[tuple[Pod, int]] = []  # running (not terminating) pods, by pod key
         self.terminating: list[tuple[Pod, int]] = []  # sorted by pod key
         self.reserved: list[tuple[Pod, int]] = []
         self.released = False
@@ -433,7 +434,10 @@ class ClusterState:
                 self.reserved.append((pod, i))
             elif pod.terminating:
                 self.terminating.append((pod, i))
+            else:
+                self.bound.append((pod, i))
         self.terminating.sort(key=lambda t: t[0].key)
+        self.bound.sort(key=lambda t: t[0].key)
 
     def release_terminating(self) -> None:
         """Treat already-triggered preemptions as free space."""

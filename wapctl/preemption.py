@@ -161,16 +161,10 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor)
     """Step 4: every unit the preemptor may preempt."""
     own = preemptor.group_key
     limit = preemptor.priority
-    index = state.index
     groups = snapshot.pod_groups
     units: list[_Unit] = []
     whole: dict[str, list[tuple[Pod, int]]] = {}
-    for pod in snapshot.pods.values():  # sorted by key
-        if pod.node_name is None or pod.terminating or pod.finished:
-            continue
-        i = index.get(pod.node_name)
-        if i is None:
-            continue
+    for pod, i in state.bound:  # bound, running, on a known node; sorted by key
         gk = pod.group_key
         if gk is not None:
             if gk == own:

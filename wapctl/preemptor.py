@@ -163,10 +163,17 @@ def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preempt
 
 
 def _group_for(snapshot: Snapshot, group: PodGroup) -> Preemptor:
-    pods = [p for p in snapshot.pods.values() if p.group_key == group.key and p.pending]
+    pods: list[Pod] = []
+    bound = 0
+    for p in snapshot.pods.values():
+        if p.group_key == group.key:
+            if p.pending:
+                pods.append(p)
+            elif p.bound and not p.terminating and not p.finished:
+                bound += 1
     if not pods:
         raise UsageError(f"pod group {group.key} has no pending pods")
-    return _group_preemptor(snapshot, group, pods)
+    return _group_preemptor(snapshot, group, pods, {group.key: bound})
 
 
 def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
@@ -188,16 +195,14 @@ def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Pr
         return _group_for(snapshot, group)
     if len(groups) == 1:
         return _group_for(snapshot, groups[0])
-    pending = sorted(
-        (g for g in groups if any(p.group_key == g.key and p.pending
-                                  for p in snapshot.pods.values())),
-        key=lambda g: g.key,
-    )
+    keys = {g.key for g in groups}
+    pending = sorted({p.group_key for p in snapshot.pods.values()
+                      if p.pending and p.group_key in keys})
     if len(pending) == 1:
-        return _group_for(snapshot, pending[0])
+        return _group_for(snapshot, snapshot.pod_groups[pending[0]])
     if not pending:
         raise UsageError(f"workload {wl_key} has no pending pods")
-    names = ", ".join(g.name for g in pending)
+    names = ", ".join(snapshot.pod_groups[k].name for k in pending)
     raise UsageError(f"workload {wl_key} has several pod groups with pending pods ({names}): "
                      f"name one as {wl_key}/GROUP")
 
@@ -221,3 +226,9 @@ def select_preemptor(
         where = f" in namespace {namespace}" if namespace is not None else ""
         raise UsageError(f"no pending pod or pod group{where} to plan for")
     return queue[0]
+
+
+# Public names for building preemptors outside the queue (``simulate`` replays the queue).
+pod_preemptor = _pod_preemptor
+group_preemptor = _group_preemptor
+queue_key = _queue_key

@@ -334,6 +334,7 @@ TRAINING_RAISED = cell("300/600", "1000/600", workload="ml/training")
 def summary(**kw: Any) -> dict[str, Any]:
     base = {
         "changes": 1,
+        "changesIgnored": 0,
         "edgesAdded": 0,
         "edgesRemoved": 0,
         "lostProtection": 0,
@@ -559,6 +560,24 @@ def test_max_plans_truncates() -> None:
         s["preemptorsPending"],
         s["plansTruncated"],
     )
+
+
+def test_other_kinds_in_the_change_are_counted_not_listed(tmp_path: Path) -> None:
+    """A Deployment among the changed manifests is not listed, only counted as ignored."""
+    change = tmp_path / "change.yaml"
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    change.write_text(
+        yaml.safe_dump_all([deployment, yaml.safe_load((AUDIT / "raise-medium.yaml").read_text())])
+    )
+    code, d = audit_json(CLUSTER, "--change", change)
+    expected = (0, [("changed", "PriorityClass", "medium")], 1, 1)
+    actual = (
+        code,
+        [(c["action"], c["kind"], c["name"]) for c in d["changes"]],
+        d["summary"]["changes"],
+        d["summary"]["changesIgnored"],
+    )
+    assert expected == actual
 
 
 def test_change_from_stdin() -> None:

@@ -216,7 +216,8 @@ class PlanChange:
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    changes: tuple[ChangeItem, ...]
+    changes: tuple[ChangeItem, ...]  # objects of the kinds the loader reads
+    changes_ignored: int  # other kinds in the change files (applied, but the loader skips them)
     before: Snapshot
     after: Snapshot
     graph_before: g.PriorityGraph
@@ -411,8 +412,10 @@ def audit(
     names_a = {(v.kind, v.name) for v in va}
 
     plans, pending, planned = plan_changes(before, after, max_plans=max_plans, namespace=namespace)
+    read = tuple(i for i in items if KIND_GROUPS.get(i.ref.kind) == i.ref.group)
     return AuditReport(
-        changes=items,
+        changes=read,
+        changes_ignored=len(items) - len(read),
         before=before,
         after=after,
         graph_before=gb,

@@ -38,7 +38,9 @@ introduced ones from the changed snapshot, fixed ones from the original.
     <plan> = {"status": "RequiresPreemption", "reason": "...",
               "victims": [{"pod": "ns/name", "node": "node-a"}], "victimCount": 2}
 
-``summary``: counts of everything above (``edgesAdded`` etc. count all, lists hold at most
+``summary``: ``changes`` counts the objects added, changed or deleted; ``changesIgnored`` the
+objects of kinds wapctl does not read (Deployments, ...: applied, then skipped by the loader);
+then counts of everything else above (``edgesAdded`` etc. count all, lists hold at most
 ``listLimit``), ``cycleCountComplete`` (false: a side had more cycles than were enumerated),
 ``preemptorsPending`` / ``preemptorsPlanned`` / ``plansTruncated``.
 
@@ -148,6 +150,7 @@ def plan_change_to_dict(change: PlanChange, limit: int) -> dict[str, Any]:
 def summary_to_dict(report: AuditReport) -> dict[str, Any]:
     return {
         "changes": sum(1 for c in report.changes if c.action != "unchanged"),
+        "changesIgnored": report.changes_ignored,
         "edgesAdded": report.edges_added_count,
         "edgesRemoved": report.edges_removed_count,
         "lostProtection": report.lost_protection_count,
@@ -260,7 +263,9 @@ def _count(shown: int, total: int) -> str:
 def render_table(report: AuditReport, console: Console) -> None:
     """The report for people: the change, edges, protection, cycles, violations, plans."""
     s = summary_to_dict(report)
-    table = _table(f"Change ({s['changes']} objects)", "action", "object", "priority fields")
+    ignored = f"; {s['changesIgnored']} of other kinds ignored" if s["changesIgnored"] else ""
+    objects = "1 object" if s["changes"] == 1 else f"{s['changes']} objects"
+    table = _table(f"Change ({objects}{ignored})", "action", "object", "priority fields")
     for item in report.changes:
         table.add_row(item.action, Text(item.ref.spec), Text(change_text(report, item)))
     console.print(table)

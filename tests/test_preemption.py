@@ -396,8 +396,10 @@ def test_terminating_pods_mean_waiting_for_termination():
               pod("cheap", node="n1", cpu="4", prio=0), pod("p", cpu="4", prio=100)],
     )
     result = plan_for(snap, "default/p")
-    assert ("WaitingForTermination", {"p": "n2"}, (), (TerminatingPod("default/leaving", "n2"),)
-            ) == (result.status, placements(result), result.victims, result.terminating)
+    assert ("WaitingForTermination", {"p": "n2"}, (), (TerminatingPod("default/leaving", "n2"),),
+            "pod default/p fits on node n2 once 1 terminating pod finishes; the preemption "
+            "already triggered suffices, no new victims.") == (
+        result.status, placements(result), result.victims, result.terminating, result.reason)
 
 
 def test_terminating_pods_are_free_space_never_victims():

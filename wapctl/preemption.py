@@ -718,9 +718,10 @@ class _Planner:
             terminating = _terminating(state, (i for _, i in placed))
             where = (f"on node {state.nodes[placed[0][1]].name}" if is_pod
                      else f"({len(placed)} of {len(pods)} pending pods placed)")
-            reason = (f"{desc} fits {where} once "
-                      f"{_plural(len(terminating), 'terminating pod')} finish; the preemption "
-                      f"already triggered suffices, no new victims.")
+            n = len(terminating)
+            waits = "1 terminating pod finishes" if n == 1 else f"{n} terminating pods finish"
+            reason = (f"{desc} fits {where} once {waits}; the preemption already triggered "
+                      f"suffices, no new victims.")
             return self.result(WAITING, reason, placed, terminating=terminating)
 
         # 3. preemptionPolicy Never.

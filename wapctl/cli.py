@@ -32,12 +32,12 @@ def _root(
 
 
 # Each command module exposes one function; registration order is the order in --help.
-from wapctl.commands import plan as _plan  # noqa: E402
-from wapctl.commands import snapshot as _snapshot  # noqa: E402
-from wapctl.commands import validate as _validate  # noqa: E402
-from wapctl.commands import check_cycles as _check_cycles  # noqa: E402
-from wapctl.commands import audit as _audit  # noqa: E402
-from wapctl.commands import simulate as _simulate  # noqa: E402
+from wapctl.commands import audit as _audit
+from wapctl.commands import check_cycles as _check_cycles
+from wapctl.commands import plan as _plan
+from wapctl.commands import simulate as _simulate
+from wapctl.commands import snapshot as _snapshot
+from wapctl.commands import validate as _validate
 
 app.command("plan")(_plan.plan)
 app.command("validate")(_validate.validate)

@@ -16,7 +16,7 @@ from builders import (
 )
 
 from wapctl.model import NEVER, Snapshot
-from wapctl.preemption import Placement, Plan, TerminatingPod, Victim, plan
+from wapctl.preemption import Placement, Plan, TerminatingPod, Victim, lowest_level, plan
 from wapctl.preemptor import select_preemptor
 
 MIN_PRIORITY = -(2**31)
@@ -575,3 +575,22 @@ def test_plan_does_not_modify_the_snapshot():
     before = repr(snap)
     plan_for(snap, "default/p")
     assert before == repr(snap)
+
+
+# ---- the level search ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", range(1, 12))
+def test_lowest_level_finds_the_first_feasible_level_of_a_monotone_check(count):
+    """For every threshold (and for none) the probe-then-bisect search returns what a linear
+    scan would, never probing above 2 x answer - 1."""
+    for threshold in range(count + 1):
+        probed: list[int] = []
+
+        def feasible(k: int, threshold=threshold, probed=probed) -> bool:
+            probed.append(k)
+            return k >= threshold
+
+        expected = threshold if threshold < count else None
+        found = lowest_level(count, feasible)
+        assert (expected, True) == (found, max(probed) <= min(count - 1, max(2 * threshold - 1, 0)))

@@ -18,6 +18,26 @@ One scheme serves pod and gang preemptors and pod and PodGroup victim units:
 Everything runs on incremental state (``fit.ClusterState``): removing or restoring a unit touches
 only the nodes it has pods on, and a gang of identical pods is checked by a per-node count of
 how many copies fit, kept up to date for the touched nodes only.
+
+Decisions where SPEC.md is silent (upstream kube-scheduler followed where it decides):
+
+- "The preemptor fits" means greedy placement (each pod: its nominated node if it still fits,
+  else the first node by name) places ``needed`` pods. Exact for identical pods; for a gang of
+  several shapes it is the scheduler's greedy, not a bin-packing optimum. Reprieve re-places
+  (upstream's PodGroup evaluator instead re-checks the assignments found before reprieve).
+- The level search probes levels 0, 1, 3, 7, ... then bisects: the same lowest level as any
+  binary search when feasibility is monotone (always, except pathological multi-shape greedy).
+- PDB marking follows upstream ``FilterVictimsWithPDBViolation``: each victim pod (units in
+  importance order, a unit's pods by key) spends every matching PDB (PDB key order, pods in
+  ``disruptedPods`` skipped) and stops at the first budget taken below zero; a pod without
+  labels matches none. ``pdb_violation`` is that pod's own flag; a unit violates if any pod
+  does; the node choice counts violating victim *pods* (upstream ``NumPDBViolations``).
+- Node choice sums ``priority + 2^31`` per victim pod, as upstream; a pod without a start time
+  counts as started last (upstream uses "now").
+- Victim units exclude the preemptor's own pod group; pods bound to nodes missing from the
+  snapshot hold nothing and are never victims.
+- All terminating pods are free space regardless of their priority; ``terminating`` lists those
+  on nodes the placement uses.
 """
 
 from __future__ import annotations

@@ -34,14 +34,18 @@ Kinds read: ``Node`` (v1), ``Pod`` (v1), ``PriorityClass`` (scheduling.k8s.io), 
 ``Workload``, is counted as ``Workload.kueue.x-k8s.io``).
 
 Workload API shapes — field names checked against kubernetes/kubernetes
-``staging/src/k8s.io/api/scheduling/{v1alpha1,v1alpha2,v1alpha3}/types.go`` (v1alpha1: the
-version that holds ``Workload`` with ``PodGroups []PodGroup`` and ``PodGroupPolicy``; v1alpha2:
-the version with ``DisruptionMode``/``PriorityClassName``/``Priority`` on ``PodGroupTemplate``
-and ``PodGroupSpec`` and the ``podGroupTemplateRef.workload`` union, plus the earlier flat
-``podGroupTemplateRef{workloadName, podGroupTemplateName}``; v1alpha3 at commit
-0c66e103c5b3037fffd568c44857ee99ded636b2), the pod side against the scheduler's use of
-``pod.Spec.SchedulingGroup.PodGroupName`` (pkg/scheduler/framework/preemption) and the core/v1
-``WorkloadReference{name, podGroup}``:
+``staging/src/k8s.io/api/scheduling/{v1alpha1,v1alpha2,v1alpha3}/types.go``: v1alpha1 in the
+revision that holds ``Workload`` with ``PodGroups []PodGroup`` / ``PodGroupPolicy`` (and
+pkg/registry/scheduling/workload's strategy test for ``Policy.Gang.DisruptionMode``); v1alpha2
+at 2bf085f4f11d27f7dfadc56d6514627330960a07 (flat ``podGroupTemplateRef``), at
+056a01553e91d6ad2c3d1e82927ea348f6e84887 (the ``podGroupTemplateRef.workload`` union) and in
+the later revision adding ``DisruptionMode``/``PriorityClassName``/``Priority`` to
+``PodGroupTemplate`` and ``PodGroupSpec``; v1alpha3 at 0c66e103c5b3037fffd568c44857ee99ded636b2.
+The pod side follows the scheduler's ``pod.Spec.SchedulingGroup.PodGroupName``
+(pkg/scheduler/framework/preemption) and core/v1 ``WorkloadReference{name, podGroup,
+podGroupReplicaKey}``. Priority divergence: kubernetes/enhancements#6367 (KEP-5710: from Beta
+the scheduler fails a group whose pods' priority differs from the group's) and
+kubernetes/kubernetes#139030 (the PodGroup's priority is authoritative for its pods).
 
 - v1alpha1: ``Workload.spec.podGroups[]{name, policy{basic: {} | gang: {minCount}}}``; pods join
   with ``spec.workloadRef{name, podGroup}``. KEP-5710 fields: ``spec.priorityClassName``,

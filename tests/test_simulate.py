@@ -295,6 +295,28 @@ def test_parked_preemptor_is_not_woken_by_a_victim_it_could_have_taken():
     ] == trace(result)
 
 
+def test_parked_preemptor_wakes_when_a_reserving_nominated_pod_binds():
+    """A nominated pod that reserved room against a parked unit (priority 1000 >= 1000) but
+    may be its victim (preemption priority 100) wakes it when it binds (found by hypothesis)."""
+    w0 = basic("w0", prio=1000, preempt_prio=100)
+    w1 = basic("w1", prio=1000, preempt_prio=100)
+    snap = snapshot(nodes=[node("n0", cpu="2"), node("n1", cpu="2")], groups=[w0, w1], pods=[
+        member(w0, "w0-0", cpu="2", created=1),
+        member(w0, "w0-1", cpu="2", node="n0", created=2, start=2),
+        member(w0, "w0-2", cpu="2", node="n1", created=3, start=3),
+        member(w1, "w1-0", cpu="1", created=4)])
+    result = simulate(snap, requeue=False)
+    assert [
+        (1, UNSCHED, "default/w0-0", (), (), (), ()),
+        (2, RP, "default/w1-0", ("default/w0-2",), ("n1",), (), ()),
+        (3, UNSCHED, "default/w0-0", (), (), (), ()),  # w1-0's nomination reserves n1
+        (4, BOUND, "default/w1-0", (), ("n1",), ("default/w0-2",), ()),
+        (5, RP, "default/w0-0", ("default/w1-0",), ("n1",), (), ()),
+    ] == trace(result)
+    assert (False, False, ("MutualPreemption", ("default/w1/main", "default/w0/main"),
+                           (2, 5))) == outcome(result)
+
+
 def test_gang_extra_pods_wait_for_room_without_busy_loop():
     """A gang whose minCount is met binds what fits; its extra pod is parked, not retried."""
     g = gang("job", min_count=1, prio=500)

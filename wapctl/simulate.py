@@ -53,13 +53,20 @@ Time stamps
 
 Waking (why parked units cannot miss a chance)
     The plan already counts terminating pods as free space, so a pod *finishing* never helps an
-    ``Unschedulable`` unit. What can help it: a pod that was no candidate victim becoming
-    terminating (its preemption priority >= the unit's priority, it belongs to the unit's own
-    pod group, or the unit never preempts),
-    and a nomination that reserved room against it being released (the nominated pod's priority
-    >= the unit's). A unit whose step changed nothing (a gang that already has its minCount and
-    whose extra pods do not fit now) is parked and woken by any of these or by any pod finishing.
-    A unit whose pending pods change (a gang member recreated) is woken.
+    ``Unschedulable`` unit. What can help it:
+
+    - a pod that was no candidate victim starting to terminate (its preemption priority >= the
+      unit's priority, it belongs to the unit's own pod group, or the unit never preempts);
+    - a nomination that reserved room against the unit being released (the nominated pod's
+      priority >= the unit's);
+    - a nominated pod that reserved room against the unit binding there while the unit may
+      preempt it (pending pods are no victims; only a pod breaking the KEP-5710 rule can both
+      reserve against a unit and be its victim).
+
+    A unit whose step changed nothing (a gang that already has its minCount and whose extra pods
+    do not fit now) is parked and woken by a termination, a release or any pod finishing. A unit
+    whose pending pods change (a gang member recreated) is woken. The tests check after every
+    step, on random clusters, that a fresh plan of each parked unit agrees it cannot move.
 
 Cycles (the replay stops at the first)
     - ``MutualPreemption``: the observed relation "a pod of member X preempted a pod of member
@@ -121,11 +128,11 @@ from wapctl.preemption import (
 )
 from wapctl.preemptor import (
     Preemptor,
-    _group_preemptor,
-    _pod_preemptor,
-    _queue_key,
     bound_members,
+    group_preemptor,
     pending_preemptors,
+    pod_preemptor,
+    queue_key,
 )
 
 DEFAULT_MAX_STEPS = 1000
@@ -375,9 +382,9 @@ class _Replay:
     def _preemptor(self, unit: _Unit) -> Preemptor:
         pods = [self.pods[k] for k in sorted(unit.pods)]
         if unit.kind == "Pod":
-            return _pod_preemptor(pods[0])
+            return pod_preemptor(pods[0])
         group = self.base.pod_groups[unit.group]  # type: ignore[index]
-        return _group_preemptor(self.base, group, pods, self.group_bound)
+        return group_preemptor(self.base, group, pods, self.group_bound)
 
     def _set_state(self, unit: _Unit, state: str, waiting_on: frozenset[str] = frozenset(),
                    pods: Iterable[str] = (), placed: Iterable[str] = ()) -> None:
@@ -403,7 +410,7 @@ class _Replay:
             return
         if state == "Queued":
             heapq.heappush(self.heap,
-                           (_queue_key(self._preemptor(unit)), unit.version, unit.key))
+                           (queue_key(self._preemptor(unit)), unit.version, unit.key))
         elif state == "Unschedulable":
             self.parked_unsched[unit.key] = unit
         elif state == "Idle":
@@ -439,6 +446,18 @@ class _Replay:
                     or (pod.group_key is not None and pod.group_key == unit.own_group)):
                 self._wake(unit)
         self._wake_idle()
+
+    def _on_bound(self, was: Pod) -> None:
+        """``was``, a nominated pending pod, now runs on its node: units it reserved room
+        against (priority >= theirs) may now preempt it, if its preemption priority is below
+        theirs. (A pod binding where it reserved nothing takes room that was free.)"""
+        if was.nominated_node is None:
+            return
+        for unit in list(self.parked_unsched.values()):
+            if (unit.policy != NEVER and was.priority >= unit.priority
+                    and was.preemption_priority < unit.priority
+                    and (was.group_key is None or was.group_key != unit.own_group)):
+                self._wake(unit)
 
     def _on_release(self, pod: Pod) -> None:
         """``pod``'s nomination is gone: it no longer reserves room against lower priorities."""
@@ -540,8 +559,10 @@ class _Replay:
                 pod = self.pods[key]
                 if pod.nominated_node is not None and pod.nominated_node != node:
                     self._on_release(pod)
-                self._set_pod(key, replace(pod, node_name=node, phase="Running",
-                                           start_time=now, nominated_node=None))
+                bound = replace(pod, node_name=node, phase="Running", start_time=now,
+                                nominated_node=None)
+                self._set_pod(key, bound)
+                self._on_bound(pod)
             for key in result.unplaced:
                 self._nominate(key, None)
             # a gang's extra pods that do not fit now wait for a change
@@ -694,7 +715,7 @@ class _Replay:
                 bound += 1
             else:
                 pending += 1
-        order = sorted(self.units.values(), key=lambda u: _queue_key(self._preemptor(u)))
+        order = sorted(self.units.values(), key=lambda u: queue_key(self._preemptor(u)))
         left = tuple(Leftover(u.ref(), len(u.pods), u.public_state(), u.last_status,
                               u.last_reason) for u in order)
         return FinalState(self.step, bound, pending, terminating, completed, self.removed, left)

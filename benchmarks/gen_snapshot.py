@@ -401,7 +401,7 @@ def plan_layout(p: Params, rng: random.Random, ids: Ids) -> Layout:
             wsum = sum(weights)
             left_cpu = max(0, target_cpu - node.used_mcpu)
             left_mib = max(0, target_mib - node.used_mib)
-            for pod, w in zip(fill, weights):
+            for pod, w in zip(fill, weights, strict=True):
                 pod.mcpu = max(10, int(left_cpu * w / wsum) // 10 * 10)
                 pod.mib = max(16, int(left_mib * w / wsum))
                 node.used_mcpu += pod.mcpu
@@ -751,7 +751,8 @@ def pod_object(pod: PodInfo, lay: Layout, rng: random.Random, ids: Ids) -> dict[
         tier = lay.tiers[o.tier]
         name, value = tier
         team = o.namespace
-        image = f"registry.example.com/{team}/{o.name.rsplit('-', 1)[0]}:v1.{o.tier}.{len(o.pods or [])}"
+        app = o.name.rsplit("-", 1)[0]
+        image = f"registry.example.com/{team}/{app}:v1.{o.tier}.{len(o.pods or [])}"
         labels = {"app.kubernetes.io/name": o.name}
         if o.kind == "deployment":
             labels["pod-template-hash"] = o.hash
@@ -846,7 +847,9 @@ def preemptor_pods(lay: Layout, ids: Ids) -> list[dict[str, Any]]:
                 "valueFrom": {
                     "fieldRef": {
                         "apiVersion": "v1",
-                        "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+                        "fieldPath": (
+                            "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+                        ),
                     }
                 },
             },
@@ -1016,7 +1019,7 @@ def write_snapshot(p: Params, outputs: dict[str, Path]) -> dict[str, Any]:
     try:
         for fmt, path in tmp.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            handles[fmt] = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            handles[fmt] = open(path, "w", encoding="utf-8")
         json_out, yaml_out = handles.get("json"), handles.get("yaml")
         if json_out:
             json_out.write(_JSON_HEAD)

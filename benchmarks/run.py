@@ -41,10 +41,11 @@ REPO = HERE.parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
-import gen_snapshot as gen
+import gen_snapshot as gen  # noqa: E402  (benchmarks/ is not a package)
 
 JSON_LOAD = 'import json, sys; json.load(open(sys.argv[1], "rb"))'
 YAML_LOAD = 'import sys, yaml; yaml.load(open(sys.argv[1], "rb"), Loader=yaml.CSafeLoader)'
+JSON_LOAD_NOGC = 'import gc, json, sys; gc.disable(); json.load(open(sys.argv[1], "rb"))'
 PLAN = "from wapctl.cli import main; main()"
 DEFAULT_MAX_INPUT = 256 * 1024 * 1024  # wapctl's default --max-input-size (256Mi)
 
@@ -197,7 +198,25 @@ class CaseFailed(Exception):
     """A command of one case failed in its warm-up run; the other cases still run."""
 
 
-def measure(name: str, params: gen.Params, fmt: str, repeat: int, *, with_plan: bool) -> CaseResult:
+def sources_digest() -> str:
+    """A digest of wapctl's sources: tells a changed program from a nondeterministic one."""
+    h = hashlib.sha256()
+    for path in sorted((REPO / "wapctl").rglob("*.py")):
+        h.update(str(path).encode())
+        with contextlib.suppress(OSError):
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def measure(
+    name: str,
+    params: gen.Params,
+    fmt: str,
+    repeat: int,
+    *,
+    with_plan: bool,
+    gc_baseline: bool = False,
+) -> CaseResult:
     meta = snapshot(params, (fmt,))
     path: Path = meta["paths"][fmt]
     json_path: Path = meta["paths"]["json"]
@@ -207,17 +226,25 @@ def measure(name: str, params: gen.Params, fmt: str, repeat: int, *, with_plan: 
             Series("yaml.load(CSafeLoader)", [sys.executable, "-c", YAML_LOAD, rel(path)])
         )
     readers.append(Series("json.load", [sys.executable, "-c", JSON_LOAD, rel(json_path)]))
+    if gc_baseline and fmt == "json":
+        readers.append(
+            Series("json.load, gc off", [sys.executable, "-c", JSON_LOAD_NOGC, rel(json_path)])
+        )
     plan = Series("wapctl plan", plan_command(path, params.preemptor)) if with_plan else None
     series = [*readers, *([plan] if plan else [])]
     tag = f"{params.tag()}.{fmt}"
     outputs = {id(s): OUT / f"stdout-{tag}-{i}.txt" for i, s in enumerate(series)}
     print(f"[{name} {fmt}] warm-up ...", file=sys.stderr)
     note = ""
+    src_before = sources_digest()
+    warm_digest = ""
     for s in series:  # untimed warm-up: page cache, and fail early if the plan cannot run
         warm = run_timed(s.cmd, outputs[id(s)])
         if warm.rc not in (0, 3):
             err = Path(f"{outputs[id(s)]}.stderr").read_text(errors="replace")
             raise CaseFailed(f"`{show_cmd(s.cmd)}` exited {warm.rc}: {err.strip()[-1500:]}")
+        if s is plan:
+            warm_digest = warm.digest
     for i in range(repeat):
         for s in series:
             s.samples.append(run_timed(s.cmd, outputs[id(s)]))
@@ -232,8 +259,12 @@ def measure(name: str, params: gen.Params, fmt: str, repeat: int, *, with_plan: 
             plan_doc = json.loads(outputs[id(plan)].read_text())
         except ValueError:
             note = "plan output is not JSON"
-        if not plan.deterministic:
-            note = "plan output differed between runs!"
+        if not plan.deterministic or plan.samples[0].digest != warm_digest:
+            if sources_digest() != src_before:
+                note = "wapctl's sources changed during this case (others are committing); "
+                note += "plan outputs differed, the timings mix two versions"
+            else:
+                note = "plan output differed between runs of the same code: NONDETERMINISTIC"
     return CaseResult(name, params, meta, fmt, readers, plan, plan_doc, note)
 
 
@@ -302,8 +333,9 @@ def header(argv: Sequence[str], repeat: str, load_before: tuple[float, ...]) -> 
             "(the machine is shared with other jobs: medians are the figure to read)"
         ),
         (
-            f"- Each figure: wall-clock seconds, median of {repeat} runs [min–max], each a fresh "
-            "subprocess (interpreter start-up included on both sides), after one untimed warm-up run"
+            f"- Each figure: wall-clock seconds, median of {repeat} runs [min–max], each a "
+            "fresh subprocess (interpreter start-up included on both sides), after one untimed "
+            "warm-up run; CPU = user+sys seconds of the process"
         ),
     ]
 
@@ -315,26 +347,30 @@ def mb(n: int) -> str:
 def preset_table(results: list[CaseResult]) -> list[str]:
     lines = [
         (
-            "| case | nodes | pods | gang | input | reader | reader s | `wapctl plan` s | plan / reader "
-            "| plan CPU s | plan peak RSS | plan result |"
+            "| case | plan input | reader | reader s | `wapctl plan` s | **plan / reader** "
+            "| reader CPU s | plan CPU s | CPU ratio | plan peak RSS | plan result |"
         ),
-        "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         counts = r.meta["counts"]
+        case = (
+            f"{r.name}: {counts['Node']:,} nodes, {counts['Pod']:,} pods, "
+            f"gang {r.params.gang_size:,}"
+        )
         for reader in r.readers:
-            size = r.meta[f"{r.fmt}_bytes"] if reader.label != "json.load" else r.meta["json_bytes"]
-            src = "JSON" if reader.label == "json.load" else r.fmt.upper()
+            src = "yaml" if reader.label.startswith("yaml") else "json"
             plan = r.plan
             lines.append(
-                f"| {r.name} | {counts['Node']:,} | {counts['Pod']:,} | {r.params.gang_size:,} "
-                f"| {r.fmt.upper()} {mb(r.meta[f'{r.fmt}_bytes'])} "
-                f"| {reader.label} ({src} {mb(size)}) | {reader.fmt()} "
+                f"| {case} | {r.fmt.upper()} {mb(r.meta[f'{r.fmt}_bytes'])} "
+                f"| {reader.label} ({src.upper()} {mb(r.meta[f'{src}_bytes'])}) | {reader.fmt()} "
                 + (
                     f"| {plan.fmt()} | **{plan.median / reader.median:.2f}x** "
-                    f"| {plan.cpu_median:.2f} | {plan.rss:,.0f} MB | {plan_summary(r.plan_doc)} |"
+                    f"| {reader.cpu_median:.2f} | {plan.cpu_median:.2f} "
+                    f"| {plan.cpu_median / reader.cpu_median:.2f}x "
+                    f"| {plan.rss:,.0f} MB | {plan_summary(r.plan_doc)} |"
                     if plan
-                    else "| — | — | — | — | plan not run |"
+                    else f"| — | — | {reader.cpu_median:.2f} | — | — | — | plan not run |"
                 )
             )
     return lines
@@ -344,15 +380,16 @@ def sweep_table(kind: str, results: list[CaseResult]) -> list[str]:
     first = "gang" if kind == "gang" else "pods"
     lines = [
         (
-            f"| {first} | nodes | pods | gang | JSON | json.load s | `wapctl plan` s | plan / json.load "
-            "| plan µs / pod | (plan − json.load) µs / pod | plan ms / gang pod | victims |"
+            f"| {first} | nodes | pods | gang | JSON | json.load s | `wapctl plan` s "
+            "| plan / json.load | plan µs / pod | (plan − json.load) µs / pod "
+            "| plan ms / gang pod | victims |"
         ),
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         counts = r.meta["counts"]
         pods = counts["Pod"]
-        reader = r.readers[-1]
+        reader = next(x for x in r.readers if x.label == "json.load")
         p = r.plan
         if p is None:
             cells = "— | — | — | — | — | —"
@@ -476,7 +513,10 @@ def hot_spots(root: Any) -> tuple[list[tuple[tuple[str, str], float]], ...]:
             incl[key] = incl.get(key, 0.0) + frame.time
         child_active = active | {key}
         stack.extend((c, child_active) for c in frame.children)
-    order = lambda d: sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def order(d: dict[tuple[str, str], float]) -> list[tuple[tuple[str, str], float]]:
+        return sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))
+
     return order(own), order(incl)
 
 
@@ -544,9 +584,18 @@ def main(argv: list[str] | None = None) -> None:
     results_all: list[CaseResult] = []
     failures: list[str] = []
 
-    def attempt(results: list[CaseResult], name: str, params: gen.Params, fmt: str, n: int) -> None:
+    def attempt(
+        results: list[CaseResult],
+        name: str,
+        params: gen.Params,
+        fmt: str,
+        n: int,
+        gc_baseline: bool = False,
+    ) -> None:
         try:
-            results.append(measure(name, params, fmt, n, with_plan=with_plan))
+            results.append(
+                measure(name, params, fmt, n, with_plan=with_plan, gc_baseline=gc_baseline)
+            )
         except CaseFailed as exc:
             print(f"[{name} {fmt}] FAILED: {exc}", file=sys.stderr)
             failures.append(f"- {name} {fmt} FAILED: {exc}")
@@ -560,7 +609,7 @@ def main(argv: list[str] | None = None) -> None:
             formats = a.formats.split(",") if a.formats else PRESET_FORMATS[name]
             for fmt in formats:
                 n = a.yaml_repeat if fmt == "yaml" else a.repeat
-                attempt(results, name, seeded(PRESETS[name]), fmt, n)
+                attempt(results, name, seeded(PRESETS[name]), fmt, n, gc_baseline=True)
         report += ["", "### Presets", "", *preset_table(results)]
         results_all += results
     for kind in a.sweep or []:

@@ -157,3 +157,13 @@ def test_validate_table_says_valid():
 def test_version_option():
     """--version prints the version."""
     assert "wapctl 0.1.0" in run("--version").stdout
+
+
+@pytest.mark.parametrize(
+    "command", ["plan", "validate", "snapshot", "check-cycles", "audit", "simulate"]
+)
+def test_every_command_has_working_help(command):
+    """`wapctl COMMAND --help` renders (Rich markup in help texts must not break it)."""
+    result = run(command, "--help")
+    assert 0 == result.exit_code, result.output
+    assert "Usage" in result.output

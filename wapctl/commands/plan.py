@@ -23,7 +23,8 @@ def plan(
         str | None,
         typer.Option(
             "--workload",
-            help="The pending pod group to plan for, NAMESPACE/WORKLOAD[/GROUP].",
+            help="The pending pod group to plan for: NAMESPACE/WORKLOAD, or "
+            "NAMESPACE/WORKLOAD/GROUP.",
             show_default=False,
         ),
     ] = None,

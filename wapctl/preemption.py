@@ -440,15 +440,17 @@ class _CountCheck(_ClusterCheck):
 class _GreedyCheck(_ClusterCheck):
     """Pods of several shapes: it fits iff greedy placement places ``needed`` pods.
 
-    A unit put back only on nodes the last successful placement did not use cannot change that
-    placement (those nodes only get fuller), so such a reprieve needs no new placement run.
+    A restored unit only makes its nodes fuller. If every pod the last placement put on those
+    nodes still fits there, greedy placement would make exactly the same choices (nodes it
+    skipped are no emptier, nodes it used still take their pods), so the answer stands without
+    a new placement run.
     """
 
     def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
         self.known = False
         self.ok = False
-        self.used: frozenset[int] = frozenset()
+        self.on_node: dict[int, list[Pod]] = {}  # the last placement, per node in pod order
 
     def remove(self, unit: _Unit) -> None:
         if self.relevant(unit):
@@ -464,22 +466,45 @@ class _GreedyCheck(_ClusterCheck):
         if not self.known:
             placed = self.placer.place(self.needed)
             self.ok = len(placed) >= self.needed
-            self.used = frozenset(i for _, i in placed)
+            self.on_node = {}
+            for pod, i in placed:
+                self.on_node.setdefault(i, []).append(pod)
             self.known = True
         return self.ok
+
+    def _still_valid(self, unit: _Unit) -> bool:
+        """Does the last placement still fit on the nodes of ``unit`` (now restored)?"""
+        nodes = self.state.nodes
+        for i in unit.nodes:
+            pods = self.on_node.get(i)
+            if not pods:
+                continue
+            node = nodes[i]
+            req, alloc = node.requested, node.allocatable
+            extra: dict[str, int] = {}
+            count = node.pod_count
+            for pod in pods:  # as greedy added them: each must fit on top of the ones before
+                count += 1
+                if count > node.max_pods:
+                    return False
+                for r, q in request_items(pod.requests):
+                    extra[r] = extra.get(r, 0) + q
+                    if req.get(r, 0) + extra[r] > alloc.get(r, 0):
+                        return False
+        return True
 
     def try_add(self, unit: _Unit) -> bool:
         if not self.relevant(unit):
             return self.feasible()
-        before = (self.known, self.ok, self.used)
+        before = (self.known, self.ok, self.on_node)
         self._apply(unit, False)
-        if before[0] and before[1] and self.used.isdisjoint(unit.nodes):
+        if before[0] and before[1] and self._still_valid(unit):
             return True
         self.known = False
         if self.feasible():
             return True
         self._apply(unit, True)
-        self.known, self.ok, self.used = before
+        self.known, self.ok, self.on_node = before
         return False
 
 

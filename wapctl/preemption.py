@@ -43,7 +43,7 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 from __future__ import annotations
 
 import gc
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -323,33 +323,96 @@ class _Placer:
 
     def place(self, limit: int) -> list[tuple[Pod, int]]:
         """Place pods in order until ``limit`` are placed; the state is left unchanged."""
+        return self.run(limit).placed
+
+    def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
+        """One greedy placement run, recorded so that a later run can resume from pod
+        ``start`` of this one (``resume``) when nothing before that pod can change.
+
+        The fit test and the bookkeeping are inlined (NodeState.fits / add_requests on the
+        request items): this loop is what every greedy check of a multi-shape gang runs.
+        """
         nodes = self.state.nodes
-        cursor = [0] * len(self.items)
-        placed: list[tuple[Pod, int]] = []
+        added: list[tuple[NodeState, RequestItems]] = []
+        if resume is None:
+            start = 0
+            cursor = [0] * len(self.items)
+            placed: list[tuple[Pod, int]] = []
+            index: list[int] = []
+            cursors: list[tuple[int, ...]] = []
+        else:  # replay the unchanged prefix, then decide from pod ``start`` on
+            keep = bisect_left(resume.index, start)
+            placed, index = resume.placed[:keep], resume.index[:keep]
+            cursors = resume.cursors[:start]
+            cursor = list(resume.cursors[start])
+            for (_, i), k in zip(placed, index, strict=True):
+                node, items = nodes[i], self.items[self.shape_of[k]]
+                req = node.requested
+                for r, q in items:
+                    req[r] = req.get(r, 0) + q
+                node.pod_count += 1
+                added.append((node, items))
+
+        def fits(node: NodeState, items: RequestItems) -> bool:
+            if node.pod_count >= node.max_pods:
+                return False
+            req, alloc = node.requested, node.allocatable
+            for r, q in items:
+                if req.get(r, 0) + q > alloc.get(r, 0):
+                    return False
+            return True
+
         try:
-            for k, pod in enumerate(self.pods):
+            for k in range(start, len(self.pods)):
                 if len(placed) >= limit:
                     break
+                cursors.append(tuple(cursor))
                 s = self.shape_of[k]
                 items = self.items[s]
                 target = self.nominated[k]
-                if target is not None and not nodes[target].fits(items):
+                if target is not None and not fits(nodes[target], items):
                     target = None
                 if target is None:
                     ok = self.allowed[s]
                     c = cursor[s]
-                    while c < len(ok) and not nodes[ok[c]].fits(items):
+                    end = len(ok)
+                    while c < end and not fits(nodes[ok[c]], items):
                         c += 1
                     cursor[s] = c
-                    if c < len(ok):
+                    if c < end:
                         target = ok[c]
                 if target is not None:
-                    nodes[target].add(pod)
-                    placed.append((pod, target))
+                    node = nodes[target]
+                    req = node.requested
+                    for r, q in items:
+                        req[r] = req.get(r, 0) + q
+                    node.pod_count += 1
+                    added.append((node, items))
+                    placed.append((self.pods[k], target))
+                    index.append(k)
         finally:
-            for pod, i in placed:
-                nodes[i].remove(pod)
-        return placed
+            for node, items in added:
+                req = node.requested
+                for r, q in items:
+                    req[r] -= q
+                node.pod_count -= 1
+        return _Run(placed, index, cursors)
+
+
+class _Run:
+    """A recorded greedy run: placements in pod order, the pod index of each, and the per-shape
+    cursors as they were before each processed pod was decided."""
+
+    __slots__ = ("cursors", "index", "on_node", "placed")
+
+    def __init__(self, placed: list[tuple[Pod, int]], index: list[int],
+                 cursors: list[tuple[int, ...]]) -> None:
+        self.placed = placed
+        self.index = index
+        self.cursors = cursors
+        self.on_node: dict[int, list[int]] = {}  # node -> pod indices placed there, in order
+        for (_, i), k in zip(placed, index, strict=True):
+            self.on_node.setdefault(i, []).append(k)
 
 
 class _ClusterCheck:
@@ -443,14 +506,15 @@ class _GreedyCheck(_ClusterCheck):
     A restored unit only makes its nodes fuller. If every pod the last placement put on those
     nodes still fits there, greedy placement would make exactly the same choices (nodes it
     skipped are no emptier, nodes it used still take their pods), so the answer stands without
-    a new placement run.
+    a new run. Otherwise the pods placed before the first one on those nodes still choose as
+    before, with the same cursors, so the new run resumes from that pod.
     """
 
     def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
         self.known = False
         self.ok = False
-        self.on_node: dict[int, list[Pod]] = {}  # the last placement, per node in pod order
+        self.last: _Run | None = None  # the run behind ``ok`` when known
 
     def remove(self, unit: _Unit) -> None:
         if self.relevant(unit):
@@ -462,49 +526,58 @@ class _GreedyCheck(_ClusterCheck):
             self._apply(unit, False)
             self.known = False
 
-    def feasible(self) -> bool:
-        if not self.known:
-            placed = self.placer.place(self.needed)
-            self.ok = len(placed) >= self.needed
-            self.on_node = {}
-            for pod, i in placed:
-                self.on_node.setdefault(i, []).append(pod)
-            self.known = True
+    def _decide(self, run: _Run) -> bool:
+        self.last = run
+        self.ok = len(run.placed) >= self.needed
+        self.known = True
         return self.ok
 
-    def _still_valid(self, unit: _Unit) -> bool:
-        """Does the last placement still fit on the nodes of ``unit`` (now restored)?"""
-        nodes = self.state.nodes
+    def feasible(self) -> bool:
+        if not self.known:
+            return self._decide(self.placer.run(self.needed))
+        return self.ok
+
+    def _first_invalid(self, unit: _Unit, run: _Run) -> int | None:
+        """The first pod of ``run`` on a node of ``unit`` that no longer fits there, as
+        the pod index of the first pod ``run`` placed on that node; None if all still fit."""
+        nodes, placer = self.state.nodes, self.placer
+        first: int | None = None
         for i in unit.nodes:
-            pods = self.on_node.get(i)
-            if not pods:
+            on_node = run.on_node.get(i)
+            if not on_node or (first is not None and on_node[0] >= first):
                 continue
             node = nodes[i]
             req, alloc = node.requested, node.allocatable
             extra: dict[str, int] = {}
             count = node.pod_count
-            for pod in pods:  # as greedy added them: each must fit on top of the ones before
+            for k in on_node:  # as greedy added them: each on top of the ones before
                 count += 1
-                if count > node.max_pods:
-                    return False
-                for r, q in request_items(pod.requests):
+                bad = count > node.max_pods
+                for r, q in placer.items[placer.shape_of[k]]:
                     extra[r] = extra.get(r, 0) + q
                     if req.get(r, 0) + extra[r] > alloc.get(r, 0):
-                        return False
-        return True
+                        bad = True
+                if bad:
+                    first = on_node[0]
+                    break
+        return first
 
     def try_add(self, unit: _Unit) -> bool:
         if not self.relevant(unit):
             return self.feasible()
-        before = (self.known, self.ok, self.on_node)
+        before = (self.known, self.ok, self.last)
         self._apply(unit, False)
-        if before[0] and before[1] and self._still_valid(unit):
-            return True
-        self.known = False
-        if self.feasible():
+        run = self.last
+        if before[0] and before[1] and run is not None:
+            start = self._first_invalid(unit, run)
+            if start is None:
+                return True  # the same placement still works
+            if self._decide(self.placer.run(self.needed, run, start)):
+                return True
+        elif self.feasible():
             return True
         self._apply(unit, True)
-        self.known, self.ok, self.on_node = before
+        self.known, self.ok, self.last = before
         return False
 
 

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import dataclasses
 import datetime as dt
+import gc
 import hashlib
 import io
 import json
@@ -377,47 +378,61 @@ def preset_table(results: list[CaseResult]) -> list[str]:
 
 
 def sweep_table(kind: str, results: list[CaseResult]) -> list[str]:
-    first = "gang" if kind == "gang" else "pods"
+    """One row per size; the marginal column is the slope from the previous row (CPU time),
+    which has the fixed start-up cost taken out: flat when growth is linear."""
+    first, unit = ("gang", "gang pod") if kind == "gang" else ("bound pods", "pod")
     lines = [
         (
-            f"| {first} | nodes | pods | gang | JSON | json.load s | `wapctl plan` s "
-            "| plan / json.load | plan µs / pod | (plan − json.load) µs / pod "
-            "| plan ms / gang pod | victims |"
+            f"| {first} | nodes | pods | JSON | json.load s | `wapctl plan` s | plan / json.load "
+            f"| json.load CPU s | plan CPU s | CPU ratio | plan CPU µs / pod "
+            f"| marginal plan CPU µs / {unit} | victims |"
         ),
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    prev: tuple[int, float] | None = None
     for r in results:
         counts = r.meta["counts"]
         pods = counts["Pod"]
         reader = next(x for x in r.readers if x.label == "json.load")
+        lead = r.params.gang_size if kind == "gang" else r.meta["bound_pods"]
         p = r.plan
         if p is None:
-            cells = "— | — | — | — | — | —"
+            cells = "— | — | — | — | — | — | — | —"
         else:
             victims = (r.plan_doc or {}).get("summary", {}).get("victimPods", "?")
+            x = r.params.gang_size if kind == "gang" else pods
+            slope = "—"
+            if prev is not None and x != prev[0]:
+                slope = f"{(p.cpu_median - prev[1]) / (x - prev[0]) * 1e6:,.0f}"
+            prev = (x, p.cpu_median)
             cells = (
-                f"{p.fmt()} | {p.median / reader.median:.2f}x | {p.median / pods * 1e6:.0f} "
-                f"| {(p.median - reader.median) / pods * 1e6:.0f} "
-                f"| {p.median / r.params.gang_size * 1e3:.1f} | {victims}"
+                f"{p.fmt()} | {p.median / reader.median:.2f}x | {reader.cpu_median:.2f} "
+                f"| {p.cpu_median:.2f} | {p.cpu_median / reader.cpu_median:.2f}x "
+                f"| {p.cpu_median / pods * 1e6:.0f} | {slope} | {victims}"
             )
-        lead = r.params.gang_size if kind == "gang" else r.meta["bound_pods"]
         lines.append(
-            f"| {lead:,} | {counts['Node']:,} | {pods:,} | {r.params.gang_size:,} "
-            f"| {mb(r.meta['json_bytes'])} | {reader.fmt()} | {cells} |"
+            f"| {lead:,} | {counts['Node']:,} | {pods:,} | {mb(r.meta['json_bytes'])} "
+            f"| {reader.fmt()} | {cells} |"
         )
     return lines
 
 
 def commands_block(results: list[CaseResult]) -> list[str]:
-    lines = ["", "Commands timed (from the repository root):", "", "```"]
-    seen = set()
+    """The timed command lines, with the snapshot file as FILE, then the files."""
+    lines = ["", "Commands timed (from the repository root; FILE is each snapshot below):", ""]
+    templates: list[str] = []
+    files: list[str] = []
     for r in results:
         for s in [*r.readers, *([r.plan] if r.plan else [])]:
             text = show_cmd(s.cmd)
-            if text not in seen:
-                seen.add(text)
-                lines.append(text)
-    lines.append("```")
+            for path in r.meta["paths"].values():
+                if rel(path) in text:
+                    text = text.replace(rel(path), "FILE")
+                    if rel(path) not in files:
+                        files.append(rel(path))
+            if text not in templates:
+                templates.append(text)
+    lines += ["```", *templates, "```", "", *[f"- `{f}`" for f in files]]
     return lines
 
 
@@ -437,6 +452,18 @@ def profile(params: gen.Params, fmt: str, interval: float) -> list[str]:
     sink = io.StringIO()
     profiler = Profiler(interval=interval)
     rc: Any = 0
+    gc_log: list[tuple[int, float]] = []  # (generation, seconds) per collection
+    gc_started = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        # Collections run inside whatever frame allocates, so the profile spreads them over
+        # random functions; time them separately.
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        else:
+            gc_log.append((info["generation"], time.perf_counter() - gc_started[0]))
+
+    gc.callbacks.append(on_gc)
     profiler.start()
     try:
         with contextlib.redirect_stdout(sink):
@@ -447,6 +474,7 @@ def profile(params: gen.Params, fmt: str, interval: float) -> list[str]:
         rc = exc.code
     finally:
         profiler.stop()
+        gc.callbacks.remove(on_gc)
         sys.argv = old_argv
     Path(f"{stem}.plan.json").write_text(sink.getvalue())
     html = Path(f"{stem}.html")
@@ -463,6 +491,8 @@ def profile(params: gen.Params, fmt: str, interval: float) -> list[str]:
             f"(interval {interval * 1000:g} ms): {total:.2f} s, exit {rc}. "
             f"Reports: `{rel(html)}`, `{rel(text)}`."
         ),
+        "",
+        gc_summary(gc_log, total),
         "",
         "Top functions by own time (time spent in the function itself, not its callees):",
         "",
@@ -481,6 +511,22 @@ def profile(params: gen.Params, fmt: str, interval: float) -> list[str]:
     for (file, func), t in [kv for kv in incl if "wapctl/" in kv[0][0]][:20]:
         lines.append(f"| `{func}` | `{file}` | {t:.2f} | {t / total:.1%} |")
     return lines
+
+
+def gc_summary(log: list[tuple[int, float]], total: float) -> str:
+    """One line: how long the cyclic garbage collector ran during the profiled plan."""
+    spent = sum(d for _, d in log)
+    per_gen = {}
+    for gen_, d in log:
+        n, t = per_gen.get(gen_, (0, 0.0))
+        per_gen[gen_] = (n + 1, t + d)
+    parts = ", ".join(f"gen {g}: {n} in {t:.2f} s" for g, (n, t) in sorted(per_gen.items()))
+    longest = max((d for _, d in log), default=0.0)
+    return (
+        f"Garbage collector: {len(log)} collections, {spent:.2f} s ({spent / total:.1%} of the "
+        f"run; longest {longest:.2f} s; {parts or 'none'}). Its time shows up in the tables "
+        "below under whichever function happened to allocate when a collection started."
+    )
 
 
 def short_path(path: str | None) -> str:

@@ -17,8 +17,9 @@ ZONES = ["a", "b", "c"]
 SEEDS = 30
 
 
-def random_cluster(seed: int) -> Snapshot:
-    """A medium cluster mixing every feature the planner looks at."""
+def random_cluster(seed: int, multi_shape: bool | None = None) -> Snapshot:
+    """A medium cluster mixing every feature the planner looks at; ``multi_shape`` forces
+    the preemptor gangs to have pods of several sizes (True) or one (False)."""
     rng = random.Random(seed)
     n_nodes = rng.randint(50, 100)
     nodes = []
@@ -83,7 +84,7 @@ def random_cluster(seed: int) -> Snapshot:
         grp = gang(f"train-{g}", min_count=count, prio=rng.choice(PRIORITIES[2:]))
         groups.append(grp)
         size = grp.min_count + rng.randint(0, 3)
-        multi = rng.random() < 0.4
+        multi = rng.random() < 0.4 if multi_shape is None else multi_shape
         for k in range(size):
             bound = rng.random() < 0.15
             pods.append(member(grp, f"t{g}-{k:02d}",
@@ -142,3 +143,13 @@ def test_basic_group_as_one_preemptor_equals_reference():
     snap = snapshot(nodes=nodes, pods=pods, groups=[grp])
     preemptor = select_preemptor(snap, workload="default/svc/main")
     assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor))
+
+
+@pytest.mark.parametrize("seed", range(8), ids=lambda s: f"seed-{s}")
+def test_multi_shape_gangs_equal_reference(seed):
+    """Gangs whose pods differ in size take the greedy path (with its no-rerun and resume
+    shortcuts); every one of them still equals the reference."""
+    snap = random_cluster(500 + seed, multi_shape=True)
+    for preemptor in pending_preemptors(snap):
+        if preemptor.kind == "PodGroup":
+            assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor))

@@ -378,7 +378,8 @@ class ClusterState:
     ``release_terminating``. Pending pods nominated to a node reserve room there when their
     priority is >= ``reserve_priority`` (upstream adds such nominated pods before filtering) —
     except the preemptor's own pods, named in ``exclude``. ``tracked`` limits the summed
-    resources (see ``NodeState``); pod counts are always kept.
+    resources (see ``NodeState``); pod counts are always kept. ``bound`` / ``terminating`` /
+    ``reserved`` list the (pod, node index) pairs counted, each sorted by pod key.
     """
 
     __slots__ = ("bound", "index", "nodes", "released", "reserved", "terminating", "tracked")
@@ -399,6 +400,7 @@ class ClusterState:
         self.terminating: list[tuple[Pod, int]] = []  # sorted by pod key
         self.reserved: list[tuple[Pod, int]] = []
         self.released = False
+        exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
         for key, pod in snapshot.pods.items():  # sorted by key
             if pod.phase in _FINISHED:

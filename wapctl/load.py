@@ -83,15 +83,13 @@ ignored. Nothing here modifies its input.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, NamedTuple
 
@@ -99,6 +97,7 @@ import yaml
 
 from wapctl import priority as prio
 from wapctl.errors import InputError, Source, UsageError
+from wapctl.gcpause import gc_paused
 from wapctl.model import (
     NEVER,
     PREEMPT_LOWER,
@@ -156,21 +155,6 @@ class Document(NamedTuple):
     obj: dict[str, Any]
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of acyclic objects are built.
-
-    Parsed documents and the snapshot hold no reference cycles, so the collector has nothing
-    to free; left on, its repeated full passes over the growing heap double the load time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 # ---- sizes ---------------------------------------------------------------------------------
 
 
@@ -203,7 +187,7 @@ def read_documents(
     """Every object in ``paths`` in input order (a directory's files sorted by name)."""
     limit = MAX_INPUT_SIZE if max_input_size is None else max_input_size
     out: list[Document] = []
-    with _gc_paused():
+    with gc_paused():
         for path in paths:
             _read_path(path, limit, stdin, out)
     return out
@@ -1555,7 +1539,7 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
 
     Raises ``InputError`` naming file, document, List item and field for every contradiction
     (see the module docstring). The documents are only read."""
-    with _gc_paused():
+    with gc_paused():
         return _build(documents)
 
 

@@ -42,7 +42,6 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +57,7 @@ from wapctl.fit import (
     shape_key,
     static_key,
 )
+from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, Pod, PodDisruptionBudget, Snapshot
 from wapctl.preemptor import Preemptor
 
@@ -932,15 +932,7 @@ class _Planner:
 def plan(snapshot: Snapshot, preemptor: Preemptor) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
 
-    The cyclic garbage collector is paused meanwhile: the run allocates one small object per
-    victim unit on top of a snapshot of ~10 objects per pod, and generational collections
-    would rescan that whole heap again and again (half the run time at 150k pods). Nothing
-    here creates reference cycles; the previous collector state is restored.
+    The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _Planner(snapshot, preemptor).run()
-    finally:
-        if enabled:
-            gc.enable()

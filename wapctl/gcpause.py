@@ -1,0 +1,25 @@
+"""One context manager shared by the core's bulk builders: pause the cyclic garbage collector.
+
+Loading, graph building and planning allocate millions of small, acyclic objects next to a
+multi-GB snapshot. Left on, each automatic generational collection rescans the whole growing
+heap (measured on 150k pods: 7 s instead of 0.7 s to build the graph, and about half of load
+and plan time). Nothing these builders create forms reference cycles, so pausing frees
+nothing late; the previous collector state is restored on exit, nested uses are fine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -2,15 +2,17 @@
 
     python tests/fuzz/run_fuzz.py --seconds 600            # core path, and the CLI now and then
     python tests/fuzz/run_fuzz.py --seconds 60 --seed 7 --cli-every 5 --out /tmp/fuzz
+    python tests/fuzz/run_fuzz.py --seconds 300 --engine hypothesis
 
 Inputs come from the mutations in ``tests/fuzzing.py`` (the same ones ``tests/test_fuzz.py``
-draws through hypothesis), driven here by a seeded ``random.Random`` because it is an order of
-magnitude faster per input. Every input runs the core path (load, snapshot, preemptors, plan
-and its document, the cycle check, a short simulate, an audit against the fixture); every
-``--cli-every``-th also runs one wapctl command through Typer's CliRunner. A crash is any
-exception that is not a ``WapctlError``, a run longer than ``--timeout`` seconds (a hang), a
-CLI exit code outside 0-3 or a traceback in its output. Each distinct crash (exception type and
-innermost wapctl frame) is saved once under ``--out`` with its input, and counted.
+draws through hypothesis), driven here by a seeded ``random.Random`` (fast) or, with
+``--engine hypothesis``, by hypothesis draws (which favour boundary choices), without
+shrinking. Every input runs the core path (load, snapshot, preemptors, plan and its document,
+the cycle check, a short simulate, an audit against the fixture); one in ``--cli-every`` (on
+average) also runs one wapctl command through Typer's CliRunner. A crash is any exception that
+is not a ``WapctlError``, a run longer than ``--timeout`` seconds (a hang), a CLI exit code
+outside 0-3 or a traceback in its output. Each distinct crash (exception type and innermost
+wapctl frame) is saved once under ``--out`` with its input, and counted.
 
 The address space is capped (``--memory``, default 4 GiB) so a blow-up shows as a MemoryError
 instead of taking the machine down. Exit status: 0 no crash, 1 crashes found.
@@ -29,6 +31,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +59,115 @@ def _where(exc: BaseException) -> str:
     return f"{Path(f.filename).name}:{f.lineno} ({f.name})"
 
 
+class Fuzzer:
+    """The run's state: counts, distinct crashes, where inputs are written."""
+
+    def __init__(self, a: argparse.Namespace) -> None:
+        from typer.testing import CliRunner
+
+        from wapctl.cli import app
+
+        self.a = a
+        self.app = app
+        self.runner = CliRunner()
+        self.corpus = fuzzing.load_corpus()
+        self.bases = {name: fuzzing.base_documents(objs) for name, objs in self.corpus}
+        self.outcomes: Counter[str] = Counter()
+        self.crashes: dict[str, int] = {}
+        self.tried = self.cli_runs = 0
+        self.work = Path(tempfile.mkdtemp(prefix="run-", dir=a.out))
+
+    def one(self, chooser: fuzzing.Chooser) -> None:
+        """Mutate, serialise and run one input; record what happened."""
+        a = self.a
+        name, objects = chooser.choice(self.corpus)
+        mutated = fuzzing.mutate(chooser, objects, a.max_mutations)
+        fmt, data = fuzzing.serialise(chooser, mutated)
+        run_cli = a.cli_every > 0 and chooser.integer(1, a.cli_every) == 1
+        args: list[str] = []
+        problem: str | None = None
+        key = None
+        signal.alarm(a.timeout)
+        try:
+            self.outcomes[fuzzing.exercise_core(data, self.bases[name])] += 1
+            if run_cli:
+                self.cli_runs += 1
+                suffix = ".json" if fmt.startswith("json") else ".yaml"
+                snap = self.work / f"snap{suffix}"
+                snap.write_bytes(data)
+                change = self.work / "change.yaml"
+                change.write_bytes(data if chooser.integer(0, 1) else b"kind: Node\n")
+                args = fuzzing.cli_args(chooser, str(snap), str(change))
+                result = self.runner.invoke(self.app, args, catch_exceptions=False)
+                problem = fuzzing.check_cli_result(result.exit_code, result.output)
+                if problem:
+                    key = f"cli {args[0]}: {problem}: {result.output.strip()[-200:]}"
+        except Hang:
+            key = f"hang > {a.timeout}s"
+            problem = key
+        except BaseException as exc:  # every crash is recorded, then the run goes on
+            if isinstance(exc, KeyboardInterrupt) or _is_hypothesis_control(exc):
+                raise
+            key = f"{type(exc).__name__} at {_where(exc)}"
+            problem = "".join(traceback.format_exception(exc))
+        finally:
+            signal.alarm(0)
+        self.tried += 1
+        if key is not None:
+            self.outcomes["CRASH"] += 1
+            first = key not in self.crashes
+            self.crashes[key] = self.crashes.get(key, 0) + 1
+            if first:
+                n = len(self.crashes)
+                base = a.out / f"crash-{a.engine}-{a.seed}-{n}"
+                base.with_suffix(".input").write_bytes(data)
+                base.with_suffix(".txt").write_text(
+                    f"{key}\nfixture {name}, format {fmt}, cli {args}\n\n{problem}\n",
+                    encoding="utf-8")
+                print(f"NEW CRASH {n}: {key}  (fixture {name}, {fmt}; {base}.input)", flush=True)
+
+
+def _is_hypothesis_control(exc: BaseException) -> bool:
+    """Hypothesis stops a test with its own exceptions (data exhausted); let them through."""
+    return type(exc).__module__.startswith("hypothesis")
+
+
+def _run_random(fz: Fuzzer, until: float, progress: Callable[[], None]) -> None:
+    chooser = fuzzing.RandomChooser(random.Random(fz.a.seed))
+    while time.monotonic() < until:
+        fz.one(chooser)
+        progress()
+
+
+def _run_hypothesis(fz: Fuzzer, until: float, progress: Callable[[], None]) -> None:
+    """Hypothesis as the generator (its draws favour boundaries: first and last choices,
+    small and extreme integers), in batches of 100 with fresh seeds until the time is up
+    (the last batch may overrun it a little)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+
+    batch = 0
+    while time.monotonic() < until:
+
+        @hseed(fz.a.seed * 1000 + batch)
+        @settings(max_examples=100, deadline=None, database=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def one(data: Any) -> None:
+            fz.one(fuzzing.HypothesisChooser(data))
+            progress()
+
+        one()
+        batch += 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=600.0, help="how long to run")
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
+    ap.add_argument("--engine", choices=("random", "hypothesis"), default="random",
+                    help="random.Random draws (fast) or hypothesis draws (boundary-biased)")
     ap.add_argument("--cli-every", type=int, default=10,
                     help="run a CLI command on every N-th input (0: never)")
     ap.add_argument("--timeout", type=int, default=20, help="seconds per input before a hang")
@@ -68,89 +176,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "wapctl-fuzz")
     a = ap.parse_args(argv)
 
-    from typer.testing import CliRunner
-
-    from wapctl.cli import app
     from wapctl.load import parse_size
 
     cap = parse_size(a.memory)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     signal.signal(signal.SIGALRM, _alarm)
     a.out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(a.seed)
-    chooser = fuzzing.RandomChooser(rng)
-    corpus = fuzzing.load_corpus()
-    bases = {name: fuzzing.base_documents(objs) for name, objs in corpus}
-    runner = CliRunner()
-    outcomes: Counter[str] = Counter()
-    crashes: dict[str, int] = {}
-    tried = cli_runs = 0
+    fz = Fuzzer(a)
     started = time.monotonic()
-    work = Path(tempfile.mkdtemp(prefix="run-", dir=a.out))
-    print(f"seed {a.seed}, {len(corpus)} fixtures, {a.seconds:.0f}s, out {a.out}", flush=True)
-    next_report = started + 30
-    while time.monotonic() - started < a.seconds:
-        name, objects = chooser.choice(corpus)
-        mutated = fuzzing.mutate(chooser, objects, a.max_mutations)
-        fmt, data = fuzzing.serialise(chooser, mutated)
-        tried += 1
-        run_cli = a.cli_every > 0 and tried % a.cli_every == 0
-        args: list[str] = []
-        problem: str | None = None
-        key = None
-        signal.alarm(a.timeout)
-        try:
-            outcomes[fuzzing.exercise_core(data, bases[name])] += 1
-            if run_cli:
-                cli_runs += 1
-                suffix = ".json" if fmt.startswith("json") else ".yaml"
-                snap = work / f"snap{suffix}"
-                snap.write_bytes(data)
-                change = work / "change.yaml"
-                change.write_bytes(data if rng.random() < 0.5 else b"kind: Node\n")
-                args = fuzzing.cli_args(chooser, str(snap), str(change))
-                result = runner.invoke(app, args, catch_exceptions=False)
-                problem = fuzzing.check_cli_result(result.exit_code, result.output)
-                if problem:
-                    key = f"cli {args[0]}: {problem}: {result.output.strip()[-200:]}"
-        except Hang:
-            key = f"hang > {a.timeout}s"
-            problem = key
-        except BaseException as exc:  # every crash is recorded, then the run goes on
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            key = f"{type(exc).__name__} at {_where(exc)}"
-            problem = "".join(traceback.format_exception(exc))
-        finally:
-            signal.alarm(0)
-        if key is not None:
-            outcomes["CRASH"] += 1
-            first = key not in crashes
-            crashes[key] = crashes.get(key, 0) + 1
-            if first:
-                n = len(crashes)
-                base = a.out / f"crash-{a.seed}-{n}"
-                base.with_suffix(".input").write_bytes(data)
-                base.with_suffix(".txt").write_text(
-                    f"{key}\nfixture {name}, format {fmt}, cli {args}\n\n{problem}\n",
-                    encoding="utf-8")
-                print(f"NEW CRASH {n}: {key}  (fixture {name}, {fmt}; {base}.input)", flush=True)
-        if time.monotonic() >= next_report:
-            next_report += 30
-            print(f"  {time.monotonic() - started:5.0f}s  {tried} inputs, {cli_runs} CLI runs, "
-                  f"{len(crashes)} distinct crashes", flush=True)
+    print(f"engine {a.engine}, seed {a.seed}, {len(fz.corpus)} fixtures, {a.seconds:.0f}s, "
+          f"out {a.out}", flush=True)
+    next_report = [started + 30]
+
+    def progress() -> None:
+        if time.monotonic() >= next_report[0]:
+            next_report[0] += 30
+            print(f"  {time.monotonic() - started:5.0f}s  {fz.tried} inputs, {fz.cli_runs} CLI "
+                  f"runs, {len(fz.crashes)} distinct crashes", flush=True)
+
+    run = _run_random if a.engine == "random" else _run_hypothesis
+    run(fz, started + a.seconds, progress)
     elapsed = time.monotonic() - started
     summary = {
+        "engine": a.engine,
         "seed": a.seed,
         "seconds": round(elapsed, 1),
-        "inputs": tried,
-        "cli_runs": cli_runs,
-        "outcomes": dict(sorted(outcomes.items())),
-        "distinct_crashes": len(crashes),
-        "crashes": crashes,
+        "inputs": fz.tried,
+        "cli_runs": fz.cli_runs,
+        "outcomes": dict(sorted(fz.outcomes.items())),
+        "distinct_crashes": len(fz.crashes),
+        "crashes": fz.crashes,
     }
     print(json.dumps(summary, indent=2, ensure_ascii=False))
-    return 1 if crashes else 0
+    return 1 if fz.crashes else 0
 
 
 if __name__ == "__main__":

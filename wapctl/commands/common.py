@@ -169,16 +169,21 @@ def write_atomically(path: str, text: str) -> None:
     file and an existing file is only replaced by a complete one."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:  # no such folder, no permission: the user's -o, not a bug
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):  # disk full, FILE is a directory, ...
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
 
 

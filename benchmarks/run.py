@@ -46,6 +46,7 @@ import gen_snapshot as gen  # noqa: E402  (benchmarks/ is not a package)
 
 JSON_LOAD = 'import json, sys; json.load(open(sys.argv[1], "rb"))'
 YAML_LOAD = 'import sys, yaml; yaml.load(open(sys.argv[1], "rb"), Loader=yaml.CSafeLoader)'
+YAML_LOAD_NOGC = "import gc; gc.disable(); " + YAML_LOAD
 JSON_LOAD_NOGC = 'import gc, json, sys; gc.disable(); json.load(open(sys.argv[1], "rb"))'
 PLAN = "from wapctl.cli import main; main()"
 DEFAULT_MAX_INPUT = 256 * 1024 * 1024  # wapctl's default --max-input-size (256Mi)
@@ -227,6 +228,12 @@ def measure(
             Series("yaml.load(CSafeLoader)", [sys.executable, "-c", YAML_LOAD, rel(path)])
         )
     readers.append(Series("json.load", [sys.executable, "-c", JSON_LOAD, rel(json_path)]))
+    if gc_baseline and fmt == "yaml":
+        readers.append(
+            Series(
+                "yaml.load(CSafeLoader), gc off", [sys.executable, "-c", YAML_LOAD_NOGC, rel(path)]
+            )
+        )
     if gc_baseline and fmt == "json":
         readers.append(
             Series("json.load, gc off", [sys.executable, "-c", JSON_LOAD_NOGC, rel(json_path)])
@@ -378,18 +385,19 @@ def preset_table(results: list[CaseResult]) -> list[str]:
 
 
 def sweep_table(kind: str, results: list[CaseResult]) -> list[str]:
-    """One row per size; the marginal column is the slope from the previous row (CPU time),
-    which has the fixed start-up cost taken out: flat when growth is linear."""
+    """One row per size. The slope column is (plan CPU - first row's) / (size - first row's):
+    the cost of one more pod (gang pod) with the fixed start-up cost taken out; it stays flat
+    when growth is linear."""
     first, unit = ("gang", "gang pod") if kind == "gang" else ("bound pods", "pod")
     lines = [
         (
             f"| {first} | nodes | pods | JSON | json.load s | `wapctl plan` s | plan / json.load "
             f"| json.load CPU s | plan CPU s | CPU ratio | plan CPU µs / pod "
-            f"| marginal plan CPU µs / {unit} | victims |"
+            f"| slope: plan CPU µs / extra {unit} | victims |"
         ),
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    prev: tuple[int, float] | None = None
+    first_row: tuple[int, float] | None = None
     for r in results:
         counts = r.meta["counts"]
         pods = counts["Pod"]
@@ -402,9 +410,10 @@ def sweep_table(kind: str, results: list[CaseResult]) -> list[str]:
             victims = (r.plan_doc or {}).get("summary", {}).get("victimPods", "?")
             x = r.params.gang_size if kind == "gang" else pods
             slope = "—"
-            if prev is not None and x != prev[0]:
-                slope = f"{(p.cpu_median - prev[1]) / (x - prev[0]) * 1e6:,.0f}"
-            prev = (x, p.cpu_median)
+            if first_row is None:
+                first_row = (x, p.cpu_median)
+            elif x != first_row[0]:
+                slope = f"{(p.cpu_median - first_row[1]) / (x - first_row[0]) * 1e6:,.0f}"
             cells = (
                 f"{p.fmt()} | {p.median / reader.median:.2f}x | {reader.cpu_median:.2f} "
                 f"| {p.cpu_median:.2f} | {p.cpu_median / reader.cpu_median:.2f}x "
@@ -695,6 +704,22 @@ def main(argv: list[str] | None = None) -> None:
     (OUT / f"results-{stamp}.md").write_text(text + "\n")
     if a.save:
         (OUT / f"{a.save}.md").write_text(text + "\n")
+        raw = [
+            {
+                "name": r.name,
+                "format": r.fmt,
+                "params": dataclasses.asdict(r.params),
+                "counts": r.meta["counts"],
+                "series": {
+                    s.label: [dataclasses.asdict(x) for x in s.samples]
+                    for s in [*r.readers, *([r.plan] if r.plan else [])]
+                },
+                "plan_summary": (r.plan_doc or {}).get("summary"),
+                "note": r.note,
+            }
+            for r in results_all
+        ]
+        (OUT / f"{a.save}.json").write_text(json.dumps(raw, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -252,7 +252,7 @@ def _plan_text(plan: Plan | None) -> str:
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     for column in columns:
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # long names wrap, never cut off
     return table
 
 

@@ -240,7 +240,8 @@ def render_table(report: CycleReport, console: Console) -> None:
         )
         table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
         table.add_column("#", justify="right")
-        table.add_column(Text("cycle: profile (scheduling/preemption) [members] → ..."))
+        table.add_column(Text("cycle: profile (scheduling/preemption) [members] → ..."),
+                         overflow="fold")
         for i, cycle in enumerate(report.cycles, 1):
             table.add_row(str(i), Text(cycle_path(report.graph, cycle)))
         console.print(table)
@@ -251,10 +252,10 @@ def render_table(report: CycleReport, console: Console) -> None:
             box=box.SIMPLE_HEAD,
             title_justify="left",
         )
-        table.add_column("object", no_wrap=True)
+        table.add_column("object", overflow="fold")  # long names wrap, never cut off
         table.add_column("sched", justify="right")
         table.add_column("preempt", justify="right")
-        table.add_column("classes")
+        table.add_column("classes", overflow="fold")
         table.add_column("on cycle")
         table.add_column("where", overflow="fold")
         for v in report.violations:

@@ -81,8 +81,8 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
     console.print(_preemptor_line(doc))
     if doc["placements"]:
         table = Table(title="Placements", box=box.SIMPLE_HEAD, title_justify="left")
-        table.add_column("pod")
-        table.add_column("node")
+        table.add_column("pod", overflow="fold")  # long names wrap, never cut off
+        table.add_column("node", overflow="fold")
         for row in doc["placements"]:
             table.add_row(row["pod"], row["node"])
         console.print(table)
@@ -90,7 +90,7 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
         table = Table(title="Victims", box=box.SIMPLE_HEAD, title_justify="left")
         for col, justify in (("pod", "left"), ("node", "left"), ("priority", "right"),
                              ("unit", "left"), ("PDB", "left")):
-            table.add_column(col, justify=justify)  # type: ignore[arg-type]
+            table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
         for v in doc["victims"]:
             unit = v["unit"]["kind"] + " " + v["unit"]["name"]
             pdb = Text("violated", style="red") if v["pdbViolation"] else Text("-")
@@ -99,8 +99,8 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
     if doc["terminating"]:
         table = Table(title="Waiting for terminating pods", box=box.SIMPLE_HEAD,
                       title_justify="left")
-        table.add_column("pod")
-        table.add_column("node")
+        table.add_column("pod", overflow="fold")
+        table.add_column("node", overflow="fold")
         for row in doc["terminating"]:
             table.add_row(row["pod"], row["node"])
         console.print(table)

@@ -1,0 +1,112 @@
+"""Tables for people stay readable at 80 columns: long Kubernetes names are wrapped, never cut
+off with an ellipsis (an operator must be able to tell which pod or workload is meant)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wapctl.cli import app
+
+LONG_NS = "analytics-production-eu-west"
+LONG_WORKLOAD = "data-pipeline-nightly-aggregation-workload"
+LONG_VICTIM = "data-pipeline-nightly-aggregation-executor-7f9c8d-xk2lp"
+LONG_NODE = "ip-10-0-123-45.eu-west-1.compute.internal"
+LONG_PREEMPTOR = "checkout-service-api-5d8f7b9c4-qwert"
+
+CLUSTER = f"""\
+apiVersion: v1
+kind: List
+items:
+- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {{name: low}}, value: 100}}
+- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass,
+   metadata: {{name: high-priority-production}}, value: 1000}}
+- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {{name: mid}}, value: 500}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: {LONG_NODE}}},
+   status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}}}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {{name: {LONG_WORKLOAD}, namespace: {LONG_NS}}}
+  spec:
+    priorityClassName: high-priority-production
+    preemptionPriorityClassName: low
+    podGroups:
+    - {{name: spark-executors, policy: {{gang: {{minCount: 1}}}}, disruptionMode: PodGroup}}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {{name: checkout-service-api-frontend-workload, namespace: ecommerce-frontend}}
+  spec:
+    priorityClassName: mid
+    podGroups:
+    - {{name: replicas, policy: {{basic: {{}}}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: {LONG_VICTIM}, namespace: {LONG_NS}}},
+   spec: {{nodeName: {LONG_NODE}, workloadRef: {{name: {LONG_WORKLOAD}, podGroup: spark-executors}},
+          containers: [{{name: c, resources: {{requests: {{cpu: "4"}}}}}}]}},
+   status: {{phase: Running}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: {LONG_PREEMPTOR}, namespace: ecommerce-frontend}},
+   spec: {{workloadRef: {{name: checkout-service-api-frontend-workload, podGroup: replicas}},
+          containers: [{{name: c, resources: {{requests: {{cpu: "2"}}}}}}]}}}}
+"""
+
+
+def run_table(tmp_path: Path, *args: str) -> str:
+    snap = tmp_path / "cluster.yaml"
+    snap.write_text(CLUSTER)
+    change = tmp_path / "change.yaml"
+    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                      "metadata: {name: low}\nvalue: 2000\n")
+    argv = [a.replace("SNAP", str(snap)).replace("CHANGE", str(change)) for a in args]
+    result = CliRunner().invoke(app, [*argv, "--no-color"], catch_exceptions=False,
+                                env={"COLUMNS": "80"})
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def column_streams(out: str) -> list[str]:
+    """Every table column's text, its rows joined: a name folded over several lines of one
+    column reads as one word again. Column starts come from the header line above each rule."""
+    lines = out.splitlines()
+    streams: list[str] = []
+    for k in range(1, len(lines)):
+        if not lines[k].strip().startswith("─"):
+            continue
+        starts = [m.start() for m in re.finditer(r"\S+(?: \S+)*", lines[k - 1])]
+        cols = [""] * len(starts)
+        for line in lines[k + 1:]:
+            if not line.strip():
+                break
+            for c, start in enumerate(starts):
+                end = starts[c + 1] if c + 1 < len(starts) else len(line)
+                cols[c] += line[start:end].strip()
+        streams.extend(cols)
+    return streams
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["plan", "SNAP"], [f"ecommerce-frontend/{LONG_PREEMPTOR}", f"{LONG_NS}/{LONG_VICTIM}",
+                            LONG_NODE, f"{LONG_NS}/{LONG_WORKLOAD}/spark-executors"]),
+        (["check-cycles", "SNAP"], [f"{LONG_NS}/{LONG_WORKLOAD}", "high-priority-production"]),
+        (["audit", "SNAP", "--change", "CHANGE"], [f"{LONG_NS}/{LONG_WORKLOAD}"]),
+    ],
+    ids=["plan", "check-cycles", "audit"],
+)
+def test_long_names_are_wrapped_not_truncated(tmp_path, args, names):
+    """At 80 columns no cell is cut off with an ellipsis and every long name is shown whole."""
+    out = run_table(tmp_path, *args)
+    assert "…" not in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    streams = column_streams(out)
+    assert [] == [n for n in names if not any(n in col for col in streams)]
+
+
+def test_cycle_violation_table_keeps_its_columns_at_80_columns(tmp_path):
+    """A long workload name does not push the priority columns of the rule-violation table
+    out of an 80-column terminal."""
+    out = run_table(tmp_path, "check-cycles", "SNAP")
+    header = next(line for line in out.splitlines() if line.strip().startswith("object"))
+    assert ["object", "sched", "preempt", "classes", "on", "cycle", "where"] == header.split()

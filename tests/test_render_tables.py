@@ -110,3 +110,11 @@ def test_cycle_violation_table_keeps_its_columns_at_80_columns(tmp_path):
     out = run_table(tmp_path, "check-cycles", "SNAP")
     header = next(line for line in out.splitlines() if line.strip().startswith("object"))
     assert ["object", "sched", "preempt", "classes", "on", "cycle", "where"] == header.split()
+
+
+def test_terminating_table_title_is_not_wrapped():
+    """The short terminating-pods table keeps its title on one line."""
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "plan" / "terminating.yaml"
+    result = CliRunner().invoke(app, ["plan", str(fixture), "--no-color"],
+                                catch_exceptions=False, env={"COLUMNS": "80"})
+    assert "Waiting for terminating pods" in [line.strip() for line in result.stdout.splitlines()]

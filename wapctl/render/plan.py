@@ -97,8 +97,9 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
             table.add_row(v["pod"], v["node"], str(v["priority"]), unit, pdb)
         console.print(table)
     if doc["terminating"]:
-        table = Table(title="Waiting for terminating pods", box=box.SIMPLE_HEAD,
-                      title_justify="left")
+        title = "Waiting for terminating pods"
+        table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left",
+                      min_width=len(title))  # a narrow table would wrap its title
         table.add_column("pod", overflow="fold")
         table.add_column("node", overflow="fold")
         for row in doc["terminating"]:

@@ -54,6 +54,10 @@ LATE_TARGETS = (
 )
 
 
+# Larger timeouts overflow the platform's time_t in the HTTP stack (1e12 does); 0 means none.
+MAX_REQUEST_TIMEOUT = 1e6
+
+
 def fetch_documents(
     *,
     kubeconfig: str | None,
@@ -67,8 +71,11 @@ def fetch_documents(
     Config: ``kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``, else the in-cluster
     service account. Raises ClusterError (exit 4) with one line naming the server and what failed.
     """
-    if request_timeout < 0:
-        raise UsageError("--request-timeout must be >= 0 (0 waits forever)")
+    if not 0 <= request_timeout <= MAX_REQUEST_TIMEOUT:  # NaN fails both comparisons
+        raise UsageError(
+            f"--request-timeout must be from 0 to {MAX_REQUEST_TIMEOUT:g} seconds "
+            f"(0 waits forever), got {request_timeout:g}"
+        )
     if page_size < 1:
         raise UsageError("--page-size must be at least 1")
     cfg, who = _client_configuration(kubeconfig, context)

@@ -6,7 +6,12 @@ from __future__ import annotations
 import io
 import json
 
-from wapctl import load, preemption, preemptor
+import pytest
+from typer.testing import CliRunner
+
+from wapctl import live, load, preemption, preemptor
+from wapctl.cli import app
+from wapctl.errors import ClusterError
 from wapctl.render.plan import plan_to_dict
 
 
@@ -76,3 +81,23 @@ def test_gang_with_a_pod_that_requests_nothing():
         [(v["pod"], v["node"]) for v in doc["victims"]],
     )
     json.dumps(doc)
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "1e12", "-1"])
+def test_absurd_request_timeouts_are_usage_errors(tmp_path, timeout):
+    """--request-timeout nan / inf / 1e12 / -1 is a usage error (exit 2, one line), before any
+    request. Found by fuzzing the command-line options: nan gave "internal error: ValueError"
+    and inf or 1e12 "internal error: OverflowError" (exit 70) from the HTTP stack."""
+    result = CliRunner().invoke(app, ["validate", "--kubeconfig", str(tmp_path / "kc"),
+                                      "--request-timeout", timeout], catch_exceptions=False)
+    assert (2, 1) == (result.exit_code, len(result.stderr.splitlines()))
+    assert result.stderr.startswith("error: --request-timeout must be from 0 to 1e+06 seconds")
+
+
+@pytest.mark.parametrize("timeout", [0.0, 1e6])
+def test_request_timeouts_at_the_bounds_are_accepted(tmp_path, timeout):
+    """0 (wait forever) and the largest allowed timeout pass the check (here the missing
+    kubeconfig is what fails, as a cluster error)."""
+    with pytest.raises(ClusterError):
+        live.fetch_documents(kubeconfig=str(tmp_path / "kc"), context=None,
+                             request_timeout=timeout, page_size=500, progress=False)

@@ -167,3 +167,28 @@ def test_every_command_has_working_help(command):
     result = run(command, "--help")
     assert 0 == result.exit_code, result.output
     assert "Usage" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["plan", str(PLAN / "single-pod.yaml"), "-o", "xml"], "'xml' is not one of"),
+        (["plan", "--bogus"], "No such option: --bogus"),
+        (["simulate", str(PLAN / "single-pod.yaml"), "--max-steps", "0"], "--max-steps"),
+    ],
+    ids=["bad-choice", "unknown-option", "out-of-range"],
+)
+def test_console_script_reports_usage_errors_in_one_line(args, fragment):
+    """The installed entry point prints a bad option as one `error:` line and exits 2."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", "from wapctl.cli import main; main()", *args],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert 2 == proc.returncode
+    assert "" == proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert 1 == len(lines), proc.stderr
+    assert lines[0].startswith("error: ") and fragment in lines[0]

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
+# Click's exception classes, whether typer vendors click (newer releases) or depends on it:
+# typer.BadParameter derives from click's UsageError, itself a ClickException.
+_CLICK_ERRORS = {c.__name__: c for c in typer.BadParameter.__mro__}
+ClickUsageError: type[Exception] = _CLICK_ERRORS["UsageError"]
+ClickException: type[Exception] = _CLICK_ERRORS["ClickException"]
+
 from wapctl import __version__
+from wapctl.errors import ExitCode
 
 app = typer.Typer(
     name="wapctl",
@@ -48,7 +57,23 @@ app.command("simulate")(_simulate.simulate)
 
 
 def main() -> None:
-    app()
+    """The console script: Typer's own error display is a boxed panel; ours is one line."""
+    try:
+        code = app(standalone_mode=False)
+    except ClickUsageError as exc:  # unknown option, bad value, missing argument
+        ctx = getattr(exc, "ctx", None)
+        if not exc.format_message():  # type: ignore[attr-defined]
+            sys.exit(int(ExitCode.INPUT))  # no arguments at all: Typer has printed the help
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        sys.stderr.write(f"error: {exc.format_message()}{hint}\n")  # type: ignore[attr-defined]
+        sys.exit(int(ExitCode.INPUT))
+    except ClickException as exc:
+        sys.stderr.write(f"error: {exc.format_message()}\n")  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    except typer.Abort:
+        sys.stderr.write("interrupted\n")
+        sys.exit(int(ExitCode.INTERRUPTED))
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

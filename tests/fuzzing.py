@@ -593,48 +593,122 @@ def m_clone(c: Chooser, objs: list[Any]) -> None:
         objs.append(dup)
 
 
+def _pending_first(c: Chooser, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """Usually a pending pod (constraints matter for preemptors), else any of ``objects``."""
+    pending = [o for o in objects if o.get("kind") == "Pod" and type(o.get("spec")) is dict
+               and not o["spec"].get("nodeName")]
+    return c.choice(pending) if pending and c.integer(0, 2) else c.choice(objects)
+
+
+TAINT_KEYS = ("k", "gpu", "dedicated", "")
+LABEL_VALUES = ("a", "b", "3", "-1", "10", "x")
+
+
 def m_constraints(c: Chooser, objs: list[Any]) -> None:
-    """Valid taints, tolerations, node selectors, affinity and PDB selectors."""
+    """Valid taints, tolerations, node selectors, required node affinity (matchExpressions and
+    matchFields) and PDB selectors, drawn so that they often match each other."""
     objects = _of_kind(objs, "Pod", "Node", "PodDisruptionBudget")
     if not objects:
         return
-    obj = c.choice(objects)
+    obj = _pending_first(c, objects)
     kind = obj.get("kind")
     spec = _spec(obj)
     if spec is None:
         return
     if kind == "Node":
-        if c.integer(0, 1):
-            spec["taints"] = [{"key": "k", "value": "v",
-                               "effect": c.choice(("NoSchedule", "NoExecute", "PreferNoSchedule"))}]
-        else:
-            spec["unschedulable"] = True
-        _meta(obj)["labels"] = {"zone": c.choice(("a", "b")), "gpu": "true"}
-    elif kind == "Pod":
-        which = c.integer(0, 3)
+        which = c.integer(0, 2)
         if which == 0:
-            spec["tolerations"] = [{"operator": "Exists"}] if c.integer(0, 1) else [
-                {"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}]
+            spec["taints"] = [{"key": c.choice(TAINT_KEYS[:3]), "value": c.choice(("v", "")),
+                               "effect": c.choice(("NoSchedule", "NoExecute", "PreferNoSchedule"))}
+                              for _ in range(c.integer(1, 2))]
         elif which == 1:
-            spec["nodeSelector"] = {"zone": c.choice(("a", "b", "zzz"))}
+            spec["unschedulable"] = c.choice((True, False))
+        _meta(obj)["labels"] = {"zone": c.choice(LABEL_VALUES), "gpu": "true",
+                                "rank": c.choice(LABEL_VALUES)}
+    elif kind == "Pod":
+        which = c.integer(0, 4)
+        if which == 0:
+            spec["tolerations"] = [
+                {k: v for k, v in (("key", c.choice(TAINT_KEYS)),
+                                   ("operator", c.choice(("Exists", "Equal", ""))),
+                                   ("value", c.choice(("v", ""))),
+                                   ("effect", c.choice(("NoSchedule", "NoExecute", ""))))
+                 if v or c.integer(0, 1)}
+                for _ in range(c.integer(1, 2))]
+            for t in spec["tolerations"]:
+                if t.get("operator") == "Exists":
+                    t.pop("value", None)
+        elif which == 1:
+            spec["nodeSelector"] = {c.choice(("zone", "gpu", "rank")): c.choice(LABEL_VALUES)}
         elif which == 2:
             op = c.choice(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))
-            values = {"In": ["a"], "NotIn": ["a"], "Gt": ["3"], "Lt": ["-1"]}.get(op)
-            expr: dict[str, Any] = {"key": "zone", "operator": op}
+            values = {"In": [c.choice(LABEL_VALUES)], "NotIn": [c.choice(LABEL_VALUES)],
+                      "Gt": [c.choice(("3", "-1", "0"))], "Lt": [c.choice(("3", "-1", "0"))]
+                      }.get(op)
+            expr: dict[str, Any] = {"key": c.choice(("zone", "rank", "gpu", "none")),
+                                    "operator": op}
             if values:
                 expr["values"] = values
+            term: dict[str, Any] = {"matchExpressions": [expr]}
+            if c.integer(0, 2) == 0:
+                nodes = _names_of(objs, "Node") or ["n1"]
+                term["matchFields"] = [{"key": "metadata.name",
+                                        "operator": c.choice(("In", "NotIn")),
+                                        "values": [c.choice(nodes)]}]
             spec["affinity"] = {"nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
-                    "nodeSelectorTerms": [{"matchExpressions": [expr]}] if c.integer(0, 3)
-                    else []}}}
+                    "nodeSelectorTerms": [term] * c.integer(0, 2)}}}
+        elif which == 3:
+            spec["nodeName"] = c.choice([*_names_of(objs, "Node"), "ghost"])
         else:
-            _meta(obj)["labels"] = {"app": c.choice(("a", "b", "web"))}
+            _meta(obj)["labels"] = {"app": c.choice(("a", "b", "web", "training"))}
     else:
         spec["selector"] = c.choice(({}, {"matchLabels": {"app": "a"}},
-                                     {"matchExpressions": [{"key": "app", "operator": "Exists"}]}))
+                                     {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+                                     {"matchExpressions": [{"key": "app", "operator": "In",
+                                                            "values": ["a", "training"]}]}))
         status = obj.setdefault("status", {})
         if type(status) is dict:
             status["disruptedPods"] = c.choice(({}, {"x": "2026-01-01T10:00:00Z"}))
+
+
+def m_share(c: Chooser, objs: list[Any]) -> None:
+    """Make two places hold the very same subtree: YAML output then carries an anchor and
+    aliases (``&id001`` / ``*id001``), which the loader's alias checks must read."""
+    everything = [s for s in slots(objs) if type(s[0][s[1]]) in (dict, list)]
+    if len(everything) < 2:
+        return
+    src_c, src_k = c.choice(everything)
+    dst_c, dst_k = c.choice(everything)
+    shared = src_c[src_k]
+    if dst_c is shared or _contains(shared, dst_c):
+        return  # would make a recursive structure, which no serialiser writes
+    dst_c[dst_k] = shared
+
+
+def _contains(root: Any, target: Any) -> bool:
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if node is target:
+            return True
+        if type(node) is dict:
+            todo.extend(v for v in node.values() if type(v) in (dict, list))
+        elif type(node) is list:
+            todo.extend(v for v in node if type(v) in (dict, list))
+    return False
+
+
+_CORPUS: list[tuple[str, list[dict[str, Any]]]] = []
+
+
+def m_merge(c: Chooser, objs: list[Any]) -> None:
+    """Add the objects of another fixture (duplicates, or new combinations of kinds and API
+    shapes)."""
+    if not _CORPUS:
+        _CORPUS.extend(load_corpus())
+    _, other = c.choice(_CORPUS)
+    objs.extend(copy.deepcopy(other[: c.integer(1, len(other))]))
 
 
 MUTATIONS: tuple[Callable[[Chooser, list[Any]], None], ...] = (
@@ -642,12 +716,14 @@ MUTATIONS: tuple[Callable[[Chooser, list[Any]], None], ...] = (
     m_remove_object, m_transplant, m_kind, m_nest_list, m_requests, m_requests, m_priority,
     m_priority, m_shuffle,
     m_valid_int, m_valid_int, m_valid_amount, m_valid_amount, m_pod_state, m_pod_state,
-    m_pod_state, m_policy, m_policy, m_clone, m_constraints, m_constraints,
+    m_pod_state, m_policy, m_policy, m_clone, m_constraints, m_constraints, m_constraints,
+    m_share, m_merge,
 )
 
 
 def mutate(c: Chooser, objects: list[dict[str, Any]], max_mutations: int = 4) -> list[Any]:
-    """A mutated deep copy of ``objects`` (0..max_mutations edits; 0 keeps the fixture valid)."""
+    """A mutated deep copy of ``objects`` (0..max_mutations edits; 0 keeps the fixture valid).
+    Subtrees may end up shared (``m_share``): serialise, do not edit, the result."""
     objs: list[Any] = copy.deepcopy(objects)
     for _ in range(c.integer(0, max_mutations)):
         c.choice(MUTATIONS)(c, objs)
@@ -790,28 +866,45 @@ def base_documents(objects: list[dict[str, Any]]) -> list[Any] | None:
 CLEAN_EXIT_CODES = (0, 1, 2, 3)
 
 
+ODD_TEXT = ("", "/", "//", "a//b", "default/", "/x", "x" * 300, "名/前", "-", "--", "\t",
+            "ml/train/workers/extra", "default/p\n", "*", "0")
+ODD_NUMBERS = ("0", "1", "-1", "2", "1e3", "nan", "inf", "99999999999999999999", "1.5", "", "x")
+ODD_SIZES = ("", "0", "1", "100", "1Ki", "512Mi", "1.5.3Gi", "-0", "1e999", "NaN", "0.5",
+             "1Ei", "9" * 80, "2Gi ", " ")
+
+
 def cli_args(c: Chooser, snapshot: str, change: str) -> list[str]:
-    """One command line over ``snapshot`` (a path or -), a change file for audit."""
+    """One command line over ``snapshot`` (a path or -), a change file for audit; now and then
+    with odd option values (names, counts, sizes) too."""
     command = c.choice(("plan", "validate", "check-cycles", "simulate", "audit", "plan"))
     args = [command, snapshot]
+    odd = c.integer(0, 3) == 0
     if command == "simulate":
-        args += ["--max-steps", str(c.integer(1, SIM_STEPS))]
+        args += ["--max-steps", c.choice(ODD_NUMBERS) if odd else str(c.integer(1, SIM_STEPS))]
         if c.integer(0, 1):
             args.append("--no-requeue")
     elif command == "audit":
         args += ["--change", change]
         if c.integer(0, 2) == 0:
             args += ["--delete", c.choice(("PriorityClass/low", "Workload/ml/train", "Pod/x",
-                                           "Node/n1", "bogus", "PriorityClass/", "a/b/c/d"))]
-    elif command == "plan" and c.integer(0, 2) == 0:
+                                           "Node/n1", "bogus", "PriorityClass/", "a/b/c/d",
+                                           "PodGroup/ml/train-workers", *ODD_TEXT))]
+        if odd:
+            args += ["--max-plans", c.choice(ODD_NUMBERS)]
+    elif command == "plan" and (odd or c.integer(0, 2) == 0):
         args += [c.choice(("--pod", "--workload")),
-                 c.choice(("default/p", "ml/train", "ml/train/workers", "x", "a/b/c", "/",
-                           "名/前"))]
-    elif command == "check-cycles" and c.integer(0, 3) == 0:
-        args += ["--format", "github"]
-        return [*args, "--no-color"]
+                 c.choice(("default/p", "ml/train", "ml/train/workers", "x", "a/b/c",
+                           *ODD_TEXT))]
+    elif command == "check-cycles":
+        if odd:
+            args += ["--max-cycles", c.choice(ODD_NUMBERS)]
+        if c.integer(0, 3) == 0:
+            args += ["--format", "github"]
+            return [*args, "--no-color"]
+    if odd:
+        args += ["--max-input-size", c.choice(ODD_SIZES)]
     if c.integer(0, 2) == 0:
-        args += ["-n", c.choice(("default", "ml", "team-a", "none", "名前"))]
+        args += ["-n", c.choice(("default", "ml", "team-a", "none", "名前", *ODD_TEXT))]
     args += ["-o", c.choice(("json", "yaml", "table"))]
     return [*args, "--no-color"]
 

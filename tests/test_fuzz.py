@@ -60,7 +60,8 @@ def workdir(tmp_path_factory):
 @settings(max_examples=100, **SETTINGS)
 @given(st.data())
 def test_mutated_snapshots_through_the_cli_exit_cleanly(workdir, data):
-    """Every command on a mutated snapshot exits 0-3 with no traceback and no internal error."""
+    """Every command on a mutated snapshot (a file or stdin), now and then with odd option
+    values, exits 0-3 with no traceback and no internal error."""
     c = fuzzing.HypothesisChooser(data)
     _, objects = c.choice(CORPUS)
     fmt, raw = fuzzing.serialise(c, fuzzing.mutate(c, objects))
@@ -68,8 +69,10 @@ def test_mutated_snapshots_through_the_cli_exit_cleanly(workdir, data):
     snap.write_bytes(raw)
     change = workdir / "change.yaml"
     change.write_bytes(raw)
-    args = fuzzing.cli_args(c, str(snap), str(change))
-    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    stdin = c.integer(0, 4) == 0  # the snapshot as - on standard input
+    args = fuzzing.cli_args(c, "-" if stdin else str(snap), str(change))
+    result = CliRunner().invoke(app, args, input=raw if stdin else None,
+                                catch_exceptions=False)
     assert None is fuzzing.check_cli_result(result.exit_code, result.output), (args,
                                                                               result.output)
 

@@ -97,8 +97,10 @@ class Fuzzer:
                 snap.write_bytes(data)
                 change = self.work / "change.yaml"
                 change.write_bytes(data if chooser.integer(0, 1) else b"kind: Node\n")
-                args = fuzzing.cli_args(chooser, str(snap), str(change))
-                result = self.runner.invoke(self.app, args, catch_exceptions=False)
+                stdin = chooser.integer(0, 4) == 0  # the snapshot as - on standard input
+                args = fuzzing.cli_args(chooser, "-" if stdin else str(snap), str(change))
+                result = self.runner.invoke(self.app, args, input=data if stdin else None,
+                                            catch_exceptions=False)
                 problem = fuzzing.check_cli_result(result.exit_code, result.output)
                 if problem:
                     key = f"cli {args[0]}: {problem}: {result.output.strip()[-200:]}"

@@ -1209,6 +1209,13 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
                 total[k] = v
     elif inits is not None and type(inits) is not list:
         raise _type_error(inits, "a list", source, "spec.initContainers")
+    pod_level = spec.get("resources")
+    if pod_level is not None:
+        # PodLevelResources (on by default since 1.34): pod-level cpu / memory / hugepages
+        # requests replace the containers' aggregate, as upstream PodRequests does.
+        for k, v in _container_requests(spec, source, "spec").items():
+            if k in ("cpu", "memory") or k.startswith("hugepages-"):
+                total[k] = v
     overhead = spec.get("overhead")
     if overhead:
         if type(overhead) is not dict:
@@ -1431,6 +1438,9 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     if nominated is not None and type(nominated) is not str:
         raise _type_error(nominated, "a string", source, "status.nominatedNodeName")
     affinity = _required_affinity(spec, source) if "affinity" in spec else None
+    gates = spec.get("schedulingGates")
+    if gates is not None and type(gates) is not list:
+        raise _type_error(gates, "a list", source, "spec.schedulingGates")
 
     return Pod(
         namespace=ns,
@@ -1453,6 +1463,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         required_affinity=affinity,
         tolerations=_tolerations(spec.get("tolerations"), source),
         source=source,
+        gated=bool(gates),
     )
 
 

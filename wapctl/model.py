@@ -101,6 +101,7 @@ class Pod:
     required_affinity: tuple[NodeSelectorTerm, ...] | None = None  # None: no constraint
     tolerations: tuple[Toleration, ...] = ()
     source: Source | None = None
+    gated: bool = False  # spec.schedulingGates not empty: the scheduler does not try it yet
 
     @property
     def finished(self) -> bool:
@@ -113,8 +114,11 @@ class Pod:
 
     @property
     def pending(self) -> bool:
-        """Waiting to be scheduled: not bound, not terminating, not finished."""
-        return self.node_name is None and not self.terminating and not self.finished
+        """Waiting to be scheduled: not bound, not terminating, not finished, not gated."""
+        return (
+            self.node_name is None and not self.terminating and not self.finished
+            and not self.gated
+        )
 
 
 @dataclass(frozen=True, slots=True)

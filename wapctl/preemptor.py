@@ -152,6 +152,8 @@ def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preempt
             state = f"it has finished ({pod.phase})"
         elif pod.terminating:
             state = "it is terminating"
+        elif pod.gated:
+            state = "it has scheduling gates (spec.schedulingGates), so the scheduler skips it"
         else:
             state = f"it is bound to node {pod.node_name}"
         raise UsageError(f"--pod {text} is not pending: {state}")

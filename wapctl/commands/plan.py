@@ -48,8 +48,6 @@ def plan(
     from wapctl.preemptor import select_preemptor
     from wapctl.render.plan import plan_to_dict, render_plan
 
-    if pod and workload:
-        raise common.UsageError("give --pod or --workload, not both")
     opts = common.SnapshotOptions(
         paths=tuple(paths or ()),
         kubeconfig=kubeconfig,

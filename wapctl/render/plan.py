@@ -54,11 +54,11 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             {"pod": t.pod, "node": t.node} for t in sorted(plan.terminating, key=lambda t: t.pod)
         ],
         "summary": {
-            "victimPods": len(victims),
-            "victimUnits": len({v.unit_name for v in victims}),
-            "maxVictimPriority": max((v.priority for v in victims), default=None),
-            "pdbViolations": sum(1 for v in victims if v.pdb_violation),
-            "nodesTouched": len({v.node for v in victims}),
+            "victimPods": plan.victim_pods,
+            "victimUnits": plan.victim_units,
+            "maxVictimPriority": plan.max_victim_priority,
+            "pdbViolations": plan.pdb_violations,
+            "nodesTouched": plan.nodes_touched,
         },
     }
 

@@ -108,10 +108,9 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
     s = doc["summary"]
     verdict = Text.assemble((doc["status"], _STATUS_STYLE.get(doc["status"], "bold")), ": ",
                             doc["reason"])
-    if doc["victims"]:
-        verdict.append(
-            f"  [{s['victimPods']} pod(s) in {s['victimUnits']} unit(s) on "
-            f"{s['nodesTouched']} node(s), max priority {s['maxVictimPriority']}, "
-            f"{s['pdbViolations']} PDB violation(s)]"
-        )
+    if doc["victims"]:  # the reason already counts pods, units and the highest priority
+        nodes = "1 node" if s["nodesTouched"] == 1 else f"{s['nodesTouched']} nodes"
+        pdbs = s["pdbViolations"]
+        verdict.append(f" Victims on {nodes}; "
+                       f"{pdbs} PodDisruptionBudget violation{'' if pdbs == 1 else 's'}.")
     console.print(verdict)

@@ -1,4 +1,19 @@
-"""`wapctl validate`: what a snapshot holds, per kind, and which Workload API shape it used."""
+"""`wapctl validate`: what a snapshot holds, per kind, and which Workload API shape it used.
+
+The document (``-o json``; ``-o yaml`` is the same document)::
+
+    {"apiVersion": "wapctl/v1", "kind": "ValidationReport", "valid": true,
+     "counts": {"Node": 3, "Pod": 11, "PriorityClass": 3, "PodDisruptionBudget": 0,
+                "Workload": 3, "PodGroup": 3},
+     "pods": {"bound": 8, "pending": 3, "terminating": 0, "finished": 0},
+     "ignoredKinds": {"ConfigMap": 2},
+     "apiShapes": [{"kind": "Workload|PodGroup", "name": "ns/name or ns/workload/group",
+                    "apiVersion": "scheduling.k8s.io/v1alpha2"}]}
+
+``counts.PodGroup`` counts pod groups however declared (inside a v1alpha1 Workload or as
+PodGroup objects). ``pods.pending`` leaves out pods with scheduling gates. An invalid snapshot
+prints no document: one error line and exit code 2.
+"""
 
 from __future__ import annotations
 

@@ -5,13 +5,13 @@ The document (``-o json``; ``-o yaml`` is the same document)::
     {"apiVersion": "wapctl/v1", "kind": "ValidationReport", "valid": true,
      "counts": {"Node": 3, "Pod": 11, "PriorityClass": 3, "PodDisruptionBudget": 0,
                 "Workload": 3, "PodGroup": 3},
-     "pods": {"bound": 8, "pending": 3, "terminating": 0, "finished": 0},
+     "pods": {"bound": 8, "pending": 3, "terminating": 0, "finished": 0, "gated": 0},
      "ignoredKinds": {"ConfigMap": 2},
      "apiShapes": [{"kind": "Workload|PodGroup", "name": "ns/name or ns/workload/group",
                     "apiVersion": "scheduling.k8s.io/v1alpha2"}]}
 
 ``counts.PodGroup`` counts pod groups however declared (inside a v1alpha1 Workload or as
-PodGroup objects). ``pods.pending`` leaves out pods with scheduling gates. An invalid snapshot
+PodGroup objects). ``pods.gated`` counts unbound pods with scheduling gates (not pending for the scheduler). An invalid snapshot
 prints no document: one error line and exit code 2.
 """
 
@@ -42,6 +42,7 @@ def validation_to_dict(snapshot: Snapshot) -> dict[str, Any]:
         "pending": sum(1 for p in pods if p.pending),
         "terminating": sum(1 for p in pods if p.terminating),
         "finished": sum(1 for p in pods if p.finished),
+        "gated": sum(1 for p in pods if p.gated and not p.bound and not p.finished),
     }
     shapes = [
         {"kind": "Workload", "name": w.key, "apiVersion": w.api_version}

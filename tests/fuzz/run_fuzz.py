@@ -86,10 +86,10 @@ class Fuzzer:
         run_cli = a.cli_every > 0 and chooser.integer(1, a.cli_every) == 1
         args: list[str] = []
         problem: str | None = None
-        key = None
+        key = outcome = None
         signal.alarm(a.timeout)
         try:
-            self.outcomes[fuzzing.exercise_core(data, self.bases[name])] += 1
+            outcome = fuzzing.exercise_core(data, self.bases[name])
             if run_cli:
                 self.cli_runs += 1
                 suffix = ".json" if fmt.startswith("json") else ".yaml"
@@ -114,7 +114,9 @@ class Fuzzer:
             problem = "".join(traceback.format_exception(exc))
         finally:
             signal.alarm(0)
-        self.tried += 1
+        self.tried += 1  # counted once finished (hypothesis may abandon an input midway)
+        if outcome is not None:
+            self.outcomes[outcome] += 1
         if key is not None:
             self.outcomes["CRASH"] += 1
             first = key not in self.crashes

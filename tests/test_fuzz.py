@@ -12,6 +12,7 @@ from pathlib import Path
 
 import fuzzing
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -34,8 +35,6 @@ def test_every_fixture_runs_the_whole_core_path_cleanly(name, objects):
     """Each unmutated fixture, as YAML and as JSON, loads and goes through plan, cycles,
     simulate and audit with outcome ok."""
     as_json = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}).encode()
-    import yaml
-
     as_yaml = yaml.safe_dump_all(objects).encode()
     assert ["ok", "ok"] == [fuzzing.exercise_core(data, BASES[name])
                             for data in (as_json, as_yaml)]

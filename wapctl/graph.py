@@ -50,9 +50,11 @@ import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
+
 
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
@@ -133,6 +135,8 @@ class PriorityGraph:
     def cyclic_profiles(self) -> frozenset[Profile]:
         """Vertices on at least one cycle: in a strongly connected component of two or more,
         or with a self-loop."""
+        import networkx as nx
+
         out: set[Profile] = set()
         for component in nx.strongly_connected_components(self.graph):
             if len(component) > 1:
@@ -299,6 +303,8 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
             source=source,
         )
 
+    import networkx as nx  # imported here: the CLI should not pay for it on every command
+
     graph = nx.DiGraph()
     graph.add_nodes_from(vertices)
     graph.add_edges_from(_edges(vertices, max_edges))
@@ -347,6 +353,8 @@ def _enumerate(
 ) -> tuple[list[Cycle], bool]:
     """At most ``budget`` elementary cycles of length <= ``bound`` (rotated, filtered by
     ``keep``), and whether that was all of them."""
+    import networkx as nx
+
     out: list[Cycle] = []
     for n, raw in enumerate(nx.simple_cycles(graph, length_bound=bound)):
         if n == budget:

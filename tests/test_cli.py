@@ -192,3 +192,21 @@ def test_console_script_reports_usage_errors_in_one_line(args, fragment):
     lines = proc.stderr.strip().splitlines()
     assert 1 == len(lines), proc.stderr
     assert lines[0].startswith("error: ") and fragment in lines[0]
+
+
+def test_ctrl_c_while_the_cli_imports_exits_130_in_one_line(monkeypatch, capsys):
+    """The entry point turns a KeyboardInterrupt during the CLI's imports into exit 130."""
+    import sys
+    import types
+
+    from wapctl.__main__ import main
+
+    class Interrupted(types.ModuleType):
+        def __getattr__(self, name):
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "wapctl.cli", Interrupted("wapctl.cli"))
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert 130 == exc.value.code
+    assert "interrupted\n" == capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from builders import node, pod, req, snapshot, taint, term, toleration
 
@@ -10,6 +12,7 @@ from wapctl.fit import (
     REASON_NODE_NAME,
     REASON_TOO_MANY_PODS,
     REASON_UNSCHEDULABLE,
+    Accounting,
     ClusterState,
     NodeState,
     StaticFitCache,
@@ -357,3 +360,100 @@ SELECTOR_MATCH_CASES = [
 def test_label_selector_matches(selector, labels, expected):
     """PDB label selectors: None or empty select nothing; In/NotIn/Exists/DoesNotExist only."""
     assert expected == label_selector_matches(selector, labels)
+
+
+# ---- accounting kept across plans -------------------------------------------------------------
+
+
+def _counts(state) -> list[tuple[str, int, int]]:
+    return [(s.name, s.requested.get("cpu", 0), s.pod_count) for s in state.nodes]
+
+
+def _keys(pairs) -> list[str]:
+    return [p.key for p, _ in pairs]
+
+
+def test_view_over_accounting_equals_the_rebuilt_state():
+    """A view lent from an Accounting counts, lists and reserves exactly as a ClusterState
+    built from the snapshot: bound and terminating pods, high nominations, not the own pod."""
+    snap = _cluster()
+    built = ClusterState(snap, reserve_priority=50, exclude={"default/me"})
+    view = ClusterState.over(Accounting(snap), reserve_priority=50, exclude={"default/me"})
+    assert [("n1", 3000, 2), ("n2", 3000, 1)] == _counts(view)
+    assert (_keys(built.bound), _keys(built.terminating), _keys(built.reserved)) == (
+        _keys(view.bound), _keys(view.terminating), _keys(view.reserved))
+    assert (["default/run"], ["default/term"], ["default/nom-high"]) == (
+        _keys(view.bound), _keys(view.terminating), _keys(view.reserved))
+
+
+def test_restore_gives_the_accounting_back_as_lent():
+    """Releasing terminating pods and reserving room are undone by restore: the accounting
+    holds bound and terminating pods only, and can be lent again."""
+    acc = Accounting(_cluster())
+    view = ClusterState.over(acc, reserve_priority=0)
+    view.release_terminating()
+    assert [("n1", 1000, 1), ("n2", 5000, 3)] == _counts(view)
+    view.restore()
+    assert [("n1", 3000, 2), ("n2", 0, 0)] == _counts(ClusterState.over(acc))
+
+
+def test_update_moves_a_pod_between_pending_bound_terminating_and_gone():
+    """update(old, new) follows one pod: a nominated pod binds, starts terminating, leaves."""
+    snap = _cluster()
+    acc = Accounting(snap)
+    low = snap.pods["default/nom-low"]
+    running = replace(low, node_name="n1", nominated_node=None, phase="Running")
+    acc.update(low, running)
+    assert ([("n1", 4000, 3), ("n2", 0, 0)], ["default/nom-low", "default/run"],
+            ["default/me", "default/nom-high"]) == (
+        _counts(acc), _keys(acc.bound_pods()), sorted(acc.nominated))
+    going = replace(running, terminating=True)
+    acc.update(running, going)
+    assert (["default/run"], ["default/nom-low", "default/term"]) == (
+        _keys(acc.bound_pods()), sorted(acc.terminating))
+    acc.update(going, None)
+    assert ([("n1", 3000, 2), ("n2", 0, 0)], ["default/term"]) == (
+        _counts(acc), sorted(acc.terminating))
+
+
+def test_lent_accounting_refuses_updates_and_a_second_view():
+    """While a view is out, update and a second over() raise; after restore both work."""
+    snap = _cluster()
+    acc = Accounting(snap)
+    view = ClusterState.over(acc, reserve_priority=50)
+    with pytest.raises(RuntimeError):
+        acc.update(None, pod("new", node="n2"))
+    with pytest.raises(RuntimeError):
+        ClusterState.over(acc)
+    view.restore()
+    acc.update(None, pod("new", node="n2", cpu="2"))
+    assert [("n1", 3000, 2), ("n2", 2000, 1)] == _counts(acc)
+
+
+def test_update_with_a_pod_it_does_not_hold_raises():
+    """Removing a pod the accounting does not hold (or adding one twice) is a caller bug."""
+    acc = Accounting(_cluster())
+    with pytest.raises(ValueError):
+        acc.update(pod("stranger", node="n1"), None)
+    with pytest.raises(ValueError):
+        acc.update(None, pod("run", node="n2"))
+
+
+def test_pods_that_hold_nothing_are_not_accounted():
+    """Finished pods, pods on unknown nodes, unbound terminating and un-nominated pending
+    pods are ignored in both directions."""
+    acc = Accounting(_cluster())
+    for p in (pod("x", node="n1", phase="Failed"), pod("y", node="gone"),
+              pod("z", terminating=True, nominated="n1"), pod("w"), pod("v", nominated="gone")):
+        acc.update(None, p)
+        acc.update(p, None)
+    assert [("n1", 3000, 2), ("n2", 0, 0)] == _counts(acc)
+
+
+def test_static_fit_cache_passing_lists_nodes_once_per_static_key():
+    """passing() gives the node indices that pass the static predicates, computed once."""
+    state = ClusterState(snapshot(nodes=[node("a"), node("b", taints=[taint("t")]), node("c")]))
+    cache = StaticFitCache()
+    first = cache.passing(pod("p"), state.nodes)
+    assert ((0, 2), frozenset({0, 2})) == first
+    assert first is cache.passing(pod("q"), state.nodes)

@@ -8,11 +8,14 @@ node affinity) are separated from the resource check, so the planner evaluates t
 
 ``NodeState`` is our ``NodeInfo``: requested totals and a pod count, with ``add`` / ``remove`` in
 O(resources). ``ClusterState`` holds one per node, built once from a snapshot; the victim search
-is then "remove, check, add back" on it, never a rebuild.
+is then "remove, check, add back" on it, never a rebuild. ``Accounting`` keeps that per-node
+state across plans (a queue replay updates it pod by pod) and lends it to one plan at a time as
+a ``ClusterState`` (``ClusterState.over``), so a plan does not rebuild it from every pod.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from wapctl.model import (
@@ -269,12 +272,18 @@ def shape_key(pod: Pod) -> tuple:
 
 
 class StaticFitCache:
-    """Static predicate answers per (pod static key, node name), computed at most once."""
+    """Static predicate answers per (pod static key, node name), computed at most once.
 
-    __slots__ = ("_answers",)
+    ``passing`` also keeps, per static key, the indices of the nodes that pass: a cache used with
+    ``passing`` must always be given the same node list (one cache per ``ClusterState`` or
+    ``Accounting``), which holds because nodes never change under either.
+    """
+
+    __slots__ = ("_answers", "_passing")
 
     def __init__(self) -> None:
         self._answers: dict[tuple, Reason] = {}
+        self._passing: dict[tuple, tuple[tuple[int, ...], frozenset[int]]] = {}
 
     def reason(self, pod: Pod, node: Node, key: tuple | None = None) -> Reason:
         k = (static_key(pod) if key is None else key, node.name)
@@ -283,6 +292,16 @@ class StaticFitCache:
         except KeyError:
             answer = self._answers[k] = check_static(pod, node)
             return answer
+
+    def passing(self, pod: Pod, nodes: Sequence[NodeState],
+                key: tuple | None = None) -> tuple[tuple[int, ...], frozenset[int]]:
+        """The indices (ascending, and as a set) of ``nodes`` passing every static predicate."""
+        skey = static_key(pod) if key is None else key
+        found = self._passing.get(skey)
+        if found is None:
+            ok = tuple(i for i, ns in enumerate(nodes) if self.reason(pod, ns.node, skey) is None)
+            found = self._passing[skey] = (ok, frozenset(ok))
+        return found
 
 
 # ---- incremental accounting -------------------------------------------------------------------
@@ -380,9 +399,13 @@ class ClusterState:
     except the preemptor's own pods, named in ``exclude``. ``tracked`` limits the summed
     resources (see ``NodeState``); pod counts are always kept. ``bound`` / ``terminating`` /
     ``reserved`` list the (pod, node index) pairs counted, each sorted by pod key.
+
+    Built from a snapshot it owns its nodes; ``over`` instead borrows an ``Accounting``'s
+    (tracking every resource), and ``restore`` gives them back.
     """
 
-    __slots__ = ("bound", "index", "nodes", "released", "reserved", "terminating", "tracked")
+    __slots__ = ("accounting", "bound", "index", "nodes", "released", "reserved", "terminating",
+                 "tracked")
 
     def __init__(
         self,
@@ -400,6 +423,7 @@ class ClusterState:
         self.terminating: list[tuple[Pod, int]] = []  # sorted by pod key
         self.reserved: list[tuple[Pod, int]] = []
         self.released = False
+        self.accounting: Accounting | None = None
         exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
         for key, pod in snapshot.pods.items():  # sorted by key
@@ -441,6 +465,57 @@ class ClusterState:
         self.terminating.sort(key=lambda t: t[0].key)
         self.bound.sort(key=lambda t: t[0].key)
 
+    @classmethod
+    def over(
+        cls,
+        accounting: Accounting,
+        *,
+        reserve_priority: int | None = None,
+        exclude: Collection[str] = (),
+    ) -> ClusterState:
+        """The same view as ``ClusterState(snapshot, ...)`` for the snapshot ``accounting``
+        describes, without a rebuild: it works on the accounting's own nodes, adding this
+        preemptor's reservations on top. Costs O(nominated + terminating pods). Until
+        ``restore`` the accounting is lent out: no other view, no ``update``."""
+        if accounting.lent:
+            raise RuntimeError("the Accounting is already lent to a ClusterState")
+        self = cls.__new__(cls)
+        self.accounting = accounting
+        self.tracked = None
+        self.nodes = accounting.nodes
+        self.index = accounting.index
+        self.bound = accounting.bound_pods()
+        self.terminating = [accounting.terminating[k] for k in sorted(accounting.terminating)]
+        self.released = False
+        self.reserved = []
+        if reserve_priority is not None:
+            exclude = frozenset(exclude)
+            nominated, nodes = accounting.nominated, self.nodes
+            for key in sorted(nominated):
+                pod, i = nominated[key]
+                if pod.priority >= reserve_priority and key not in exclude:
+                    nodes[i].add_requests(pod.requests)
+                    self.reserved.append((pod, i))
+        accounting.lent = True
+        return self
+
+    def restore(self) -> None:
+        """Give a lent accounting back as it was lent: terminating pods counted again,
+        reservations taken off. The caller must first have undone its own changes (the
+        victim search restores every unit it removed)."""
+        acc = self.accounting
+        if acc is None:
+            return
+        if self.released:
+            for pod, i in self.terminating:
+                self.nodes[i].add(pod)
+            self.released = False
+        for pod, i in self.reserved:
+            self.nodes[i].remove_requests(pod.requests)
+        self.reserved = []
+        self.accounting = None
+        acc.lent = False
+
     def release_terminating(self) -> None:
         """Treat already-triggered preemptions as free space."""
         if not self.released:
@@ -450,3 +525,102 @@ class ClusterState:
 
     def node_names(self) -> Sequence[str]:
         return [s.name for s in self.nodes]
+
+
+class Accounting:
+    """What every preemptor's ``ClusterState`` of one snapshot shares, kept across plans.
+
+    A queue replay changes a handful of pods per step; rebuilding a ``ClusterState`` from the
+    whole snapshot for every plan costs O(pods). An ``Accounting`` is built once and told every
+    pod change (``update``); ``ClusterState.over`` then lends it to one plan at a time, which
+    adds its own reservations and gives it back unchanged (``ClusterState.restore``).
+
+    It counts bound, non-finished pods on known nodes (all resources: a plan only reads the
+    ones it asks for), separates the terminating ones, remembers nominated pending pods (each
+    plan picks the ones that reserve room against it), and keeps one ``StaticFitCache`` for
+    every plan (nodes never change under it).
+    """
+
+    __slots__ = ("_bound_keys", "_bound_list", "bound", "cache", "index", "lent", "node_map",
+                 "nodes", "nominated", "terminating")
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.node_map = snapshot.nodes
+        self.nodes: list[NodeState] = [NodeState(n) for _, n in sorted(snapshot.nodes.items())]
+        self.index: dict[str, int] = {s.name: i for i, s in enumerate(self.nodes)}
+        self.bound: dict[str, tuple[Pod, int]] = {}  # running (not terminating) pods
+        self.terminating: dict[str, tuple[Pod, int]] = {}
+        self.nominated: dict[str, tuple[Pod, int]] = {}  # pending, nominated to a known node
+        self.cache = StaticFitCache()
+        self.lent = False
+        # the running pods in pod-key order, and their keys (kept in step by ``_add``/``_remove``)
+        self._bound_keys: list[str] = []
+        self._bound_list: list[tuple[Pod, int]] = []
+        for pod in snapshot.pods.values():
+            self._add(pod, building=True)
+        self._bound_keys = sorted(self.bound)
+        self._bound_list = [self.bound[k] for k in self._bound_keys]
+
+    def matches(self, snapshot: Snapshot) -> bool:
+        """Whether ``snapshot`` has the nodes this accounting was built for."""
+        return snapshot.nodes is self.node_map or snapshot.nodes == self.node_map
+
+    def update(self, old: Pod | None, new: Pod | None) -> None:
+        """One pod changed from ``old`` to ``new`` (None: absent before / removed now)."""
+        if self.lent:
+            raise RuntimeError("the Accounting is lent to a ClusterState")
+        if old is not None:
+            self._remove(old)
+        if new is not None:
+            self._add(new)
+
+    def bound_pods(self) -> list[tuple[Pod, int]]:
+        """The running pods as (pod, node index), sorted by pod key (as ``ClusterState.bound``).
+        The accounting's own list: read it, never change it."""
+        return self._bound_list
+
+    def _slot(self, pod: Pod) -> tuple[dict[str, tuple[Pod, int]] | None, int | None]:
+        """Where ClusterState would put ``pod``: (the mapping, node index), or (None, None)."""
+        if pod.phase in _FINISHED:
+            return None, None
+        if pod.node_name is None:
+            if pod.terminating or pod.nominated_node is None:
+                return None, None
+            i = self.index.get(pod.nominated_node)
+            return (None, None) if i is None else (self.nominated, i)
+        i = self.index.get(pod.node_name)
+        if i is None:
+            return None, None
+        return (self.terminating if pod.terminating else self.bound), i
+
+    def _add(self, pod: Pod, building: bool = False) -> None:
+        where, i = self._slot(pod)
+        if where is None or i is None:
+            return
+        key = pod.key
+        if key in self.bound or key in self.terminating or key in self.nominated:
+            raise ValueError(f"pod {key} is already accounted")
+        where[key] = (pod, i)
+        if where is not self.nominated:
+            self.nodes[i].add(pod)
+        if where is self.bound and not building:
+            keys = self._bound_keys
+            j = bisect_left(keys, key)
+            keys.insert(j, key)
+            self._bound_list.insert(j, (pod, i))
+
+    def _remove(self, pod: Pod) -> None:
+        where, i = self._slot(pod)
+        if where is None or i is None:
+            return
+        key = pod.key
+        held = where.get(key)
+        if held is None or (held[0] is not pod and held[0] != pod):
+            raise ValueError(f"pod {key} is not accounted as given")
+        del where[key]
+        if where is not self.nominated:
+            self.nodes[i].remove(held[0])
+        if where is self.bound:
+            j = bisect_left(self._bound_keys, key)
+            del self._bound_keys[j]
+            del self._bound_list[j]

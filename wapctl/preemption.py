@@ -17,7 +17,10 @@ One scheme serves pod and gang preemptors and pod and PodGroup victim units:
 
 Everything runs on incremental state (``fit.ClusterState``): removing or restoring a unit touches
 only the nodes it has pods on, and a gang of identical pods is checked by a per-node count of
-how many copies fit, kept up to date for the touched nodes only.
+how many copies fit, kept up to date for the touched nodes only. A caller planning many times
+on a slowly changing cluster (``simulate``) passes a ``fit.Accounting`` instead of having the
+state rebuilt from every pod; the search then undoes its own changes (units removed, terminating
+pods released, reservations added) before returning, also on an exception.
 
 Decisions where SPEC.md is silent (upstream kube-scheduler followed where it decides):
 
@@ -48,6 +51,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from wapctl.fit import (
+    Accounting,
     ClusterState,
     NodeState,
     RequestItems,
@@ -297,7 +301,7 @@ class _Placer:
         shapes: dict[tuple, int] = {}
         self.shape_of: list[int] = []
         self.items: list[RequestItems] = []
-        self.allowed: list[list[int]] = []  # per shape: node indices passing static predicates
+        self.allowed: list[tuple[int, ...]] = []  # per shape: nodes passing static predicates
         self.allowed_set: list[frozenset[int]] = []
         self.nominated: list[int | None] = []
         nodes = state.nodes
@@ -306,11 +310,10 @@ class _Placer:
             s = shapes.get(key)
             if s is None:
                 s = shapes[key] = len(self.items)
-                skey = static_key(pod)
-                ok = [i for i, ns in enumerate(nodes) if cache.reason(pod, ns.node, skey) is None]
+                ok, ok_set = cache.passing(pod, nodes, key[0])
                 self.items.append(key[1])
                 self.allowed.append(ok)
-                self.allowed_set.append(frozenset(ok))
+                self.allowed_set.append(ok_set)
             self.shape_of.append(s)
             nom = state.index.get(pod.nominated_node) if pod.nominated_node else None
             self.nominated.append(nom if nom is not None and nom in self.allowed_set[s] else None)
@@ -425,6 +428,7 @@ class _ClusterCheck:
         self.placer = placer
         self.needed = needed
         self.usable = placer.usable
+        self.out: dict[_Unit, None] = {}  # units removed from the state now
 
     def relevant(self, unit: _Unit) -> bool:
         usable = self.usable
@@ -433,7 +437,17 @@ class _ClusterCheck:
                 return True
         return False
 
+    def restore(self) -> None:
+        """Put every unit still removed back into the state (a lent ``Accounting`` must be
+        given back as it was)."""
+        for unit in list(self.out):
+            self._apply(unit, False)
+
     def _apply(self, unit: _Unit, remove: bool) -> None:
+        if remove:
+            self.out[unit] = None
+        else:
+            del self.out[unit]
         nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
         tracked = self.state.tracked
         for pod, i in unit.members:
@@ -784,17 +798,39 @@ def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
 
 
 class _Planner:
-    """One plan run: the preemptor, its view of the cluster and the caches it shares."""
+    """One plan run: the preemptor, its view of the cluster and the caches it shares.
 
-    def __init__(self, snapshot: Snapshot, preemptor: Preemptor) -> None:
+    With an ``Accounting`` the view is lent from it (no rebuild) and ``close`` gives it back
+    unchanged; without one the view is built from the snapshot and simply dropped.
+    """
+
+    def __init__(self, snapshot: Snapshot, preemptor: Preemptor,
+                 accounting: Accounting | None = None) -> None:
         self.snapshot = snapshot
         self.preemptor = preemptor
         self.desc = preemptor.describe()
-        tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
-        self.state = ClusterState(snapshot, reserve_priority=preemptor.priority,
-                                  exclude={p.key for p in preemptor.pods}, tracked=tracked)
-        self.cache = StaticFitCache()
-        self.placer = _Placer(self.state, preemptor.pods, self.cache)
+        exclude = {p.key for p in preemptor.pods}
+        if accounting is None:
+            tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
+            self.state = ClusterState(snapshot, reserve_priority=preemptor.priority,
+                                      exclude=exclude, tracked=tracked)
+            self.cache = StaticFitCache()
+        else:
+            self.state = ClusterState.over(accounting, reserve_priority=preemptor.priority,
+                                           exclude=exclude)
+            self.cache = accounting.cache
+        self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
+        try:
+            self.placer = _Placer(self.state, preemptor.pods, self.cache)
+        except BaseException:
+            self.state.restore()
+            raise
+
+    def close(self) -> None:
+        """Undo every change the run made to the cluster state, then give a lent one back."""
+        for check in self.checks:
+            check.restore()
+        self.state.restore()
 
     def result(self, status: PlanStatus, reason: str,
                placed: Sequence[tuple[Pod, int]] = (), victims: tuple[Victim, ...] = (),
@@ -906,11 +942,12 @@ class _Planner:
         """Steps 5-6 with the whole cluster as the domain."""
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = preemptor.needed
-        check: _Feasibility
+        check: _ClusterCheck
         if placer.shapes == 1:
             check = _CountCheck(state, placer, needed)
         else:
             check = _GreedyCheck(state, placer, needed)
+        self.checks.append(check)
         search = _Level(units, check)
         if search.level is None:
             most = len(placer.place(len(preemptor.pods)))
@@ -929,10 +966,19 @@ class _Planner:
                            _terminating(state, used))
 
 
-def plan(snapshot: Snapshot, preemptor: Preemptor) -> Plan:
+def plan(snapshot: Snapshot, preemptor: Preemptor, *, state: Accounting | None = None) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
 
-    The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+    ``state``, an ``fit.Accounting`` kept up to date with ``snapshot.pods`` (a queue replay
+    updates it pod by pod), replaces the O(pods) rebuild of the cluster accounting; the plan is
+    the same either way, and ``state`` is left exactly as it was found. The cyclic garbage
+    collector is paused meanwhile (see ``wapctl.gcpause``).
     """
+    if state is not None and not state.matches(snapshot):
+        raise ValueError("the Accounting was built for a snapshot with other nodes")
     with gc_paused():
-        return _Planner(snapshot, preemptor).run()
+        planner = _Planner(snapshot, preemptor, state)
+        try:
+            return planner.run()
+        finally:
+            planner.close()

@@ -1,0 +1,163 @@
+"""plan() on a kept ``fit.Accounting`` (``state=``): the same Plan as a rebuild from the
+snapshot, and the accounting left exactly as it was found, also after pod updates."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from builders import gang, member, node, pdb, pod, snapshot
+from hypothesis import HealthCheck, given, settings
+from test_fast_vs_reference import random_cluster
+from test_preemption_properties import clusters
+
+from wapctl import preemption
+from wapctl.fit import Accounting
+from wapctl.model import Pod, Snapshot
+from wapctl.preemption import plan
+from wapctl.preemptor import pending_preemptors
+
+
+def accounting_state(acc: Accounting) -> tuple:
+    """Everything an Accounting holds, comparable: per node the non-zero requested amounts and
+    the pod count, the bound / terminating / nominated pods with their node index, the lent
+    flag. (A restored resource may stay in ``requested`` as an explicit 0: the same amount.)"""
+    nodes = tuple((s.name, tuple(sorted((r, q) for r, q in s.requested.items() if q)),
+                   s.pod_count) for s in acc.nodes)
+    return (nodes,
+            tuple((p.key, id(p), i) for p, i in acc.bound_pods()),
+            tuple(sorted((k, id(p), i) for k, (p, i) in acc.terminating.items())),
+            tuple(sorted((k, id(p), i) for k, (p, i) in acc.nominated.items())),
+            acc.lent)
+
+
+def accounting_content(acc: Accounting) -> tuple:
+    """As ``accounting_state`` but by pod value, to compare with a fresh Accounting."""
+    state = accounting_state(acc)
+    return (state[0], tuple(p.key for p, _ in acc.bound_pods()),
+            tuple(sorted((k, p, i) for k, (p, i) in acc.terminating.items())),
+            tuple(sorted((k, p, i) for k, (p, i) in acc.nominated.items())), state[4])
+
+
+def plans_agree_and_leave_state(snap: Snapshot, acc: Accounting) -> None:
+    """For every pending preemptor: the lent plan equals the rebuilt one, state unchanged."""
+    for pre in pending_preemptors(snap):
+        before = accounting_state(acc)
+        assert plan(snap, pre) == plan(snap, pre, state=acc), pre.key
+        assert before == accounting_state(acc), pre.key
+
+
+@pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed-{s}")
+def test_plan_on_accounting_equals_rebuild_on_medium_clusters(seed):
+    """On the medium random clusters of the reference test (every status, gangs of one and
+    several shapes, PDBs, nominations, terminating pods) the lent plan is the same Plan."""
+    snap = random_cluster(seed, multi_shape=None if seed < 8 else True)
+    plans_agree_and_leave_state(snap, Accounting(snap))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_plan_on_accounting_equals_rebuild_on_tiny_clusters(case):
+    """On the tiny clusters of the property tests the lent plan is the same Plan."""
+    snap, _ = case
+    plans_agree_and_leave_state(snap, Accounting(snap))
+
+
+def _mutate(snap: Snapshot, rng: random.Random) -> tuple[Snapshot, list[tuple[Pod | None,
+                                                                            Pod | None]]]:
+    """A few pod changes as a replay makes them: bind, nominate, terminate, remove, recreate."""
+    pods = dict(snap.pods)
+    names = sorted(snap.nodes)
+    changes: list[tuple[Pod | None, Pod | None]] = []
+    for key in rng.sample(sorted(pods), min(12, len(pods))):
+        old = pods[key]
+        if old.node_name is None and not old.terminating:
+            new = rng.choice([
+                replace(old, node_name=rng.choice(names), phase="Running", nominated_node=None),
+                replace(old, nominated_node=rng.choice([None, *names])),
+            ])
+        elif not old.terminating:
+            new = rng.choice([replace(old, terminating=True), None])
+        else:
+            new = rng.choice([None, replace(old, node_name=None, phase="Pending",
+                                            terminating=False, nominated_node=None)])
+        if new is None:
+            del pods[key]
+        else:
+            pods[key] = new
+        changes.append((old, new))
+    return replace(snap, pods=dict(sorted(pods.items()))), changes
+
+
+@pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
+def test_updated_accounting_equals_a_fresh_one_and_plans_the_same(seed):
+    """After rounds of pod changes told to update(), the accounting holds what a fresh one
+    built from the changed snapshot holds, and plans on it equal rebuilt plans."""
+    rng = random.Random(seed)
+    snap = random_cluster(100 + seed)
+    acc = Accounting(snap)
+    for _ in range(3):
+        snap, changes = _mutate(snap, rng)
+        for old, new in changes:
+            acc.update(old, new)
+        assert accounting_content(Accounting(snap)) == accounting_content(acc)
+        plans_agree_and_leave_state(snap, acc)
+
+
+def _gang_case() -> Snapshot:
+    """n1 holds old-0 and a terminating pod, n2 holds old-1 and a reservation of a higher
+    nominated pod; old is one PodGroup unit behind a PDB with no disruptions left. The gang
+    new (2 x 2 cpu) fits only on n1 once old is gone: it preempts both pods of old."""
+    old = gang("old", min_count=1, mode="PodGroup", prio=10)
+    new = gang("new", min_count=2, prio=100)
+    return snapshot(
+        nodes=[node("n1", cpu="4"), node("n2", cpu="4")], groups=[old, new],
+        pdbs=[pdb("old", match={"app": "old"}, allowed=0)],
+        pods=[member(old, "old-0", cpu="2", node="n1", labels={"app": "old"}),
+              member(old, "old-1", cpu="2", node="n2", labels={"app": "old"}),
+              pod("going", cpu="2", node="n1", terminating=True),
+              pod("held", cpu="1", prio=500, nominated="n2"),
+              member(new, "new-0", cpu="2"), member(new, "new-1", cpu="2")])
+
+
+def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
+    """An exception in the middle of the victim search (a unit removed, terminating pods
+    released, a reservation added) leaves the accounting as it was, and not lent."""
+    snap = _gang_case()
+    acc = Accounting(snap)
+    before = accounting_state(acc)
+
+    def boom(self):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(preemption._Unit, "importance", property(boom))
+    pre = next(p for p in pending_preemptors(snap) if p.kind == "PodGroup")
+    with pytest.raises(RuntimeError, match="boom"):
+        plan(snap, pre, state=acc)
+    assert before == accounting_state(acc)
+    assert not acc.lent
+
+
+def test_accounting_of_other_nodes_is_refused():
+    """An Accounting built for a snapshot with other nodes is a caller error."""
+    snap = snapshot(nodes=[node("n1")], pods=[pod("p", prio=1)])
+    other = Accounting(snapshot(nodes=[node("n2")]))
+    with pytest.raises(ValueError):
+        plan(snap, pending_preemptors(snap)[0], state=other)
+
+
+def test_pdb_marking_and_reservations_match_on_a_hand_made_cluster():
+    """The gang case by hand: both pods of old are victims and violate the PDB, the gang goes
+    to n1; the lent plan is the rebuilt one and leaves the accounting as it was."""
+    snap = _gang_case()
+    acc = Accounting(snap)
+    before = accounting_state(acc)
+    pre = next(p for p in pending_preemptors(snap) if p.kind == "PodGroup")
+    expected = plan(snap, pre)
+    assert ("RequiresPreemption", [("default/old-0", True), ("default/old-1", True)],
+            [("default/new-0", "n1"), ("default/new-1", "n1")]) == (
+        expected.status, [(v.pod, v.pdb_violation) for v in expected.victims],
+        [(pl.pod, pl.node) for pl in expected.placements])
+    assert expected == plan(snap, pre, state=acc)
+    assert before == accounting_state(acc)

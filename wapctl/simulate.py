@@ -102,8 +102,10 @@ Termination
     result is exactly one of: ``converged`` (no unit queued and nothing terminating: no further
     step can change anything), a ``cycle``, or ``hit_step_limit``.
 
-Cost per step: one ``plan`` (which reads the whole snapshot), one copy of the pod mapping, and
-work proportional to what the step changed.
+Cost per step: one ``plan`` on a ``fit.Accounting`` kept up to date with every pod write (no
+rebuild from the whole snapshot, no copy of the pod mapping; the plan's own victim search still
+looks at every candidate victim when the preemptor does not fit), plus work proportional to what
+the step changed.
 """
 
 from __future__ import annotations
@@ -113,8 +115,10 @@ import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from itertools import pairwise
+from types import MappingProxyType
 from typing import Literal
 
+from wapctl.fit import Accounting
 from wapctl.model import NEVER, Pod, Snapshot
 from wapctl.preemption import (
     REQUIRES_PREEMPTION,
@@ -122,6 +126,7 @@ from wapctl.preemption import (
     UNSCHEDULABLE,
     WAITING,
     Placement,
+    Plan,
     TerminatingPod,
     Victim,
     plan,
@@ -303,14 +308,22 @@ class _Unit:
 
 
 class _Replay:
-    """The mutable replay state. Everything it hands out (snapshots, steps) is immutable."""
+    """The mutable replay state. Everything it hands out (snapshots, steps) is immutable.
 
-    def __init__(self, snapshot: Snapshot, *, requeue: bool, namespace: str | None) -> None:
+    ``incremental`` (the default) keeps one ``fit.Accounting`` updated with every pod write and
+    plans on it, so a step costs what it changes plus the plan's own search; without it every
+    plan gets a fresh snapshot (a copy of the pod mapping) and rebuilds the accounting from it.
+    Both give the same steps (tests/test_simulate_incremental.py).
+    """
+
+    def __init__(self, snapshot: Snapshot, *, requeue: bool, namespace: str | None,
+                 incremental: bool = True) -> None:
         self.base = snapshot
         self.requeue = requeue
         self.namespace = namespace
         self.pods: dict[str, Pod] = dict(sorted(snapshot.pods.items()))
         self.shared = False  # self.pods is referenced by a Snapshot: copy before writing
+        self.accounting: Accounting | None = Accounting(snapshot) if incremental else None
         times = [t for p in self.pods.values() for t in (p.creation_time, p.start_time)
                  if t is not None]
         self.t0 = max(times, default=0.0)
@@ -352,6 +365,14 @@ class _Replay:
         self.shared = True
         return replace(self.base, pods=self.pods)
 
+    def _plan(self, pre: Preemptor) -> Plan:
+        if self.accounting is None:
+            return plan(self.snapshot(), pre)
+        # The plan reads pods only through the accounting; the read-only view of the live
+        # mapping is for the snapshot's other parts and is not kept, so nothing is copied.
+        return plan(replace(self.base, pods=MappingProxyType(self.pods)), pre,
+                    state=self.accounting)
+
     def _set_pod(self, key: str, pod: Pod | None) -> None:
         """Write (or, with None, remove) a pod; keeps the per-group bound counts (they decide a
         gang's target) and the state hash."""
@@ -367,6 +388,8 @@ class _Replay:
                 self.group_bound[group] = self.group_bound.get(group, 0) + delta
         self.pod_hash = (self.pod_hash - _digest(_pod_state(old)) + _digest(_pod_state(pod))) \
             & _MASK
+        if self.accounting is not None:
+            self.accounting.update(old, pod)
         if pod is None:
             del self.pods[key]
         else:
@@ -548,7 +571,7 @@ class _Replay:
     def _apply(self, unit: _Unit, finished: tuple[PodOnNode, ...]) -> Step:
         n = self.step
         pre = self._preemptor(unit)
-        result = plan(self.snapshot(), pre)
+        result = self._plan(pre)
         unit.last_status, unit.last_reason = result.status, result.reason
         ref = unit.ref()
         placed = {p.pod: p.node for p in result.placements}
@@ -733,12 +756,14 @@ def simulate(
     requeue: bool = True,
     namespace: str | None = None,
     on_step: Callable[[Step], None] | None = None,
+    _incremental: bool = True,
 ) -> SimulationResult:
     """Replay the queue from ``snapshot`` until it converges, cycles or runs ``max_steps`` steps
-    (see the module docstring). ``on_step`` is called after every step (progress display)."""
+    (see the module docstring). ``on_step`` is called after every step (progress display).
+    ``_incremental=False`` (tests only) rebuilds the cluster accounting for every plan."""
     if max_steps < 0:
         raise ValueError("max_steps must be >= 0")
-    replay = _Replay(snapshot, requeue=requeue, namespace=namespace)
+    replay = _Replay(snapshot, requeue=requeue, namespace=namespace, incremental=_incremental)
     replay.seen_states[replay.state_hash()] = 0
     cycle: Cycle | None = None
     converged = hit_limit = False

@@ -1,0 +1,152 @@
+"""The replay's incremental path (one ``fit.Accounting`` kept across steps, no pod-mapping copy
+per step) gives byte-identical SimulationReport JSON to the rebuild path (a fresh snapshot and
+accounting for every plan), and its accounting always equals one built from the current state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from builders import NEVER, PREEMPT_LOWER, basic, gang, member, node, pdb, pod, snapshot, taint
+from builders import toleration as tol
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_fast_vs_reference import random_cluster
+from test_preemption_state import accounting_content
+
+from wapctl import load
+from wapctl.fit import Accounting
+from wapctl.model import Snapshot
+from wapctl.render.simulate import simulation_to_dict
+from wapctl.simulate import _Replay, simulate
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURE_FILES = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.yaml")
+                       if p.parent.name in ("simulate", "plan", "cycles"))
+
+
+def report(snap: Snapshot, incremental: bool, **options) -> str:
+    return json.dumps(simulation_to_dict(simulate(snap, _incremental=incremental, **options)),
+                      indent=2)
+
+
+def assert_same_reports(snap: Snapshot, **options) -> None:
+    assert report(snap, False, **options) == report(snap, True, **options)
+
+
+@pytest.mark.parametrize("name", FIXTURE_FILES, ids=FIXTURE_FILES)
+@pytest.mark.parametrize("requeue", [True, False], ids=["requeue", "no-requeue"])
+def test_fixtures_give_identical_reports(name: str, requeue: bool):
+    """Every simulate, plan and cycles fixture replays to the same JSON on both paths."""
+    snap = load.build_snapshot(load.read_documents([str(FIXTURES / name)]))
+    assert_same_reports(snap, requeue=requeue)
+
+
+@pytest.mark.parametrize("seed", range(4), ids=lambda s: f"seed-{s}")
+def test_medium_random_clusters_give_identical_reports(seed: int):
+    """The reference test's medium clusters (PDBs, gangs of several shapes, nominations,
+    terminating and finished pods, taints) replay to the same JSON for 40 steps."""
+    assert_same_reports(random_cluster(seed, multi_shape=None if seed < 2 else True),
+                        max_steps=40)
+
+
+PRIORITIES = (100, 500, 1000)
+
+
+@st.composite
+def small_clusters(draw) -> Snapshot:
+    """1-4 nodes (some tainted, cordoned, few pod slots, a gpu); owners of every kind with
+    scheduling and preemption priorities apart; pods running (some overcommitted), pending
+    (some nominated, also to a node that does not exist), terminating, finished, or bound to an
+    unknown node; PDBs with little budget."""
+    nodes = []
+    for i in range(draw(st.integers(1, 4))):
+        gpu = draw(st.integers(0, 5)) == 0
+        nodes.append(node(f"n{i}", cpu=str(draw(st.integers(2, 5))), mem="8Gi",
+                          pods=draw(st.sampled_from([2, 3, 110])),
+                          taints=[taint("gpu", "yes")] if gpu else [],
+                          unschedulable=draw(st.integers(0, 9)) == 0,
+                          extra={"nvidia.com/gpu": 2} if gpu else None))
+    names = [n.name for n in nodes]
+    groups, pods = [], []
+    clock = 0
+    for w in range(draw(st.integers(2, 5))):
+        sched = draw(st.sampled_from(PRIORITIES))
+        kind = draw(st.sampled_from(["basic", "gang", "whole", "standalone"]))
+        preempt = draw(st.sampled_from(PRIORITIES))
+        policy = draw(st.sampled_from([PREEMPT_LOWER, PREEMPT_LOWER, NEVER]))
+        size = draw(st.integers(1, 4))
+        group = None
+        if kind == "basic":
+            group = basic(f"w{w}", prio=sched, preempt_prio=preempt, policy=policy)
+        elif kind in ("gang", "whole"):
+            group = gang(f"w{w}", min_count=draw(st.integers(1, size)), prio=sched,
+                         preempt_prio=preempt, policy=policy,
+                         mode="PodGroup" if kind == "whole" else "Pod")
+        if group is not None:
+            groups.append(group)
+        for i in range(size):
+            clock += 1
+            state = draw(st.sampled_from(["running"] * 4 + ["pending"] * 3 + [
+                "nominated", "nominated", "terminating", "finished", "lost"]))
+            where = None
+            if state in ("running", "terminating", "finished"):
+                where = draw(st.sampled_from(names))
+            elif state == "lost":
+                where = "gone"
+            kwargs = {
+                "cpu": str(draw(st.integers(1, 3))), "node": where, "created": clock,
+                "start": clock if where else None,
+                "terminating": state == "terminating",
+                "phase": "Succeeded" if state == "finished" else None,
+                "nominated": draw(st.sampled_from([*names, "gone"])) if state == "nominated"
+                else None,
+                "labels": {"app": draw(st.sampled_from(["a", "b"]))},
+            }
+            if draw(st.integers(0, 2)) == 0:
+                kwargs["tolerations"] = [tol("gpu", "Exists")]
+                if draw(st.booleans()):
+                    kwargs["extra"] = {"nvidia.com/gpu": 1}
+            if group is not None:
+                pods.append(member(group, f"w{w}-{i}", **kwargs))
+            else:
+                pods.append(pod(f"s{w}-{i}", prio=sched, preempt_prio=preempt, policy=policy,
+                                **kwargs))
+    pdbs = [pdb("a", match={"app": "a"}, allowed=draw(st.integers(0, 1)))]
+    return snapshot(nodes=nodes, pods=pods, groups=groups, pdbs=pdbs)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_clusters(), st.booleans(), st.sampled_from([None, "default"]))
+def test_small_random_clusters_give_identical_reports(snap, requeue, namespace):
+    """On random small clusters both paths give byte-identical SimulationReport JSON."""
+    assert_same_reports(snap, max_steps=40, requeue=requeue, namespace=namespace)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_clusters(), st.booleans())
+def test_kept_accounting_equals_a_fresh_one_after_every_step(snap, requeue):
+    """After every step the replay's accounting holds exactly what an Accounting built from
+    the replay's current snapshot holds, and is not left lent."""
+    original = _Replay.check_cycles
+    checked: list[int] = []
+
+    def check(self, step):
+        assert self.accounting is not None
+        assert accounting_content(Accounting(self.snapshot())) == accounting_content(
+            self.accounting), step.number
+        checked.append(step.number)
+        return original(self, step)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_Replay, "check_cycles", check)
+        result = simulate(snap, max_steps=40, requeue=requeue)
+    assert [s.number for s in result.steps] == checked
+
+
+def test_the_rebuild_path_keeps_no_accounting():
+    """_incremental=False plans without an accounting, as before (the reference path)."""
+    snap = snapshot(nodes=[node("n1")], pods=[pod("p", prio=1)])
+    assert _Replay(snap, requeue=True, namespace=None, incremental=False).accounting is None
+    assert _Replay(snap, requeue=True, namespace=None).accounting is not None

@@ -8,12 +8,18 @@ apart. Everything is seeded: the same arguments replay the same steps.
 
     /work/venv/bin/python benchmarks/bench_simulate.py --extra-pending 500 --max-steps 1000
 
+It prints wall-clock and CPU time of the replay (on a shared machine CPU time is the steadier
+figure) and a digest of the SimulationReport JSON: equal digests across code versions mean
+identical results. ``--rebuild`` replays on the rebuild-every-plan path (``_incremental=False``).
+
 The first run generates the snapshot into ``benchmarks/out/`` (about 20 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import random
 import subprocess
 import sys
@@ -34,6 +40,8 @@ def main() -> None:
     ap.add_argument("--max-steps", type=int, default=1000)
     ap.add_argument("--no-requeue", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rebuild", action="store_true",
+                    help="rebuild the cluster accounting for every plan (the reference path)")
     args = ap.parse_args()
 
     if not args.snapshot.exists():
@@ -44,6 +52,7 @@ def main() -> None:
 
     from wapctl import load
     from wapctl.preemptor import pending_preemptors
+    from wapctl.render.simulate import simulation_to_dict
     from wapctl.simulate import simulate
 
     t0 = time.perf_counter()
@@ -67,9 +76,12 @@ def main() -> None:
     snap = replace(snap, pods=dict(sorted(pods.items())))
     queue = len(pending_preemptors(snap))
 
-    t0 = time.perf_counter()
-    result = simulate(snap, max_steps=args.max_steps, requeue=not args.no_requeue)
-    t_sim = time.perf_counter() - t0
+    t0, c0 = time.perf_counter(), time.process_time()
+    options = {"_incremental": False} if args.rebuild else {}
+    result = simulate(snap, max_steps=args.max_steps, requeue=not args.no_requeue, **options)
+    t_sim, c_sim = time.perf_counter() - t0, time.process_time() - c0
+    # identical results across code versions give identical digests
+    report = json.dumps(simulation_to_dict(result), sort_keys=True).encode()
 
     actions = Counter(s.action for s in result.steps)
     outcome = ("converged" if result.converged else "step limit" if result.hit_step_limit
@@ -79,10 +91,13 @@ def main() -> None:
           f"{queue} pending preemptors (load {t_load:.1f} s)")
     print(f"simulate: {n} steps in {t_sim:.1f} s = {n / t_sim:.1f} steps/s "
           f"({1000 * t_sim / max(n, 1):.1f} ms/step); outcome: {outcome}")
+    print(f"cpu: {c_sim:.1f} s = {n / max(c_sim, 1e-9):.1f} steps/s of CPU time "
+          f"({1000 * c_sim / max(n, 1):.1f} ms/step)")
     print("actions: " + ", ".join(f"{a} {c}" for a, c in sorted(actions.items())))
     f = result.final
     print(f"final: {f.bound} bound, {f.pending} pending, {f.terminating} terminating, "
           f"{len(f.preemptors)} preemptors left")
+    print(f"report sha256: {hashlib.sha256(report).hexdigest()[:16]}")
 
 
 if __name__ == "__main__":

@@ -646,23 +646,37 @@ class _Level:
     but it only ever removes units up to about that level, not every unit first.
     """
 
-    __slots__ = ("by_priority", "check", "end", "ends", "level", "removed")
+    __slots__ = ("begin", "by_priority", "check", "end", "ends", "level", "removed")
 
-    def __init__(self, units: Sequence[_Unit], check: _Feasibility) -> None:
+    def __init__(self, units: Sequence[_Unit], check: _Feasibility,
+                 presorted: bool = False) -> None:
+        """``presorted``: ``units`` already are in (priority, name) order."""
         self.check = check
-        self.by_priority = sorted(units, key=lambda u: (u.priority, u.name))
+        self.by_priority = (units if presorted
+                            else sorted(units, key=lambda u: (u.priority, u.name)))
         priorities = [u.priority for u in self.by_priority]
         levels = sorted(set(priorities))
         self.ends = [bisect_right(priorities, level) for level in levels]
         self.removed = 0
         self.level: int | None = None  # priority of the level found, None: nothing makes room
-        self.end = 0
+        self.begin = self.end = 0  # by_priority[begin:end]: the units of the level found
         found = lowest_level(len(levels), self.feasible_at)
         if found is not None:
             self.move(self.ends[found])
             self.level, self.end = levels[found], self.ends[found]
+            self.begin = self.ends[found - 1] if found else 0
         else:
             self.move(self.ends[-1])  # leave every unit removed (for the caller's message)
+
+    def one_pod_started_after(self, start: float) -> bool:
+        """Whether a one-pod unit of the level found started after ``start`` (no start time:
+        counts as started last, as in ``_node_score``)."""
+        for u in self.by_priority[self.begin:self.end]:
+            if len(u.members) == 1:
+                t = u.members[0][0].start_time
+                if (_INF if t is None else t) > start:
+                    return True
+        return False
 
     def move(self, target: int) -> None:
         check, units = self.check, self.by_priority
@@ -900,12 +914,21 @@ class _Planner:
         level and stops once no remaining node can beat the best one: a node's score is at
         least (0 PDB violations, its level), so with a violation-free best of lower highest
         priority the rest cannot win.
+
+        A node's highest victim priority *is* its level (had reprieve returned every unit of
+        that level, the level below would have made room). So when the best so far is one
+        violation-free victim pod of that same level, a node of that level beats it only with
+        exactly one victim pod too — each further victim pod adds priority + 2^31 > 0 to the
+        priority sum (checked: no unit priority at or below -2^31) — and only if that pod
+        started later (equal start: the best's node name sorts first). A node without such a
+        one-pod unit of its level cannot win, and its reprieve is skipped: the same node wins.
         """
         state, cache = self.state, self.cache
         pod = self.preemptor.pods[0]
         items = request_items(pod.requests)
+        ordered = sorted(units, key=lambda u: (u.priority, u.name))
         per_node: dict[int, list[_Unit]] = {}
-        for u in units:
+        for u in ordered:  # so each node's list is in (priority, name) order too
             for i in u.nodes:
                 per_node.setdefault(i, []).append(u)
         skey = static_key(pod)
@@ -914,15 +937,20 @@ class _Planner:
             ns = state.nodes[i]
             if cache.reason(pod, ns.node, skey) is not None:
                 continue
-            search = _Level(local, _NodeCheck(ns, i, items))
+            search = _Level(local, _NodeCheck(ns, i, items), presorted=True)
             if search.level is not None:
                 levels.append((search.level, ns.name, i, search))
         levels.sort(key=lambda t: (t[0], t[1]))
+        positive = ordered[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
         for level, name, i, search in levels:
-            if best is not None and best[0] == 0 and best[1] < level:
-                break
+            if best is not None and best[0] == 0:
+                if best[1] < level:
+                    break
+                if (positive and best[3] == 1 and best[1] == level
+                        and not search.one_pod_started_after(-best[4])):
+                    continue
             victims, violating = search.reprieve(budgets)
             key = _node_score(victims, violating, name)
             if best is None or key < best:

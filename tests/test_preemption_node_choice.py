@@ -1,5 +1,6 @@
-"""Node choice of a single-pod preemptor when many nodes tie on the lowest level: the skipped
-reprieves (a node that cannot beat a one-victim best) never change which node wins."""
+"""Node choice of a single-pod preemptor when many nodes tie on the lowest level: the nodes
+passed over (they cannot beat a one-victim best: no level search or no reprieve for them) never
+change which node wins."""
 
 from __future__ import annotations
 
@@ -71,6 +72,20 @@ def test_victim_priorities_below_minus_2_to_31_lower_the_sum_and_are_not_skipped
     assert ("n2", ("default/b", "default/c")) == _chosen(snap)
     assert reference_plan(snap, pending_preemptors(snap)[0]) == fast_as_reference(
         plan(snap, pending_preemptors(snap)[0]))
+
+
+def test_equal_start_prefers_the_first_name_whatever_the_visiting_order():
+    """n2 is searched first (its lowest unit priority, 5, is below n1's 10) and ends with one
+    victim of priority 10 started at 5; n1's only victim is of the same priority and start,
+    so n1 wins on its name, as when every node is scored."""
+    snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="3")], pods=[
+        pod("a", cpu="2", prio=10, node="n1", start=5.0),
+        pod("b", cpu="2", prio=10, node="n2", start=5.0),
+        pod("small", cpu="1", prio=5, node="n2", start=1.0),
+        pod("new", cpu="2", prio=100, created=1)])
+    assert ("n1", ("default/a",)) == _chosen(snap)
+    pre = pending_preemptors(snap)[0]
+    assert reference_plan(snap, pre) == fast_as_reference(plan(snap, pre))
 
 
 def test_a_one_pod_group_unit_counts_as_one_victim_pod():

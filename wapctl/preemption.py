@@ -668,15 +668,6 @@ class _Level:
         else:
             self.move(self.ends[-1])  # leave every unit removed (for the caller's message)
 
-    def one_pod_started_after(self, start: float) -> bool:
-        """Whether a one-pod unit of the level found started after ``start`` (no start time:
-        counts as started last, as in ``_node_score``)."""
-        for u in self.by_priority[self.begin:self.end]:
-            if len(u.members) == 1:
-                t = u.members[0][0].start_time
-                if (_INF if t is None else t) > start:
-                    return True
-        return False
 
     def move(self, target: int) -> None:
         check, units = self.check, self.by_priority
@@ -793,6 +784,25 @@ def _summary_tail(victims: tuple[Victim, ...]) -> str:
     if pdb:
         text += f", {_plural(pdb, 'PodDisruptionBudget violation')}"
     return text + ")"
+
+
+def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
+                  node: str) -> bool:
+    """Whether ``units[start:]`` (in priority order) has a one-pod unit of priority ``level``
+    that, as a node's only victim, would score below ``best`` (a one-victim-pod score of that
+    level): it started later, or at the same time on a node whose name sorts first (no start
+    time counts as started last, as in ``_node_score``)."""
+    earliest, best_node = -best[4], best[5]
+    for k in range(start, len(units)):
+        u = units[k]
+        if u.priority != level:
+            break
+        if len(u.members) == 1:
+            t = u.members[0][0].start_time
+            t = _INF if t is None else t
+            if t > earliest or (t == earliest and node < best_node):
+                return True
+    return False
 
 
 def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
@@ -915,13 +925,18 @@ class _Planner:
         least (0 PDB violations, its level), so with a violation-free best of lower highest
         priority the rest cannot win.
 
-        A node's highest victim priority *is* its level (had reprieve returned every unit of
-        that level, the level below would have made room). So when the best so far is one
-        violation-free victim pod of that same level, a node of that level beats it only with
-        exactly one victim pod too — each further victim pod adds priority + 2^31 > 0 to the
-        priority sum (checked: no unit priority at or below -2^31) — and only if that pod
-        started later (equal start: the best's node name sorts first). A node without such a
-        one-pod unit of its level cannot win, and its reprieve is skipped: the same node wins.
+        The winner is the node of the smallest score, so nodes may be visited in any order as
+        long as only nodes that provably score above the best so far are passed over. A node's
+        highest victim priority *is* its level (had reprieve returned every unit of that level,
+        the level below would have made room), and its level is at least its lowest unit
+        priority. Nodes are visited by that lower bound: with a violation-free best, a node
+        whose bound exceeds the best's level cannot win (nor can any later one). When the best
+        is one victim pod of level L, a node of level L beats it only with exactly one victim
+        pod too — each further victim pod adds priority + 2^31 > 0 to the priority sum
+        (checked: no unit priority at or below -2^31) — that started later (or at the same
+        time, on a node whose name sorts first). A node without such a one-pod unit of
+        priority L is passed over before its level search if its bound is L, and before its
+        reprieve if its level is L.
         """
         state, cache = self.state, self.cache
         pod = self.preemptor.pods[0]
@@ -932,24 +947,31 @@ class _Planner:
             for i in u.nodes:
                 per_node.setdefault(i, []).append(u)
         skey = static_key(pod)
-        levels: list[tuple[int, str, int, _Level]] = []
+        candidates: list[tuple[int, str, int, list[_Unit]]] = []
         for i, local in per_node.items():
             ns = state.nodes[i]
-            if cache.reason(pod, ns.node, skey) is not None:
-                continue
-            search = _Level(local, _NodeCheck(ns, i, items), presorted=True)
-            if search.level is not None:
-                levels.append((search.level, ns.name, i, search))
-        levels.sort(key=lambda t: (t[0], t[1]))
+            if cache.reason(pod, ns.node, skey) is None:
+                candidates.append((local[0].priority, ns.name, i, local))
+        candidates.sort(key=lambda t: (t[0], t[1]))
         positive = ordered[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
-        for level, name, i, search in levels:
+        for low, name, i, local in candidates:
+            if best is not None and best[0] == 0:
+                if best[1] < low:
+                    break
+                if (positive and best[3] == 1 and best[1] == low
+                        and not _may_beat_one(local, 0, low, best, name)):
+                    continue
+            search = _Level(local, _NodeCheck(state.nodes[i], i, items), presorted=True)
+            level = search.level
+            if level is None:
+                continue
             if best is not None and best[0] == 0:
                 if best[1] < level:
-                    break
+                    continue
                 if (positive and best[3] == 1 and best[1] == level
-                        and not search.one_pod_started_after(-best[4])):
+                        and not _may_beat_one(local, search.begin, level, best, name)):
                     continue
             victims, violating = search.reprieve(budgets)
             key = _node_score(victims, violating, name)

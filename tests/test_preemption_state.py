@@ -7,7 +7,7 @@ import random
 from dataclasses import replace
 
 import pytest
-from builders import gang, member, node, pdb, pod, snapshot
+from builders import basic, gang, member, node, pdb, pod, snapshot
 from hypothesis import HealthCheck, given, settings
 from test_fast_vs_reference import random_cluster
 from test_preemption_properties import clusters
@@ -161,3 +161,94 @@ def test_pdb_marking_and_reservations_match_on_a_hand_made_cluster():
         [(pl.pod, pl.node) for pl in expected.placements])
     assert expected == plan(snap, pre, state=acc)
     assert before == accounting_state(acc)
+
+
+# ---- the victim-unit index kept with an accounting --------------------------------------------
+
+
+def _units(units) -> list[tuple]:
+    return [(u.kind, u.name, u.priority, tuple(p.key for p, _ in u.members), u.tier, u.nodes)
+            for u in units]
+
+
+def index_content(index: preemption._UnitIndex) -> tuple:
+    return (_units(index.units),
+            {i: _units(local) for i, local in index.node_units.items() if local})
+
+
+def assert_index_answers_as_built(snap: Snapshot, acc: Accounting) -> None:
+    """For every pending preemptor (and at every priority) the index gives exactly the units
+    ``_victim_units`` builds from a fresh ClusterState, in (priority, name) order, per node
+    too."""
+    from wapctl.fit import ClusterState
+
+    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    state = ClusterState(snap)
+    for pre in pending_preemptors(snap):
+        for limit in sorted({pre.priority, -1, 0, 10**9, *(p.preemption_priority
+                                                            for p in snap.pods.values())}):
+            probe = replace(pre, priority=limit)
+            built = preemption._by_priority(preemption._victim_units(snap, state, probe))
+            assert _units(built) == _units(index.below(limit, pre.group_key)), (pre.key, limit)
+            per_node: dict[int, list] = {}
+            for u in built:
+                for i in u.nodes:
+                    per_node.setdefault(i, []).append(u)
+            assert {i: _units(v) for i, v in per_node.items()} == {
+                i: _units(v) for i, v in index.per_node(limit, pre.group_key).items()}
+
+
+@pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
+def test_unit_index_follows_updates_and_answers_as_built(seed):
+    """The index kept through rounds of pod changes holds what one built afresh holds, and
+    answers every preemptor's victim units as _victim_units does (own group left out)."""
+    rng = random.Random(seed)
+    snap = random_cluster(200 + seed)
+    acc = Accounting(snap)
+    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    assert_index_answers_as_built(snap, acc)
+    for _ in range(3):
+        snap, changes = _mutate(snap, rng)
+        for old, new in changes:
+            acc.update(old, new)
+        assert index is preemption._UnitIndex.of(acc, snap.pod_groups)
+        assert index_content(preemption._UnitIndex(Accounting(snap), snap.pod_groups)) == \
+            index_content(index)
+        assert_index_answers_as_built(snap, acc)
+
+
+def test_unit_index_leaves_out_the_own_group_in_every_mode():
+    """A pod of a basic group, a gang and a PodGroup-mode gang never get their own group's
+    running pods as victims; other groups' pods stay."""
+    svc = basic("svc", prio=500, preempt_prio=10)
+    job = gang("job", min_count=3, prio=500, preempt_prio=10)
+    whole = gang("whole", min_count=3, mode="PodGroup", prio=500, preempt_prio=10)
+    snap = snapshot(nodes=[node("n1", cpu="8")], groups=[svc, job, whole], pods=[
+        *(member(g, f"{g.workload}-{k}", node="n1") for g in (svc, job, whole) for k in (0, 1)),
+        *(member(g, f"{g.workload}-new", cpu="8") for g in (svc, job, whole))])
+    acc = Accounting(snap)
+    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    names = {pre.key: [u.name for u in index.below(pre.priority, pre.group_key)]
+             for pre in pending_preemptors(snap)}
+    assert {
+        "default/svc-new": ["default/job-0", "default/job-1", "default/whole/main"],
+        "default/job/main": ["default/svc-0", "default/svc-1", "default/whole/main"],
+        "default/whole/main": ["default/job-0", "default/job-1", "default/svc-0",
+                               "default/svc-1"],
+    } == names
+    assert_index_answers_as_built(snap, acc)
+
+
+def test_unit_index_is_rebuilt_for_other_pod_groups():
+    """Equal pod groups reuse the index; other ones get a new index, and the old one stops
+    listening to the accounting."""
+    snap = _gang_case()
+    acc = Accounting(snap)
+    first = preemption._UnitIndex.of(acc, snap.pod_groups)
+    assert first is preemption._UnitIndex.of(acc, dict(snap.pod_groups))
+    other = preemption._UnitIndex.of(acc, {})
+    assert other is not first
+    assert ["default/old-0", "default/old-1"] == [u.name for u in other.units]
+    acc.update(snap.pods["default/old-0"], None)
+    assert ["default/old-1"] == [u.name for u in other.units]
+    assert ["default/old/main"] == [u.name for u in first.units]  # no longer told

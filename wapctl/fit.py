@@ -538,11 +538,13 @@ class Accounting:
     It counts bound, non-finished pods on known nodes (all resources: a plan only reads the
     ones it asks for), separates the terminating ones, remembers nominated pending pods (each
     plan picks the ones that reserve room against it), and keeps one ``StaticFitCache`` for
-    every plan (nodes never change under it).
+    every plan (nodes never change under it). A planner may keep its own structures derived
+    from the running pods in ``memo``, kept current by a listener (``listen``) that is told
+    every running pod that leaves or joins.
     """
 
-    __slots__ = ("_bound_keys", "_bound_list", "bound", "cache", "index", "lent", "node_map",
-                 "nodes", "nominated", "terminating")
+    __slots__ = ("_bound_keys", "_bound_list", "_listeners", "bound", "cache", "index", "lent",
+                 "memo", "node_map", "nodes", "nominated", "terminating")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.node_map = snapshot.nodes
@@ -553,6 +555,9 @@ class Accounting:
         self.nominated: dict[str, tuple[Pod, int]] = {}  # pending, nominated to a known node
         self.cache = StaticFitCache()
         self.lent = False
+        self.memo: dict[object, object] = {}
+        self._listeners: list[Callable[[tuple[Pod, int] | None, tuple[Pod, int] | None],
+                                       None]] = []
         # the running pods in pod-key order, and their keys (kept in step by ``_add``/``_remove``)
         self._bound_keys: list[str] = []
         self._bound_list: list[tuple[Pod, int]] = []
@@ -573,6 +578,16 @@ class Accounting:
             self._remove(old)
         if new is not None:
             self._add(new)
+
+    def listen(self, listener: Callable[[tuple[Pod, int] | None, tuple[Pod, int] | None],
+                                        None]) -> None:
+        """Call ``listener(left, joined)`` for every running pod that leaves (``left``, as
+        (pod, node index)) or joins (``joined``) from now on; one of them is None."""
+        self._listeners.append(listener)
+
+    def unlisten(self, listener: Callable[[tuple[Pod, int] | None, tuple[Pod, int] | None],
+                                          None]) -> None:
+        self._listeners.remove(listener)
 
     def bound_pods(self) -> list[tuple[Pod, int]]:
         """The running pods as (pod, node index), sorted by pod key (as ``ClusterState.bound``).
@@ -608,6 +623,8 @@ class Accounting:
             j = bisect_left(keys, key)
             keys.insert(j, key)
             self._bound_list.insert(j, (pod, i))
+            for listener in self._listeners:
+                listener(None, (pod, i))
 
     def _remove(self, pod: Pod) -> None:
         where, i = self._slot(pod)
@@ -624,3 +641,5 @@ class Accounting:
             j = bisect_left(self._bound_keys, key)
             del self._bound_keys[j]
             del self._bound_list[j]
+            for listener in self._listeners:
+                listener(held, None)

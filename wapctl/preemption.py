@@ -62,7 +62,7 @@ from wapctl.fit import (
     static_key,
 )
 from wapctl.gcpause import gc_paused
-from wapctl.model import NEVER, Pod, PodDisruptionBudget, Snapshot
+from wapctl.model import NEVER, Pod, PodDisruptionBudget, PodGroup, Snapshot
 from wapctl.preemptor import Preemptor
 
 PlanStatus = Literal["Schedulable", "WaitingForTermination", "RequiresPreemption", "Unschedulable"]
@@ -206,6 +206,170 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor)
         nodes = tuple(sorted({i for _, i in members}))
         units.append(_Unit("PodGroup", gk, groups[gk].preemption_priority, members, 0, nodes))
     return units  # standalone units by pod key, then PodGroup units by group key
+
+
+def _by_priority(units: list[_Unit]) -> list[_Unit]:
+    """Units in (priority, name) order: the order of the level search (names are unique)."""
+    units.sort(key=lambda u: (u.priority, u.name))
+    return units
+
+
+def _insert(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
+    key = (unit.priority, unit.name)
+    j = bisect_left(keys, key)
+    keys.insert(j, key)
+    units.insert(j, unit)
+
+
+def _delete(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
+    j = bisect_left(keys, (unit.priority, unit.name))
+    del keys[j]
+    del units[j]
+
+
+class _UnitIndex:
+    """Every victim-unit candidate of a kept ``fit.Accounting``, for the plans of any preemptor.
+
+    What ``_victim_units`` derives from all running pods for one preemptor, kept for all of
+    them: a unit per running pod outside ``PodGroup``-mode groups and a unit per such group
+    (all its running pods), in (priority, name) order overall and per node. A preemptor's
+    units are the prefix below its priority minus its own group's. The accounting tells it
+    every running pod that leaves or joins; only the units of that pod change.
+    """
+
+    def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup]) -> None:
+        self.pod_groups = pod_groups
+        self.keys: list[tuple[int, str]] = []
+        self.units: list[_Unit] = []
+        self.node_keys: dict[int, list[tuple[int, str]]] = {}
+        self.node_units: dict[int, list[_Unit]] = {}
+        self.pod_units: dict[str, _Unit] = {}  # pod key -> its Pod unit
+        self.members: dict[str, dict[str, tuple[Pod, int]]] = {}  # whole group -> running pods
+        self.whole: dict[str, _Unit] = {}  # whole group -> its current PodGroup unit
+        self.grouped: dict[str, int] = {}  # group key -> Pod units of its pods
+        units: list[_Unit] = []
+        for pod, i in accounting.bound_pods():
+            gk = self._whole_group(pod)
+            if gk is None:
+                units.append(self._pod_unit(pod, i))
+            else:
+                self.members.setdefault(gk, {})[pod.key] = (pod, i)
+        units.extend(self._group_unit(gk) for gk in self.members)
+        self.units = _by_priority(units)
+        self.keys = [(u.priority, u.name) for u in self.units]
+        for u in self.units:
+            for i in u.nodes:
+                self.node_units.setdefault(i, []).append(u)
+        self.node_keys = {i: [(u.priority, u.name) for u in local]
+                          for i, local in self.node_units.items()}
+        self.accounting = accounting
+        accounting.listen(self.changed)
+
+    @classmethod
+    def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup]) -> _UnitIndex:
+        """The accounting's index (built at its first plan), for these pod groups."""
+        index = accounting.memo.get(cls)
+        if isinstance(index, cls):
+            if index.pod_groups is pod_groups or index.pod_groups == pod_groups:
+                return index
+            accounting.unlisten(index.changed)
+        index = accounting.memo[cls] = cls(accounting, pod_groups)
+        return index
+
+    def _whole_group(self, pod: Pod) -> str | None:
+        gk = pod.group_key
+        if gk is not None:
+            group = self.pod_groups.get(gk)
+            if group is not None and group.disruption_mode == "PodGroup":
+                return gk
+        return None
+
+    def _pod_unit(self, pod: Pod, i: int) -> _Unit:
+        unit = _Unit("Pod", pod.key, pod.preemption_priority, ((pod, i),),
+                     2 if pod.group_key is None else 1, (i,))
+        self.pod_units[pod.key] = unit
+        if pod.group_key is not None:
+            self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1
+        return unit
+
+    def _group_unit(self, gk: str) -> _Unit:
+        running = self.members[gk]
+        members = [running[k] for k in sorted(running)]
+        unit = _Unit("PodGroup", gk, self.pod_groups[gk].preemption_priority, members, 0,
+                     tuple(sorted({i for _, i in members})))
+        self.whole[gk] = unit
+        return unit
+
+    def _place(self, unit: _Unit) -> None:
+        _insert(self.keys, self.units, unit)
+        for i in unit.nodes:
+            _insert(self.node_keys.setdefault(i, []), self.node_units.setdefault(i, []), unit)
+
+    def _unplace(self, unit: _Unit) -> None:
+        _delete(self.keys, self.units, unit)
+        for i in unit.nodes:
+            _delete(self.node_keys[i], self.node_units[i], unit)
+
+    def changed(self, left: tuple[Pod, int] | None, joined: tuple[Pod, int] | None) -> None:
+        for entry, joins in ((left, False), (joined, True)):
+            if entry is None:
+                continue
+            pod, i = entry
+            gk = self._whole_group(pod)
+            if gk is None:
+                if joins:
+                    self._place(self._pod_unit(pod, i))
+                else:
+                    self._unplace(self.pod_units.pop(pod.key))
+                    if pod.group_key is not None:
+                        self.grouped[pod.group_key] -= 1
+                continue
+            old = self.whole.pop(gk, None)
+            if old is not None:
+                self._unplace(old)
+            running = self.members.setdefault(gk, {})
+            if joins:
+                running[pod.key] = entry
+            else:
+                del running[pod.key]
+            if running:
+                self._place(self._group_unit(gk))
+            else:
+                del self.members[gk]
+
+    def _mine(self, own: str | None) -> bool:
+        """Whether the preemptor's own group has units here (they are never its victims)."""
+        return own is not None and (self.grouped.get(own, 0) > 0 or own in self.whole)
+
+    @staticmethod
+    def _owned(unit: _Unit, own: str) -> bool:
+        if unit.kind == "PodGroup":
+            return unit.name == own
+        return unit.members[0][0].group_key == own
+
+    def below(self, limit: int, own: str | None) -> list[_Unit]:
+        """The preemptor's victim units (those of ``_victim_units``), in (priority, name)
+        order."""
+        units = self.units[: bisect_left(self.keys, (limit, ""))]
+        if self._mine(own):
+            units = [u for u in units if not self._owned(u, own)]  # type: ignore[arg-type]
+        return units
+
+    def per_node(self, limit: int, own: str | None) -> dict[int, list[_Unit]]:
+        """``below`` per node it has pods on, each in (priority, name) order."""
+        mine = self._mine(own)
+        out: dict[int, list[_Unit]] = {}
+        node_units = self.node_units
+        for i, keys in self.node_keys.items():
+            j = bisect_left(keys, (limit, ""))
+            if j:
+                local = node_units[i][:j]
+                if mine:
+                    local = [u for u in local if not self._owned(u, own)]  # type: ignore[arg-type]
+                    if not local:
+                        continue
+                out[i] = local
+        return out
 
 
 # ---- PodDisruptionBudgets ---------------------------------------------------------------------
@@ -428,7 +592,8 @@ class _ClusterCheck:
         self.placer = placer
         self.needed = needed
         self.usable = placer.usable
-        self.out: dict[_Unit, None] = {}  # units removed from the state now
+        # units removed from the state now, kept only when the state must be given back
+        self.out: dict[_Unit, None] | None = {} if state.accounting is not None else None
 
     def relevant(self, unit: _Unit) -> bool:
         usable = self.usable
@@ -440,14 +605,16 @@ class _ClusterCheck:
     def restore(self) -> None:
         """Put every unit still removed back into the state (a lent ``Accounting`` must be
         given back as it was)."""
-        for unit in list(self.out):
+        for unit in list(self.out or ()):
             self._apply(unit, False)
 
     def _apply(self, unit: _Unit, remove: bool) -> None:
-        if remove:
-            self.out[unit] = None
-        else:
-            del self.out[unit]
+        out = self.out
+        if out is not None:
+            if remove:
+                out[unit] = None
+            else:
+                del out[unit]
         nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
         tracked = self.state.tracked
         for pod, i in unit.members:
@@ -843,6 +1010,7 @@ class _Planner:
             self.state = ClusterState.over(accounting, reserve_priority=preemptor.priority,
                                            exclude=exclude)
             self.cache = accounting.cache
+        self.accounting = accounting
         self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
         try:
             self.placer = _Placer(self.state, preemptor.pods, self.cache)
@@ -851,10 +1019,12 @@ class _Planner:
             raise
 
     def close(self) -> None:
-        """Undo every change the run made to the cluster state, then give a lent one back."""
-        for check in self.checks:
-            check.restore()
-        self.state.restore()
+        """Undo every change the run made to a lent cluster state, and give it back (an owned
+        one is simply dropped)."""
+        if self.accounting is not None:
+            for check in self.checks:
+                check.restore()
+            self.state.restore()
 
     def result(self, status: PlanStatus, reason: str,
                placed: Sequence[tuple[Pod, int]] = (), victims: tuple[Victim, ...] = (),
@@ -909,7 +1079,7 @@ class _Planner:
                                f"for free space and preempts nothing.")
 
         # 4. Victim units.
-        units = _victim_units(self.snapshot, state, preemptor)
+        units = self.victim_units()
         if not units:
             return self.result(UNSCHEDULABLE,
                                f"{desc} does not fit and no running pod has a preemption "
@@ -917,19 +1087,35 @@ class _Planner:
         budgets = _Budgets(self.snapshot.pdbs)
         return self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
 
+    def victim_units(self) -> list[_Unit]:
+        """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
+        pre = self.preemptor
+        if self.accounting is not None:
+            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups).below(
+                pre.priority, pre.group_key)
+        return _by_priority(_victim_units(self.snapshot, self.state, pre))
+
+    def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
+        """The victim units on each node, each list in (priority, name) order."""
+        pre = self.preemptor
+        if self.accounting is not None:
+            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups).per_node(
+                pre.priority, pre.group_key)
+        per_node: dict[int, list[_Unit]] = {}
+        for u in ordered:
+            for i in u.nodes:
+                per_node.setdefault(i, []).append(u)
+        return per_node
+
     def plan_pod(self, units: list[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with each node as its own domain, then upstream's node choice.
 
-        The lowest level is found for every node first; reprieve then runs in order of that
-        level and stops once no remaining node can beat the best one: a node's score is at
-        least (0 PDB violations, its level), so with a violation-free best of lower highest
-        priority the rest cannot win.
-
-        The winner is the node of the smallest score, so nodes may be visited in any order as
-        long as only nodes that provably score above the best so far are passed over. A node's
-        highest victim priority *is* its level (had reprieve returned every unit of that level,
-        the level below would have made room), and its level is at least its lowest unit
-        priority. Nodes are visited by that lower bound: with a violation-free best, a node
+        ``units`` are in (priority, name) order. The winner is the node of the smallest score,
+        so nodes may be visited in any order as long as only nodes that provably score above
+        the best so far are passed over. A node's score is at least (0 PDB violations, its
+        level): its highest victim priority *is* its level (had reprieve returned every unit of
+        that level, the level below would have made room), and its level is at least its lowest
+        unit priority. Nodes are visited by that lower bound: with a violation-free best, a node
         whose bound exceeds the best's level cannot win (nor can any later one). When the best
         is one victim pod of level L, a node of level L beats it only with exactly one victim
         pod too — each further victim pod adds priority + 2^31 > 0 to the priority sum
@@ -941,11 +1127,7 @@ class _Planner:
         state, cache = self.state, self.cache
         pod = self.preemptor.pods[0]
         items = request_items(pod.requests)
-        ordered = sorted(units, key=lambda u: (u.priority, u.name))
-        per_node: dict[int, list[_Unit]] = {}
-        for u in ordered:  # so each node's list is in (priority, name) order too
-            for i in u.nodes:
-                per_node.setdefault(i, []).append(u)
+        per_node = self.units_per_node(units)
         skey = static_key(pod)
         candidates: list[tuple[int, str, int, list[_Unit]]] = []
         for i, local in per_node.items():
@@ -953,7 +1135,7 @@ class _Planner:
             if cache.reason(pod, ns.node, skey) is None:
                 candidates.append((local[0].priority, ns.name, i, local))
         candidates.sort(key=lambda t: (t[0], t[1]))
-        positive = ordered[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
+        positive = units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
         for low, name, i, local in candidates:
@@ -998,7 +1180,7 @@ class _Planner:
         else:
             check = _GreedyCheck(state, placer, needed)
         self.checks.append(check)
-        search = _Level(units, check)
+        search = _Level(units, check, presorted=True)
         if search.level is None:
             most = len(placer.place(len(preemptor.pods)))
             return self.result(UNSCHEDULABLE,
@@ -1032,3 +1214,4 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, state: Accounting | None =
             return planner.run()
         finally:
             planner.close()
+            del planner  # freed while the collector is still paused: it never scans it

@@ -59,7 +59,6 @@ from wapctl.fit import (
     label_selector_matches,
     request_items,
     shape_key,
-    static_key,
 )
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, Pod, PodDisruptionBudget, PodGroup, Snapshot
@@ -1124,16 +1123,15 @@ class _Planner:
         priority L is passed over before its level search if its bound is L, and before its
         reprieve if its level is L.
         """
-        state, cache = self.state, self.cache
+        state = self.state
         pod = self.preemptor.pods[0]
         items = request_items(pod.requests)
         per_node = self.units_per_node(units)
-        skey = static_key(pod)
-        candidates: list[tuple[int, str, int, list[_Unit]]] = []
-        for i, local in per_node.items():
-            ns = state.nodes[i]
-            if cache.reason(pod, ns.node, skey) is None:
-                candidates.append((local[0].priority, ns.name, i, local))
+        allowed = self.placer.allowed_set[0]  # the nodes passing the static predicates
+        nodes = state.nodes
+        candidates: list[tuple[int, str, int, list[_Unit]]] = [
+            (local[0].priority, nodes[i].name, i, local)
+            for i, local in per_node.items() if i in allowed]
         candidates.sort(key=lambda t: (t[0], t[1]))
         positive = units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None

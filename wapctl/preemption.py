@@ -261,7 +261,6 @@ class _UnitIndex:
                 self.node_units.setdefault(i, []).append(u)
         self.node_keys = {i: [(u.priority, u.name) for u in local]
                           for i, local in self.node_units.items()}
-        self.accounting = accounting
         accounting.listen(self.changed)
 
     @classmethod
@@ -336,9 +335,11 @@ class _UnitIndex:
             else:
                 del self.members[gk]
 
-    def _mine(self, own: str | None) -> bool:
-        """Whether the preemptor's own group has units here (they are never its victims)."""
-        return own is not None and (self.grouped.get(own, 0) > 0 or own in self.whole)
+    def _mine(self, own: str | None) -> str | None:
+        """The preemptor's own group if it has units here (they are never its victims)."""
+        if own is not None and (self.grouped.get(own, 0) > 0 or own in self.whole):
+            return own
+        return None
 
     @staticmethod
     def _owned(unit: _Unit, own: str) -> bool:
@@ -350,8 +351,9 @@ class _UnitIndex:
         """The preemptor's victim units (those of ``_victim_units``), in (priority, name)
         order."""
         units = self.units[: bisect_left(self.keys, (limit, ""))]
-        if self._mine(own):
-            units = [u for u in units if not self._owned(u, own)]  # type: ignore[arg-type]
+        mine = self._mine(own)
+        if mine is not None:
+            units = [u for u in units if not self._owned(u, mine)]
         return units
 
     def per_node(self, limit: int, own: str | None) -> dict[int, list[_Unit]]:
@@ -363,8 +365,8 @@ class _UnitIndex:
             j = bisect_left(keys, (limit, ""))
             if j:
                 local = node_units[i][:j]
-                if mine:
-                    local = [u for u in local if not self._owned(u, own)]  # type: ignore[arg-type]
+                if mine is not None:
+                    local = [u for u in local if not self._owned(u, mine)]
                     if not local:
                         continue
                 out[i] = local
@@ -834,7 +836,6 @@ class _Level:
         else:
             self.move(self.ends[-1])  # leave every unit removed (for the caller's message)
 
-
     def move(self, target: int) -> None:
         check, units = self.check, self.by_priority
         while self.removed < target:
@@ -1201,8 +1202,9 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, state: Accounting | None =
 
     ``state``, an ``fit.Accounting`` kept up to date with ``snapshot.pods`` (a queue replay
     updates it pod by pod), replaces the O(pods) rebuild of the cluster accounting; the plan is
-    the same either way, and ``state`` is left exactly as it was found. The cyclic garbage
-    collector is paused meanwhile (see ``wapctl.gcpause``).
+    the same either way, and ``state`` is left exactly as it was found (its ``memo`` keeps the
+    planner's victim-unit index from the first such plan on). The cyclic garbage collector is
+    paused meanwhile (see ``wapctl.gcpause``).
     """
     if state is not None and not state.matches(snapshot):
         raise ValueError("the Accounting was built for a snapshot with other nodes")

@@ -159,7 +159,8 @@ def main(argv: list[str] | None = None) -> None:
     final = parent.recv()
     server.join(timeout=10)
     print(f"server saw {final['requests']} requests, methods {final['methods']}")
-    print(f"python {sys.version.split()[0]}; command: {' '.join([Path(sys.executable).name, *sys.argv])}")
+    command = " ".join([Path(sys.executable).name, *sys.argv])
+    print(f"python {sys.version.split()[0]}; command: {command}")
 
 
 if __name__ == "__main__":

@@ -117,7 +117,9 @@ class FakeApiServer:
         for version in self.workload_versions:
             for res in WORKLOAD_RESOURCES[version]:
                 self.resources[res.path] = res
-        self._items: dict[str, list[tuple[tuple[str, str], bytes]]] = {p: [] for p in self.resources}
+        self._items: dict[str, list[tuple[tuple[str, str], bytes]]] = {
+            p: [] for p in self.resources
+        }
         self.forbidden: set[str] = set()
         self.fail: dict[str, int] = {}
         self.delay = 0.0
@@ -137,7 +139,9 @@ class FakeApiServer:
         for res in self.resources.values():
             if res.group_version == obj.get("apiVersion") and res.kind == obj.get("kind"):
                 return res
-        raise ValueError(f"the fake server does not serve {obj.get('apiVersion')} {obj.get('kind')}")
+        raise ValueError(
+            f"the fake server does not serve {obj.get('apiVersion')} {obj.get('kind')}"
+        )
 
     def add(self, objects: Iterable[dict[str, Any]]) -> None:
         """Store objects, kept in etcd key order (namespace, name) within each resource."""
@@ -175,7 +179,7 @@ class FakeApiServer:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> FakeApiServer:  # noqa: PYI034
+    def __enter__(self) -> FakeApiServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -168,7 +168,7 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
     try:
         merger = kube_config.KubeConfigMerger(path)
         merged = merger.config
-    except Exception as exc:  # noqa: BLE001 - unreadable or not YAML: the client raises many kinds
+    except Exception as exc:
         raise ClusterError(f"kubeconfig {path}: cannot read it: {_one_line(exc)}") from None
     if merged is None:
         raise ClusterError(f"kubeconfig {path}: no configuration found (empty file?)")
@@ -197,7 +197,7 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
         loader.load_and_set(cfg)
     except ConfigException as exc:
         raise ClusterError(f"kubeconfig {path}, context {context!r}: {_one_line(exc)}") from None
-    except Exception as exc:  # noqa: BLE001 - a malformed entry: TypeError, KeyError, ...
+    except Exception as exc:
         raise ClusterError(
             f"kubeconfig {path}, context {context!r}: invalid: {type(exc).__name__}: "
             f"{_one_line(exc)}"

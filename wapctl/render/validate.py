@@ -11,8 +11,8 @@ The document (``-o json``; ``-o yaml`` is the same document)::
                     "apiVersion": "scheduling.k8s.io/v1alpha2"}]}
 
 ``counts.PodGroup`` counts pod groups however declared (inside a v1alpha1 Workload or as
-PodGroup objects). ``pods.gated`` counts unbound pods with scheduling gates (not pending for the scheduler). An invalid snapshot
-prints no document: one error line and exit code 2.
+PodGroup objects). ``pods.gated`` counts unbound pods with scheduling gates (not pending for
+the scheduler). An invalid snapshot prints no document: one error line and exit code 2.
 """
 
 from __future__ import annotations

@@ -83,3 +83,39 @@ def test_plan_skips_gated_pods_when_choosing_the_preemptor(tmp_path: Path):
     assert [{"pod": "default/low", "node": "n1", "priority": 100,
              "unit": {"kind": "Pod", "name": "default/low"}, "pdbViolation": False}] == (
         doc["victims"])
+
+
+@pytest.mark.parametrize(
+    ("docs", "field"),
+    [
+        ([pclass("huge", 2**31)], "value"),
+        ([pclass("tiny", -(2**31) - 1)], "value"),
+        ([pod("p", priority=99999999999)], "spec.priority"),
+    ],
+    ids=["class-above-int32", "class-below-int32", "pod-priority-above-int32"],
+)
+def test_priorities_outside_int32_are_input_errors(tmp_path: Path, docs, field):
+    """Priorities are 32-bit integers in the API; a larger value is refused, naming the field."""
+    from wapctl.errors import InputError
+
+    with pytest.raises(InputError, match="out of range") as exc:
+        build(tmp_path, *docs)
+    assert field == exc.value.field
+
+
+def test_int32_bounds_themselves_are_fine(tmp_path: Path):
+    """The extreme int32 values are valid priorities."""
+    snap = build(tmp_path, pclass("top", 2**31 - 1), pclass("bottom", -(2**31)))
+    assert 2**31 - 1 == snap.priority_classes["top"].value
+    assert -(2**31) == snap.priority_classes["bottom"].value
+
+
+def test_exists_toleration_with_a_value_is_an_input_error(tmp_path: Path):
+    """An Exists toleration must not carry a value (API validation), so it is refused."""
+    from wapctl.errors import InputError
+
+    p = pod("p", containers=[container()],
+            tolerations=[{"key": "gpu", "operator": "Exists", "value": "yes"}])
+    with pytest.raises(InputError, match="operator is Exists") as exc:
+        build(tmp_path, p)
+    assert "spec.tolerations[0].value" == exc.value.field

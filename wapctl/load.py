@@ -698,6 +698,20 @@ def _missing(source: Source, field: str) -> Any:
 _POLICIES = (PREEMPT_LOWER, NEVER)
 
 
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _check_int32(value: int, source: Source, field: str) -> None:
+    """Priorities are int32 in the API (PriorityClass.value, Pod.spec.priority)."""
+    if not _INT32_MIN <= value <= _INT32_MAX:
+        raise InputError(
+            f"{value} is out of range: a priority is a 32-bit integer "
+            f"({_INT32_MIN} to {_INT32_MAX})",
+            source,
+            field,
+        )
+
+
 def _priority_class(obj: dict[str, Any], source: Source, head: _Head) -> PriorityClass:
     _, _, name = head
     value = obj.get("value")
@@ -705,6 +719,7 @@ def _priority_class(obj: dict[str, Any], source: Source, head: _Head) -> Priorit
         if value is None:
             raise InputError("missing (required)", source, "value")
         raise _type_error(value, "an integer", source, "value")
+    _check_int32(value, source, "value")
     return PriorityClass(
         name=name,
         value=value,
@@ -917,6 +932,8 @@ def _settings(
             raise _basic_whole(api_version, source, field + "disruptionMode")
     pcn = _opt_str(spec.get("priorityClassName"), source, field + "priorityClassName")
     number = _opt_int(spec.get("priority"), source, field + "priority")
+    if number is not None:
+        _check_int32(number, source, field + "priority")
     if pcn is not None or number is not None:
         pc = prio.lookup(classes, pcn, source, field + "priorityClassName") if pcn else None
         out["priority"] = (pc, number)
@@ -1263,6 +1280,8 @@ def _toleration(t: Any, source: Source, f: str) -> Toleration:
     val = t.get("value")
     if val is not None and type(val) is not str:
         raise _type_error(val, "a string (quote it)", source, f + ".value")
+    if op == "Exists" and val:
+        raise InputError("must be empty when operator is Exists", source, f + ".value")
     return Toleration(
         key=key,
         operator=op,
@@ -1397,8 +1416,10 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
             raise _type_error(pcn, "a string", source, "spec.priorityClassName")
         pc = prio.lookup(ctx.classes, pcn, source, "spec.priorityClassName")
     spec_priority = spec.get("priority")
-    if spec_priority is not None and type(spec_priority) is not int:
-        raise _type_error(spec_priority, "an integer", source, "spec.priority")
+    if spec_priority is not None:
+        if type(spec_priority) is not int:
+            raise _type_error(spec_priority, "an integer", source, "spec.priority")
+        _check_int32(spec_priority, source, "spec.priority")
     policy = spec.get("preemptionPolicy") or None
     if policy is not None and policy not in _POLICIES:
         _enum(policy, _POLICIES, source, "spec.preemptionPolicy")

@@ -113,6 +113,11 @@ class Pod:
         return self.node_name is not None
 
     @property
+    def running(self) -> bool:
+        """Bound, not terminating, not finished: holds its node and counts toward minCount."""
+        return self.node_name is not None and not self.terminating and not self.finished
+
+    @property
     def pending(self) -> bool:
         """Waiting to be scheduled: not bound, not terminating, not finished, not gated."""
         return (

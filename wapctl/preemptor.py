@@ -72,7 +72,7 @@ def bound_members(snapshot: Snapshot) -> dict[str, int]:
     """Per group key, how many of its pods are bound and still running (count toward minCount)."""
     counts: dict[str, int] = {}
     for p in snapshot.pods.values():
-        if p.group_key is not None and p.bound and not p.terminating and not p.finished:
+        if p.group_key is not None and p.running:
             counts[p.group_key] = counts.get(p.group_key, 0) + 1
     return counts
 
@@ -171,7 +171,7 @@ def _group_for(snapshot: Snapshot, group: PodGroup) -> Preemptor:
         if p.group_key == group.key:
             if p.pending:
                 pods.append(p)
-            elif p.bound and not p.terminating and not p.finished:
+            elif p.running:
                 bound += 1
     if not pods:
         raise UsageError(f"pod group {group.key} has no pending pods")

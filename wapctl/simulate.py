@@ -746,7 +746,7 @@ class _Replay:
 
 def _counts_bound(pod: Pod | None) -> bool:
     """Bound and running: counts toward its gang's minCount."""
-    return pod is not None and pod.bound and not pod.terminating and not pod.finished
+    return pod is not None and pod.running
 
 
 def simulate(

@@ -38,7 +38,7 @@ def validation_to_dict(snapshot: Snapshot) -> dict[str, Any]:
         "PodGroup": len(snapshot.pod_groups),
     }
     pod_states = {
-        "bound": sum(1 for p in pods if p.bound and not p.terminating and not p.finished),
+        "bound": sum(1 for p in pods if p.running),
         "pending": sum(1 for p in pods if p.pending),
         "terminating": sum(1 for p in pods if p.terminating),
         "finished": sum(1 for p in pods if p.finished),

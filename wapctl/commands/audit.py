@@ -90,8 +90,8 @@ def audit(
     if "-" in (change or ()) and "-" in opts.paths:
         raise UsageError("stdin (-) can be the snapshot or a change file, not both")
     base = common.read_documents(opts, progress=True)
-    limit = load.parse_size(max_input_size) if max_input_size else None
-    proposed = load.read_documents(list(change or ()), max_input_size=limit) if change else []
+    proposed = (load.read_documents(list(change), max_input_size=opts.input_limit)
+                if change else [])
     report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace)
     common.emit(
         render.audit_to_dict(report),

@@ -101,6 +101,13 @@ class SnapshotOptions:
     def live(self) -> bool:
         return not self.paths
 
+    @property
+    def input_limit(self) -> int | None:
+        """--max-input-size in bytes; None keeps the loader's default."""
+        from wapctl import load
+
+        return load.parse_size(self.max_input_size) if self.max_input_size else None
+
 
 def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any]:
     """The documents of the snapshot: from files, or listed from the live cluster."""
@@ -109,8 +116,7 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
     if not opts.live:
         from wapctl import load
 
-        limit = load.parse_size(opts.max_input_size) if opts.max_input_size else None
-        return load.read_documents(list(opts.paths), max_input_size=limit)
+        return load.read_documents(list(opts.paths), max_input_size=opts.input_limit)
     from wapctl import live
 
     return live.fetch_documents(

@@ -29,7 +29,8 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
 
 Kinds read: ``Node`` (v1), ``Pod`` (v1), ``PriorityClass`` (scheduling.k8s.io), a
 ``PodDisruptionBudget`` (policy), and ``Workload`` / ``PodGroup`` of scheduling.k8s.io
-``v1alpha1``, ``v1alpha2`` and ``v1alpha3``. Every other kind is counted in
+``v1alpha1``, ``v1alpha2`` and ``v1alpha3``, and ``Namespace`` (v1, labels only, for pod
+affinity namespaceSelectors; see ``load_constraints``). Every other kind is counted in
 ``Snapshot.ignored_kinds`` (a known kind name of another API group, such as Kueue's
 ``Workload``, is counted as ``Workload.kueue.x-k8s.io``).
 
@@ -95,6 +96,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 import yaml
 
+from wapctl import load_constraints as constraints
 from wapctl import priority as prio
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
@@ -102,6 +104,7 @@ from wapctl.model import (
     NEVER,
     PREEMPT_LOWER,
     LabelSelector,
+    LoadWarning,
     Node,
     NodeSelectorTerm,
     Pod,
@@ -1330,7 +1333,7 @@ def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelect
 class _PodContext:
     """What pod parsing needs from the rest of the snapshot."""
 
-    __slots__ = ("classes", "default", "pod_groups", "workloads")
+    __slots__ = ("classes", "default", "pod_groups", "warnings", "workloads")
 
     def __init__(
         self,
@@ -1343,6 +1346,7 @@ class _PodContext:
         self.default = default
         self.workloads = workloads
         self.pod_groups = pod_groups  # v1alpha2/3 by "ns/podgroup-name"
+        self.warnings: list[LoadWarning] = []
 
 
 def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContext) -> _Group | None:
@@ -1462,6 +1466,18 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     gates = spec.get("schedulingGates")
     if gates is not None and type(gates) is not list:
         raise _type_error(gates, "a list", source, "spec.schedulingGates")
+    labels = _str_map(meta.get("labels"), source, "metadata.labels")
+    affinity_terms, anti_terms = (
+        constraints.pod_affinity_terms(spec, ns, labels, source) if "affinity" in spec else ((), ())
+    )
+    spread = (constraints.spread_constraints(spec, labels, source)
+              if "topologySpreadConstraints" in spec else ())
+    ports = constraints.host_ports(spec, source)
+    finished = phase in ("Succeeded", "Failed")
+    terminating = meta.get("deletionTimestamp") is not None
+    ctx.warnings.extend(constraints.pod_warnings(
+        spec, f"{ns}/{name}", pending=node_name is None and not finished and not terminating,
+        gated=bool(gates) and node_name is None, source=source))
 
     return Pod(
         namespace=ns,
@@ -1474,24 +1490,28 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         priority_class_name=pcn or None,
         node_name=node_name,
         phase=phase,
-        terminating=meta.get("deletionTimestamp") is not None,
+        terminating=terminating,
         nominated_node=nominated,
         group_key=group_key,
         creation_time=_time(meta.get("creationTimestamp"), source, "metadata.creationTimestamp"),
         start_time=_time(status.get("startTime"), source, "status.startTime"),
-        labels=_str_map(meta.get("labels"), source, "metadata.labels"),
+        labels=labels,
         node_selector=_str_map(spec.get("nodeSelector"), source, "spec.nodeSelector"),
         required_affinity=affinity,
         tolerations=_tolerations(spec.get("tolerations"), source),
         source=source,
         gated=bool(gates),
+        affinity_terms=affinity_terms,
+        anti_affinity_terms=anti_terms,
+        spread_constraints=spread,
+        host_ports=ports,
     )
 
 
 # ---- the snapshot --------------------------------------------------------------------------
 
 # (API group, kind) -> reader; the core group is "".
-_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP = range(6)
+_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _NAMESPACE = range(7)
 _KINDS = {
     ("", "Node"): _NODE,
     ("", "Pod"): _POD,
@@ -1499,6 +1519,7 @@ _KINDS = {
     ("policy", "PodDisruptionBudget"): _PDB,
     (API_GROUP, "Workload"): _WORKLOAD,
     (API_GROUP, "PodGroup"): _PODGROUP,
+    ("", "Namespace"): _NAMESPACE,
 }
 _KIND_NAMES = {kind: group for group, kind in _KINDS}
 _LABELS = {
@@ -1508,6 +1529,7 @@ _LABELS = {
     _PDB: "PodDisruptionBudget",
     _WORKLOAD: "Workload",
     _PODGROUP: "PodGroup",
+    _NAMESPACE: "Namespace",
 }
 
 
@@ -1577,13 +1599,13 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
 
 def _build(documents: Iterable[Document]) -> Snapshot:
     ignored: Counter[str] = Counter()
-    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(6)]
-    seen: list[dict[str, Source]] = [{} for _ in range(6)]
+    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(7)]
+    seen: list[dict[str, Source]] = [{} for _ in range(7)]
     for source, obj in documents:
         which = _classify(obj, source, ignored)
         if which is None:
             continue
-        namespaced = which not in (_NODE, _CLASS)
+        namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
         head = _meta(obj, source, namespaced)
         key = f"{head[1]}/{head[2]}" if namespaced else head[2]
         bucket_seen = seen[which]
@@ -1619,6 +1641,12 @@ def _build(documents: Iterable[Document]) -> Snapshot:
 
     ctx = _PodContext(classes, default, workloads, pod_groups)
     pods = [_pod(obj, source, head, ctx) for source, obj, head in buckets[_POD]]
+    namespaces = {head[2]: constraints.namespace_labels(obj, head[2], source)
+                  for source, obj, head in buckets[_NAMESPACE]}
+    warnings = ctx.warnings
+    for which, label in ((_WORKLOAD, "Workload"), (_PODGROUP, "PodGroup")):
+        for source, obj, head in buckets[which]:
+            warnings.extend(constraints.group_warnings(obj, f"{label} {head[1]}/{head[2]}", source))
     nodes = [_node(obj, source, head) for source, obj, head in buckets[_NODE]]
     pdbs = [_pdb(obj, source, head) for source, obj, head in buckets[_PDB]]
 
@@ -1660,6 +1688,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         )
 
     pods.sort(key=lambda p: p.key)
+    warnings.extend(constraints.namespace_warnings(pods, namespaces))
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=lambda p: p.key)
     return Snapshot(
@@ -1670,7 +1699,13 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         workloads=model_workloads,
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
+        namespaces={name: namespaces[name] for name in sorted(namespaces)},
+        warnings=tuple(sorted(set(warnings), key=_warning_order)),
     )
+
+
+def _warning_order(w: LoadWarning) -> tuple[str, str, str, str]:
+    return (w.object, w.field or "", w.code, w.message)
 
 
 def _workload_class(wl: _WorkloadDef, which: str) -> str | None:

@@ -112,6 +112,11 @@ class Params:
     pdb_share: float = 0.25  # share of Deployments covered by a PodDisruptionBudget
     gang_gpu: int = 0  # nvidia.com/gpu requested by each preemptor pod
     seed: int = 1
+    # Share of bound (non-DaemonSet) pods given a required inter-pod constraint: half a
+    # hostname anti-affinity to their own app, half a DoNotSchedule zone spread of their app.
+    # Non-zero also gives the preemptor gang a zone spread (maxSkew 1). Drawn from a stream of
+    # its own, so the rest of the cluster is identical to the share-0 snapshot.
+    constrained_share: float = 0.0
 
     def tag(self) -> str:
         """A file-name-safe summary of the parameters."""
@@ -119,7 +124,8 @@ class Params:
             f"n{self.nodes}-ppn{self.pods_per_node}-g{self.gang_size}-gs{self.gang_share:g}"
             f"-pg{self.podgroup_share:g}-pr{self.priorities}-b{self.basic_share:g}"
             f"-gpu{self.gpu_share:g}-pdb{self.pdb_share:g}-gg{self.gang_gpu}-s{self.seed}"
-            f"-v{GENERATOR_VERSION}"
+            + (f"-c{self.constrained_share:g}" if self.constrained_share else "")
+            + f"-v{GENERATOR_VERSION}"
         )
 
     @property
@@ -928,6 +934,30 @@ def preemptor_pods(lay: Layout, ids: Ids) -> list[dict[str, Any]]:
     return out
 
 
+ZONE_KEY = "topology.kubernetes.io/zone"
+HOST_KEY = "kubernetes.io/hostname"
+
+
+def constrain(obj: dict[str, Any], rng: random.Random) -> None:
+    """Give one bound pod a hostname anti-affinity or a zone spread, both on its own app."""
+    selector = {"matchLabels": {"app.kubernetes.io/name":
+                                obj["metadata"]["labels"]["app.kubernetes.io/name"]}}
+    if rng.random() < 0.5:
+        obj["spec"]["affinity"] = {"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": selector, "topologyKey": HOST_KEY}]}}
+    else:
+        obj["spec"]["topologySpreadConstraints"] = [
+            {"labelSelector": selector, "maxSkew": 2, "topologyKey": ZONE_KEY,
+             "whenUnsatisfiable": "DoNotSchedule"}]
+
+
+def constrain_preemptor(obj: dict[str, Any]) -> None:
+    obj["spec"]["topologySpreadConstraints"] = [
+        {"labelSelector": {"matchLabels": {"jobset.sigs.k8s.io/jobset-name": PREEMPTOR_WORKLOAD}},
+         "maxSkew": 1, "topologyKey": ZONE_KEY, "whenUnsatisfiable": "DoNotSchedule"}]
+
+
 def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Every object of the snapshot, in the order ``kubectl get nodes,pods,... -A`` lists them."""
     rng = random.Random(p.seed)
@@ -965,6 +995,10 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
     # The preemptor draws from its own stream, so the rest of the cluster is the same object
     # for object whatever the gang size (the gang sweep changes only the gang).
     preemptors = preemptor_pods(lay, Ids(random.Random(f"{p.seed}/preemptor")))
+    crng = random.Random(f"{p.seed}/constraints")
+    if p.constrained_share:
+        for obj in preemptors:
+            constrain_preemptor(obj)
     bound = iter(lay.pods)
     pending = iter(preemptors)
     nxt_pod = next(bound, None)
@@ -981,6 +1015,9 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
             nxt_pre = next(pending, None)
         else:
             obj = pod_object(nxt_pod, lay, rng, ids)
+            if (p.constrained_share and nxt_pod.owner is not None
+                    and crng.random() < p.constrained_share):
+                constrain(obj, crng)
             nxt_pod = next(bound, None)
         pod_count += 1
         yield obj
@@ -1103,6 +1140,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pdb-share", type=float, default=Params.pdb_share)
     ap.add_argument("--gang-gpu", type=int, default=Params.gang_gpu)
     ap.add_argument("--seed", type=int, default=Params.seed)
+    ap.add_argument(
+        "--constrained-share",
+        type=float,
+        default=Params.constrained_share,
+        help="share of bound pods with a hostname anti-affinity or zone spread (and a zone "
+        "spread on the preemptor gang when non-zero)",
+    )
     ap.add_argument("--format", choices=("json", "yaml"), default="json")
     ap.add_argument("-o", "--output", required=True, help="file to write")
     a = ap.parse_args(argv)
@@ -1118,6 +1162,7 @@ def main(argv: list[str] | None = None) -> None:
         pdb_share=a.pdb_share,
         gang_gpu=a.gang_gpu,
         seed=a.seed,
+        constrained_share=a.constrained_share,
     )
     stats = write_snapshot(p, {a.format: Path(a.output)})
     json.dump(stats, sys.stderr, indent=2)

@@ -143,6 +143,9 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()
     source: Source | None = None
     gated: bool = False  # spec.schedulingGates not empty: the scheduler does not try it yet
+    # status condition DisruptionTarget=True, reason PreemptionByScheduler: terminating because
+    # the scheduler preempted it (upstream PodTerminatingByPreemption)
+    preempted_by_scheduler: bool = False
     # Inter-pod constraints (wapctl.filters): required terms only, DoNotSchedule spread only.
     affinity_terms: tuple[PodAffinityTerm, ...] = ()
     anti_affinity_terms: tuple[PodAffinityTerm, ...] = ()

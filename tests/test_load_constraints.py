@@ -138,6 +138,7 @@ def test_bad_constraints_name_the_field(spec: dict[str, Any], field: str) -> Non
 
 
 def _codes(snap: Snapshot) -> list[tuple[str, str, str | None]]:
+    """The warnings as (code, object, field), in Snapshot.warnings order (by code first)."""
     return [(w.code, w.object, w.field) for w in snap.warnings]
 
 
@@ -154,13 +155,14 @@ def test_warnings_for_what_is_not_evaluated() -> None:
              topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "z",
                                          "whenUnsatisfiable": "ScheduleAnyway"}])
     assert _codes(_build(p)) == [
-        ("preferred-terms", "Pod prod/p",
+        ("OtherScheduler", "Pod prod/p", "spec.schedulerName"),
+        ("ResourceClaimNotModelled", "Pod prod/p", "spec.resourceClaims"),
+        ("ScoringOnlyTerms", "Pod prod/p",
          "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution"),
-        ("resource-claims", "Pod prod/p", "spec.resourceClaims"),
-        ("scheduler-name", "Pod prod/p", "spec.schedulerName"),
-        ("preferred-terms", "Pod prod/p", "spec.topologySpreadConstraints[0].whenUnsatisfiable"),
-        ("volumes", "Pod prod/p", "spec.volumes[0].persistentVolumeClaim"),
-        ("volumes", "Pod prod/p", "spec.volumes[2].ephemeral"),
+        ("ScoringOnlyTerms", "Pod prod/p",
+         "spec.topologySpreadConstraints[0].whenUnsatisfiable"),
+        ("VolumeNotModelled", "Pod prod/p", "spec.volumes[0].persistentVolumeClaim"),
+        ("VolumeNotModelled", "Pod prod/p", "spec.volumes[2].ephemeral"),
     ]
 
 
@@ -184,9 +186,9 @@ def test_gated_pod_and_workload_constraints_are_warned() -> None:
                    "schedulingConstraints": {"topology": [{"key": "z"}]}}}
     gated = _pod("g", schedulingGates=[{"name": "wait"}])
     assert _codes(_build(wl, pg, gated)) == [
-        ("scheduling-gates", "Pod prod/g", "spec.schedulingGates"),
-        ("workload-scheduling-constraints", "PodGroup prod/train-g", "spec.schedulingConstraints"),
-        ("workload-scheduling-constraints", "Workload prod/train",
+        ("SchedulingGated", "Pod prod/g", "spec.schedulingGates"),
+        ("WorkloadConstraintsNotModelled", "PodGroup prod/train-g", "spec.schedulingConstraints"),
+        ("WorkloadConstraintsNotModelled", "Workload prod/train",
          "spec.podGroupTemplates[0].schedulingConstraints"),
     ]
 
@@ -197,5 +199,6 @@ def test_namespace_selector_without_namespace_objects_is_warned() -> None:
         {"topologyKey": "z", "labelSelector": {}, "namespaceSelector": {"matchLabels":
                                                                         {"team": "a"}}}]}})
     ((code, obj, field),) = _codes(_build(p, _pod("q", ns="dev")))
-    assert (code, obj, field) == ("namespace-labels", "Pod prod/p", "spec.affinity.podAntiAffinity")
+    assert (code, obj, field) == ("NamespaceLabelsUnknown", "Pod prod/p",
+                                  "spec.affinity.podAntiAffinity")
     assert "dev, prod" in _build(p, _pod("q", ns="dev")).warnings[0].message

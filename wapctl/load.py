@@ -116,6 +116,7 @@ from wapctl.model import (
     Taint,
     Toleration,
     Workload,
+    sorted_warnings,
 )
 from wapctl.quantity import QuantityError, parse_quantity
 from wapctl.quantity import amount as _quantity_amount
@@ -1713,12 +1714,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
         namespaces={name: namespaces[name] for name in sorted(namespaces)},
-        warnings=tuple(sorted(set(warnings), key=_warning_order)),
+        warnings=sorted_warnings(warnings),
     )
-
-
-def _warning_order(w: LoadWarning) -> tuple[str, str, str, str]:
-    return (w.object, w.field or "", w.code, w.message)
 
 
 def _workload_class(wl: _WorkloadDef, which: str) -> str | None:

@@ -21,20 +21,20 @@ Parsed (see ``wapctl.filters`` for how each is evaluated):
 
 Warnings (``LoadWarning`` codes), each naming the object and field:
 
-- ``volumes``: a pending pod's PersistentVolumeClaim or ephemeral volume (VolumeBinding,
+- ``VolumeNotModelled``: a pending pod's PersistentVolumeClaim or ephemeral volume (VolumeBinding,
   VolumeZone, NodeVolumeLimits and VolumeRestrictions can reject nodes for it; a running pod's
   volumes only matter through such a pending pod, which is warned).
-- ``resource-claims``: a pending pod's ``spec.resourceClaims`` (DynamicResources / DRA).
-- ``scheduling-gates``: a gated pod: the scheduler does not try it until its gates are removed,
+- ``ResourceClaimNotModelled``: a pending pod's ``spec.resourceClaims`` (DynamicResources / DRA).
+- ``SchedulingGated``: a gated pod: the scheduler does not try it until its gates are removed,
   and wapctl leaves it out of the queue.
-- ``scheduler-name``: ``spec.schedulerName`` other than ``default-scheduler``: another scheduler
+- ``OtherScheduler``: ``spec.schedulerName`` other than ``default-scheduler``: another scheduler
   places that pod; wapctl models kube-scheduler's default profile.
-- ``preferred-terms``: a pending pod's preferred node / pod (anti-)affinity terms or
+- ``ScoringOnlyTerms``: a pending pod's preferred node / pod (anti-)affinity terms or
   ``ScheduleAnyway`` spread constraints: they only score nodes, so they may change which
   feasible node the scheduler picks, never whether one fits; wapctl does not score.
-- ``workload-scheduling-constraints``: a PodGroup's ``spec.schedulingConstraints`` or a Workload
+- ``WorkloadConstraintsNotModelled``: a PodGroup's ``spec.schedulingConstraints`` or a Workload
   template's (TopologyAwareWorkloadScheduling): not evaluated.
-- ``namespace-labels``: a namespaceSelector evaluated for a namespace that has no Namespace
+- ``NamespaceLabelsUnknown``: a namespaceSelector evaluated for a namespace that has no Namespace
   object in the snapshot (only its name label is known).
 """
 
@@ -238,12 +238,12 @@ def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,
     name = spec.get("schedulerName")
     if type(name) is str and name and name != DEFAULT_SCHEDULER:
         out.append(_warning(
-            "scheduler-name", obj, "spec.schedulerName",
+            "OtherScheduler", obj, "spec.schedulerName",
             f"placed by scheduler {name!r}, not {DEFAULT_SCHEDULER}; wapctl models "
             "kube-scheduler's default profile", source))
     if gated:
         out.append(_warning(
-            "scheduling-gates", obj, "spec.schedulingGates",
+            "SchedulingGated", obj, "spec.schedulingGates",
             "gated: the scheduler does not try it until its gates are removed; wapctl leaves it "
             "out of the queue", source))
     if not pending and not gated:
@@ -254,12 +254,12 @@ def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,
             if type(v) is dict and ("persistentVolumeClaim" in v or "ephemeral" in v):
                 kind = "persistentVolumeClaim" if "persistentVolumeClaim" in v else "ephemeral"
                 out.append(_warning(
-                    "volumes", obj, f"spec.volumes[{i}].{kind}",
+                    "VolumeNotModelled", obj, f"spec.volumes[{i}].{kind}",
                     "volume topology, binding and attach limits are not evaluated "
                     "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions)", source))
     if spec.get("resourceClaims"):
         out.append(_warning(
-            "resource-claims", obj, "spec.resourceClaims",
+            "ResourceClaimNotModelled", obj, "spec.resourceClaims",
             "dynamic resource claims (DRA) are not evaluated: a node may lack the devices",
             source))
     affinity = spec.get("affinity")
@@ -268,7 +268,7 @@ def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,
             section = affinity.get(kind)
             if type(section) is dict and section.get(_PREFERRED):
                 out.append(_warning(
-                    "preferred-terms", obj, f"spec.affinity.{kind}.{_PREFERRED}",
+                    "ScoringOnlyTerms", obj, f"spec.affinity.{kind}.{_PREFERRED}",
                     "preferred terms only score nodes (which feasible node is picked), "
                     "never whether one fits; wapctl does not score", source))
     spread = spec.get("topologySpreadConstraints")
@@ -276,7 +276,7 @@ def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,
         for i, c in enumerate(spread):
             if type(c) is dict and c.get("whenUnsatisfiable") == "ScheduleAnyway":
                 out.append(_warning(
-                    "preferred-terms", obj,
+                    "ScoringOnlyTerms", obj,
                     f"spec.topologySpreadConstraints[{i}].whenUnsatisfiable",
                     "ScheduleAnyway constraints only score nodes; wapctl does not score",
                     source))
@@ -291,14 +291,14 @@ def group_warnings(obj: dict[str, Any], label: str, source: Source) -> list[Load
     out = []
     if spec.get("schedulingConstraints") is not None:
         out.append(_warning(
-            "workload-scheduling-constraints", label, "spec.schedulingConstraints",
+            "WorkloadConstraintsNotModelled", label, "spec.schedulingConstraints",
             "topology-aware workload scheduling constraints are not evaluated", source))
     templates = spec.get("podGroupTemplates")
     if type(templates) is list:
         for i, t in enumerate(templates):
             if type(t) is dict and t.get("schedulingConstraints") is not None:
                 out.append(_warning(
-                    "workload-scheduling-constraints", label,
+                    "WorkloadConstraintsNotModelled", label,
                     f"spec.podGroupTemplates[{i}].schedulingConstraints",
                     "topology-aware workload scheduling constraints are not evaluated",
                     source))
@@ -320,7 +320,7 @@ def namespace_warnings(pods: Any, namespaces: Mapping[str, Mapping[str, str]]) -
                                                         or t.namespace_selector.match_expressions)
                    for t in terms):
                 out.append(_warning(
-                    "namespace-labels", f"Pod {p.key}", f"spec.affinity.{kind}",
+                    "NamespaceLabelsUnknown", f"Pod {p.key}", f"spec.affinity.{kind}",
                     "namespaceSelector evaluated without Namespace objects for "
                     f"{', '.join(missing)} (only their {NAMESPACE_NAME_LABEL} label is known)",
                     p.source))

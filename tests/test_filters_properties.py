@@ -211,3 +211,26 @@ def test_counters_rebuilt_after_eviction_agree() -> None:
     assert first == [ipa.REASON_ANTI_AFFINITY] * len(shapes)
     assert [s.reason(q, "n0") for q in shapes] == [None] * len(shapes)
     assert [s.reason(q, "n1") for q in shapes] == [ipa.REASON_ANTI_AFFINITY] * len(shapes)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cluster_st())
+def test_irrelevant_pods_never_change_an_answer(cluster) -> None:
+    """When ConstraintState.relevant(q, p) is False, adding p anywhere leaves every answer for q
+    unchanged; when constrains(q) is False, q fits every node (the engine's fast paths)."""
+    nodes, pods, ops, queries = cluster
+    state = ConstraintState(nodes, NAMESPACES)
+    for (i, j), p in zip(ops, pods, strict=False):
+        state.add(p, nodes[j].name)
+    extra = pods[len(ops):] or pods[:1]
+    for q in queries:
+        if not state.constrains(q):
+            assert all(state.reason(q, n.name) is None for n in nodes)
+        for p in extra:
+            if p.key in {k.key for k, _ in state.present()} or state.relevant(q, p):
+                continue
+            before = [state.reason(q, n.name) for n in nodes]
+            for n in nodes:
+                state.add(p, n.name)
+                assert [state.reason(q, m.name) for m in nodes] == before
+                state.remove(p, n.name)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from wapctl.filters import interpod_affinity, node_ports, topology_spread
 from wapctl.filters.interpod_affinity import AffinityCounts
 from wapctl.filters.node_ports import PortUsage
+from wapctl.filters.selectors import namespace_labels, term_matches
 from wapctl.filters.topology_spread import SpreadCounts
 from wapctl.model import Node, Pod
 
@@ -186,6 +187,40 @@ class ConstraintState:
 
     def fits(self, pod: Pod, node_name: str) -> bool:
         return self.reason(pod, node_name) is None
+
+    def constrains(self, pod: Pod) -> bool:
+        """Can these filters reject ``pod`` anywhere now? False lets a caller keep its
+        resource-only fast paths: the pod carries no host port, spread or pod (anti-)affinity
+        term, and no present pod's required anti-affinity term matches it."""
+        if constrained(pod):
+            return True
+        if not self._with_anti:
+            return False
+        akey, _ = self._shape(pod)
+        return bool(self._affinity_counts(pod, akey).existing)
+
+    def relevant(self, incoming: Pod, other: Pod) -> bool:
+        """Can ``other`` joining or leaving any node change a filter's answer for
+        ``incoming``? (Conservative: any term or selector match counts.)"""
+        if incoming.host_ports and other.host_ports:
+            wanted = {(hp.protocol, hp.port) for hp in incoming.host_ports}
+            if any((hp.protocol, hp.port) in wanted for hp in other.host_ports):
+                return True
+        if incoming.spread_constraints and other.namespace == incoming.namespace:
+            for c in incoming.spread_constraints:
+                if topology_spread.counts_pod(c, other.labels):
+                    return True
+        if other.anti_affinity_terms:
+            ns = namespace_labels(self.namespaces, incoming.namespace)
+            for t in other.anti_affinity_terms:
+                if term_matches(t, incoming.namespace, incoming.labels, ns):
+                    return True
+        if incoming.affinity_terms or incoming.anti_affinity_terms:
+            ns = namespace_labels(self.namespaces, other.namespace)
+            for t in (*incoming.affinity_terms, *incoming.anti_affinity_terms):
+                if term_matches(t, other.namespace, other.labels, ns):
+                    return True
+        return False
 
 
 def check(pod: Pod, node: Node, nodes: Iterable[Node], placed: Iterable[tuple[Pod, Node]],

@@ -53,7 +53,8 @@ def included(constraint: SpreadConstraint, pod: Pod, node: Node) -> bool:
     return not (constraint.node_taints_policy == "Honor" and check_taints(pod, node) is not None)
 
 
-def _counts_pod(constraint: SpreadConstraint, labels: Mapping[str, str]) -> bool:
+def counts_pod(constraint: SpreadConstraint, labels: Mapping[str, str]) -> bool:
+    """Is a pod with ``labels`` (same namespace, not terminating) counted by the constraint?"""
     sel = constraint.selector
     return not selector_empty(sel) and selector_matches(sel, labels)
 
@@ -92,7 +93,7 @@ class SpreadCounts:
         cons = self.pod.spread_constraints
         for i in idx:
             c = cons[i]
-            if not _counts_pod(c, other.labels):
+            if not counts_pod(c, other.labels):
                 continue
             counts = self.counts[i]
             value = node.labels[c.topology_key]

@@ -220,14 +220,14 @@ def test_irrelevant_pods_never_change_an_answer(cluster) -> None:
     unchanged; when constrains(q) is False, q fits every node (the engine's fast paths)."""
     nodes, pods, ops, queries = cluster
     state = ConstraintState(nodes, NAMESPACES)
-    for (i, j), p in zip(ops, pods, strict=False):
+    half = len(pods) // 2
+    for (_, j), p in zip(ops, pods[:half], strict=False):
         state.add(p, nodes[j].name)
-    extra = pods[len(ops):] or pods[:1]
     for q in queries:
         if not state.constrains(q):
             assert all(state.reason(q, n.name) is None for n in nodes)
-        for p in extra:
-            if p.key in {k.key for k, _ in state.present()} or state.relevant(q, p):
+        for p in pods[half:]:
+            if state.relevant(q, p):
                 continue
             before = [state.reason(q, n.name) for n in nodes]
             for n in nodes:

@@ -202,8 +202,9 @@ def test_counters_rebuilt_after_eviction_agree() -> None:
     s = ConstraintState(nodes)
     web = pod("web", node="n0", labels={"app": "web"})
     s.add(web, "n0")
-    shapes = [constrained(pod(f"q{i}", labels={"v": str(i)}), anti=[aff("host", sel({"app":
-                                                                                         "web"}))])
+    # distinct namespace lists make distinct counters (labels alone would share one)
+    shapes = [constrained(pod(f"q{i}"), anti=[aff("host", sel({"app": "web"}),
+                                                  namespaces=["default", f"x{i}"])])
               for i in range(state_mod._KEEP + 3)]
     first = [s.reason(q, "n0") for q in shapes]
     s.remove(web, "n0")

@@ -67,24 +67,31 @@ def has_terms(pod: Pod) -> bool:
 
 
 class AffinityCounts:
-    """The plugin's ``preFilterState`` for one incoming pod, kept up to date pod by pod."""
+    """The plugin's ``preFilterState`` for one incoming pod, kept up to date pod by pod.
 
-    __slots__ = ("_namespaces", "affinity", "anti", "existing", "ns_labels", "pod", "self_match")
+    With ``existing=False`` it leaves out the present pods' anti-affinity (a caller keeping
+    ``ExistingAntiAffinity`` for every incoming pod at once): the rest depends only on the pod's
+    namespace and terms, so pods of one group that differ in other labels share it."""
 
-    def __init__(self, pod: Pod, namespaces: Mapping[str, Mapping[str, str]]) -> None:
+    __slots__ = ("_namespaces", "affinity", "anti", "existing", "ns_labels", "pod", "self_match",
+                 "with_existing")
+
+    def __init__(self, pod: Pod, namespaces: Mapping[str, Mapping[str, str]],
+                 existing: bool = True) -> None:
         self.pod = pod
         self._namespaces = namespaces
         self.ns_labels = namespace_labels(namespaces, pod.namespace)
         self.affinity: dict[Pair, int] = {}
         self.anti: dict[Pair, int] = {}
         self.existing: dict[Pair, int] = {}
+        self.with_existing = existing
         self.self_match = matches_all(pod.affinity_terms, pod, self.ns_labels)
 
     def update(self, other: Pod, node: Node, delta: int) -> None:
         """``updateWithPod``: ``other`` joins (+1) or leaves (-1) ``node``."""
         pod = self.pod
         labels = node.labels
-        if other.anti_affinity_terms:
+        if other.anti_affinity_terms and self.with_existing:
             for t in other.anti_affinity_terms:
                 if term_matches(t, pod.namespace, pod.labels, self.ns_labels):
                     _bump(self.existing, t.topology_key, labels, delta)
@@ -97,10 +104,15 @@ class AffinityCounts:
                 if term_matches(t, other.namespace, other.labels, other_ns):
                     _bump(self.anti, t.topology_key, labels, delta)
 
-    def reason(self, node: Node) -> str | None:
-        """``Filter``: affinity, then anti-affinity, then existing pods' anti-affinity."""
+    def reason(self, node: Node, pod: Pod | None = None) -> str | None:
+        """``Filter``: affinity, then anti-affinity, then existing pods' anti-affinity.
+        ``pod``: another pod of the same namespace and terms (its own labels decide whether
+        it matches its own affinity terms)."""
         labels = node.labels
-        pod = self.pod
+        if pod is None or pod is self.pod:
+            pod, self_match = self.pod, self.self_match
+        else:
+            self_match = matches_all(pod.affinity_terms, pod, self.ns_labels)
         if pod.affinity_terms:
             pods_exist = True
             for t in pod.affinity_terms:
@@ -109,7 +121,7 @@ class AffinityCounts:
                     return REASON_AFFINITY  # all topology labels must exist on the node
                 if self.affinity.get((t.topology_key, value), 0) <= 0:
                     pods_exist = False
-            if not pods_exist and not (not self.affinity and self.self_match):
+            if not pods_exist and not (not self.affinity and self_match):
                 return REASON_AFFINITY
         if self.anti:
             for t in pod.anti_affinity_terms:
@@ -120,6 +132,83 @@ class AffinityCounts:
             existing = self.existing
             for pair in labels.items():
                 if existing.get(pair, 0) > 0:
+                    return REASON_EXISTING_ANTI_AFFINITY
+        return None
+
+
+class ExistingAntiAffinity:
+    """The present pods' required anti-affinity terms, for every incoming pod at once.
+
+    Equal terms (same selector, namespaces, topology key) share one counter of present pods
+    per topology pair, kept by ``update``. For an incoming pod the terms that match it are
+    found once per (namespace, labels) and cached: a term whose selector has matchLabels is
+    only tried on pods carrying one of those labels. ``reason`` is then
+    ``satisfyExistingPodsAntiAffinity`` over those terms only."""
+
+    def __init__(self, namespaces: Mapping[str, Mapping[str, str]]) -> None:
+        self._namespaces = namespaces
+        self._ids: dict[str, int] = {}
+        self.terms: list[PodAffinityTerm] = []
+        self.counts: list[dict[str, int]] = []  # per term: topology value -> present pods
+        self._by_label: dict[tuple[str, str], list[int]] = {}
+        self._generic: list[int] = []  # terms without matchLabels
+        self._matching: dict[tuple, tuple[int, ...]] = {}
+
+    def _id(self, term: PodAffinityTerm) -> int:
+        key = repr(term)
+        tid = self._ids.get(key)
+        if tid is None:
+            tid = self._ids[key] = len(self.terms)
+            self.terms.append(term)
+            self.counts.append({})
+            sel = term.selector
+            if sel is not None and sel.match_labels:
+                k, v = next(iter(sel.match_labels.items()))
+                self._by_label.setdefault((k, v), []).append(tid)
+            else:
+                self._generic.append(tid)
+            self._matching.clear()
+        return tid
+
+    def update(self, other: Pod, node: Node, delta: int) -> None:
+        for t in other.anti_affinity_terms:
+            value = node.labels.get(t.topology_key)
+            if value is None:
+                continue
+            counts = self.counts[self._id(t)]
+            n = counts.get(value, 0) + delta
+            if n:
+                counts[value] = n
+            else:
+                del counts[value]
+
+    def matching(self, pod: Pod) -> tuple[int, ...]:
+        """The ids of the known terms that match ``pod``."""
+        key = (pod.namespace, tuple(sorted(pod.labels.items())))
+        found = self._matching.get(key)
+        if found is None:
+            if len(self._matching) > 10_000:
+                self._matching.clear()
+            ns = namespace_labels(self._namespaces, pod.namespace)
+            candidates = set(self._generic)
+            for item in pod.labels.items():
+                candidates.update(self._by_label.get(item, ()))
+            found = self._matching[key] = tuple(sorted(
+                tid for tid in candidates
+                if term_matches(self.terms[tid], pod.namespace, pod.labels, ns)))
+        return found
+
+    def active(self, pod: Pod) -> bool:
+        """Does a present pod's term match ``pod`` anywhere now?"""
+        return any(self.counts[tid] for tid in self.matching(pod))
+
+    def reason(self, pod: Pod, node: Node) -> str | None:
+        labels = node.labels
+        for tid in self.matching(pod):
+            counts = self.counts[tid]
+            if counts:
+                value = labels.get(self.terms[tid].topology_key)
+                if value is not None and counts.get(value, 0) > 0:
                     return REASON_EXISTING_ANTI_AFFINITY
         return None
 

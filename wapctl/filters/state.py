@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 from wapctl.filters import interpod_affinity, node_ports, topology_spread
-from wapctl.filters.interpod_affinity import AffinityCounts
+from wapctl.filters.interpod_affinity import AffinityCounts, ExistingAntiAffinity
 from wapctl.filters.node_ports import PortUsage
 from wapctl.filters.selectors import namespace_labels, term_matches
 from wapctl.filters.topology_spread import SpreadCounts
@@ -29,13 +29,14 @@ _KEEP = 16
 UNRESOLVABLE = interpod_affinity.UNRESOLVABLE | topology_spread.UNRESOLVABLE
 
 
+# Counter keys: what a counter depends on. Not the pod's labels (they only decide whether the
+# pod matches its own terms, asked per pod), so the pods of one group share one counter.
 def _affinity_key(pod: Pod) -> tuple:
-    return (pod.namespace, tuple(sorted(pod.labels.items())),
-            repr(pod.affinity_terms), repr(pod.anti_affinity_terms))
+    return (pod.namespace, repr(pod.affinity_terms), repr(pod.anti_affinity_terms))
 
 
 def _spread_key(pod: Pod) -> tuple:
-    return (pod.namespace, tuple(sorted(pod.labels.items())), repr(pod.spread_constraints),
+    return (pod.namespace, repr(pod.spread_constraints),
             tuple(sorted(pod.node_selector.items())), pod.required_affinity, pod.tolerations)
 
 
@@ -65,6 +66,7 @@ class ConstraintState:
         self._by_namespace: dict[str, dict[str, tuple[Pod, str]]] = {}
         self._with_anti: dict[str, tuple[Pod, str]] = {}
         self._ports: dict[str, PortUsage] = {}
+        self._existing = ExistingAntiAffinity(self.namespaces)
         self._affinity: OrderedDict[tuple, AffinityCounts] = OrderedDict()
         self._spread: OrderedDict[tuple, SpreadCounts] = OrderedDict()
         self._keys: dict[int, tuple[Pod, tuple, tuple]] = {}
@@ -95,6 +97,7 @@ class ConstraintState:
         self._by_namespace.setdefault(pod.namespace, {})[pod.key] = entry
         if pod.anti_affinity_terms:
             self._with_anti[pod.key] = entry
+            self._existing.update(pod, node, 1)
         if pod.host_ports:
             usage = self._ports.get(node_name)
             if usage is None:
@@ -113,8 +116,9 @@ class ConstraintState:
         pod = entry[0]
         del self._placed[pod.key]
         del self._by_namespace[pod.namespace][pod.key]
-        self._with_anti.pop(pod.key, None)
         node = self.nodes[node_name]
+        if self._with_anti.pop(pod.key, None) is not None:
+            self._existing.update(pod, node, -1)
         if pod.host_ports:
             self._ports[node_name].remove(pod)
         for counts in self._affinity.values():
@@ -140,11 +144,9 @@ class ConstraintState:
         if counts is not None:
             self._affinity.move_to_end(key)
             return counts
-        counts = AffinityCounts(pod, self.namespaces)
-        source = (self._placed.values() if interpod_affinity.has_terms(pod)
-                  else self._with_anti.values())
+        counts = AffinityCounts(pod, self.namespaces, existing=False)
         nodes = self.nodes
-        for other, where in source:
+        for other, where in self._placed.values():
             counts.update(other, nodes[where], 1)
         self._affinity[key] = counts
         if len(self._affinity) > _KEEP:
@@ -180,10 +182,16 @@ class ConstraintState:
         node = self.nodes[node_name]
         akey, skey = self._shape(pod)
         if pod.spread_constraints:
-            reason = self._spread_counts(pod, skey).reason(node)
+            reason = self._spread_counts(pod, skey).reason(node, pod)
             if reason is not None:
                 return reason
-        return self._affinity_counts(pod, akey).reason(node)
+        if pod.affinity_terms or pod.anti_affinity_terms:
+            reason = self._affinity_counts(pod, akey).reason(node, pod)
+            if reason is not None:
+                return reason
+        if self._with_anti:
+            return self._existing.reason(pod, node)
+        return None
 
     def fits(self, pod: Pod, node_name: str) -> bool:
         return self.reason(pod, node_name) is None
@@ -194,14 +202,25 @@ class ConstraintState:
         term, and no present pod's required anti-affinity term matches it."""
         if constrained(pod):
             return True
-        if not self._with_anti:
-            return False
-        akey, _ = self._shape(pod)
-        return bool(self._affinity_counts(pod, akey).existing)
+        return bool(self._with_anti) and self._existing.active(pod)
 
     def relevant(self, incoming: Pod, other: Pod) -> bool:
         """Can ``other`` joining or leaving any node change a filter's answer for
         ``incoming``? (Conservative: any term or selector match counts.)"""
+        return self.relevant_own(incoming, other) or self.relevant_existing(incoming, other)
+
+    def relevant_existing(self, incoming: Pod, other: Pod) -> bool:
+        """Does one of ``other``'s required anti-affinity terms match ``incoming``?"""
+        if other.anti_affinity_terms:
+            ns = namespace_labels(self.namespaces, incoming.namespace)
+            for t in other.anti_affinity_terms:
+                if term_matches(t, incoming.namespace, incoming.labels, ns):
+                    return True
+        return False
+
+    def relevant_own(self, incoming: Pod, other: Pod) -> bool:
+        """Can ``other`` change ``incoming``'s own constraints (host ports, spread, pod
+        (anti-)affinity terms)? Reads ``incoming``'s labels not at all."""
         if incoming.host_ports and other.host_ports:
             wanted = {(hp.protocol, hp.port) for hp in incoming.host_ports}
             if any((hp.protocol, hp.port) in wanted for hp in other.host_ports):
@@ -209,11 +228,6 @@ class ConstraintState:
         if incoming.spread_constraints and other.namespace == incoming.namespace:
             for c in incoming.spread_constraints:
                 if topology_spread.counts_pod(c, other.labels):
-                    return True
-        if other.anti_affinity_terms:
-            ns = namespace_labels(self.namespaces, incoming.namespace)
-            for t in other.anti_affinity_terms:
-                if term_matches(t, incoming.namespace, incoming.labels, ns):
                     return True
         if incoming.affinity_terms or incoming.anti_affinity_terms:
             ns = namespace_labels(self.namespaces, other.namespace)

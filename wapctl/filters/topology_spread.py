@@ -111,16 +111,21 @@ class SpreadCounts:
             elif old == self.minimum[i] and not left:
                 self.minimum[i] = cur
 
-    def reason(self, node: Node) -> str | None:
-        """``Filter``."""
+    def reason(self, node: Node, pod: Pod | None = None) -> str | None:
+        """``Filter``. ``pod``: another pod with the same namespace, constraints and node
+        eligibility (its own labels decide whether it matches itself)."""
         labels = node.labels
+        self_match = self.self_match
+        if pod is not None and pod is not self.pod:
+            self_match = [int(selector_matches(c.selector, pod.labels))
+                          for c in self.pod.spread_constraints]
         for i, c in enumerate(self.pod.spread_constraints):
             value = labels.get(c.topology_key)
             if value is None:
                 return REASON_MISSING_LABEL
             counts = self.counts[i]
             low = 0 if len(counts) < c.min_domains else self.minimum[i]
-            if counts.get(value, 0) + self.self_match[i] - low > c.max_skew:
+            if counts.get(value, 0) + self_match[i] - low > c.max_skew:
                 return REASON_CONSTRAINTS
         return None
 

@@ -45,6 +45,7 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 
 from __future__ import annotations
 
+import random
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -822,6 +823,7 @@ class _ScoredPlacer(_Placer):
         self.scorers = [ShapeScorer(first[s], self.items[s], state.nodes, self.allowed[s])
                         for s in range(len(self.items))]
         self.ties: list[Tie] = []  # of the last run
+        self.rng: random.Random | None = None  # set: equal top scores picked at random
 
     def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
         nodes, items_of, scorers = self.state.nodes, self.items, self.scorers
@@ -862,7 +864,10 @@ class _ScoredPlacer(_Placer):
                     if not buckets[s]:
                         continue
                     bucket = buckets[s][max(buckets[s])]
-                    target = min(bucket)
+                    if self.rng is not None and len(bucket) > 1:
+                        target = self.rng.choice(sorted(bucket))
+                    else:
+                        target = min(bucket)
                     if len(bucket) > 1:
                         others = sorted(bucket)[:6]
                         ties.append(Tie(f"node for pod {pod.key}", (nodes[target].name,),
@@ -1040,23 +1045,32 @@ class _Level:
 
     def reprieve(self, budgets: _Budgets,
                  importance: Callable[..., tuple] = importance_kep,
-                 ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
+                 ties: list[Tie] | None = None,
+                 rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
         """Step 6 from the found level: the victim units (most important first) and the
         PDB-violating pod keys."""
         self.check.feasible()  # refresh a cached answer for the current (found) level
-        return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties)
+        return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties, rng)
 
 
 def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
              importance: Callable[..., tuple] = importance_kep,
-             ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
+             ties: list[Tie] | None = None,
+             rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
     """Upstream's reprieve (``SelectVictimsOnNode``, ``selectVictimsOnDomain``): units sorted
     most important first; PDB budgets spent in that order; the PDB-violating units tried
     first, then the others; a unit goes back if the preemptor still fits. Returns the victim
     units (most important first) and the PDB-violating pod keys. Units of equal importance
     (all but the name) whose fates differ are reported in ``ties``: upstream orders them at
-    random."""
-    candidates = sorted(units, key=lambda u: u.importance_by(importance))
+    random. With ``rng`` those equal units are ordered at random instead of by name (one of
+    the scheduler's possible outcomes)."""
+    if rng is None:
+        candidates = sorted(units, key=lambda u: u.importance_by(importance))
+    else:
+        shuffled = list(units)
+        rng.shuffle(shuffled)
+        rank = {u: k for k, u in enumerate(shuffled)}
+        candidates = sorted(shuffled, key=lambda u: (*u.importance_by(importance)[:-1], rank[u]))
     violating = budgets.violating_pods(candidates)
     if violating:
         marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
@@ -1067,7 +1081,8 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     victims = [u for u in order if not check.try_add(u)]
     if ties is not None and victims:
         _victim_ties(candidates, set(victims), importance, ties)
-    victims.sort(key=lambda u: u.importance_by(importance))
+    order_of = {u: k for k, u in enumerate(candidates)}
+    victims.sort(key=order_of.__getitem__)
     return victims, violating
 
 
@@ -1218,8 +1233,11 @@ class _Planner:
     """
 
     def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
-                 accounting: Accounting | None = None) -> None:
+                 accounting: Accounting | None = None,
+                 rng: random.Random | None = None) -> None:
         self.snapshot = snapshot
+        # upstream's random choices drawn from rng (models without ties ignore it)
+        self.rng = rng if model.priority_search == "none" else None
         self.preemptor = preemptor
         self.model = model
         self.desc = preemptor.describe()
@@ -1255,6 +1273,8 @@ class _Planner:
         try:
             placer_cls = _ScoredPlacer if model.scored_placement else _Placer
             self.placer = placer_cls(self.state, preemptor.pods, self.cache)
+            if isinstance(self.placer, _ScoredPlacer):
+                self.placer.rng = self.rng
         except BaseException:
             self.state.restore()
             raise
@@ -1452,6 +1472,13 @@ class _Planner:
             for i, local in per_node.items() if i in allowed]
         candidates.sort(key=lambda t: (t[0], t[1]))
         binary = model.priority_search == "binary"
+        rng = self.rng
+        if rng is not None and candidates:
+            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
+            # nodes where preemption works (here: in node order, rotated)
+            offset = rng.randrange(len(nodes))
+            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
+        sample = _candidate_sample(len(nodes)) if rng is not None else len(nodes) + 1
         prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
@@ -1476,18 +1503,22 @@ class _Planner:
                         and not _may_beat_one(local, search.begin, level, best, name)):
                     continue
             local_ties: list[Tie] = []
-            victims, violating = search.reprieve(budgets, self.importance, local_ties)
+            victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
             key = _node_score(victims, violating, name)
             if not binary:
                 scored.append(key)
+                if rng is not None:
+                    key = (*key[:-1], rng.random(), name)  # the final pick at random
             if best is None or key < best:
                 best, chosen, node_ties = key, (i, victims, violating), local_ties
+            if len(scored) >= sample:
+                break
         if chosen is None or best is None:
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} does not fit on any node even after preempting "
                                f"every lower-priority unit ({self.summary()}).")
         i, victim_units, violating = chosen
-        if scored:
+        if scored and rng is None:
             equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
             if len(equal) > 1:
                 self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
@@ -1544,7 +1575,8 @@ class _Planner:
                                f"{len(placed)} fit even after preempting every lower-priority "
                                f"unit ({self.summary()}).")
         check.fix(placed)
-        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties)
+        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties,
+                                           self.rng)
         return self.group_result(placed, victim_units, violating)
 
     def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
@@ -1565,7 +1597,7 @@ def _candidate_sample(nodes: int) -> int:
 
 
 def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,
-         state: Accounting | None = None) -> Plan:
+         state: Accounting | None = None, rng: random.Random | None = None) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
 
     ``model`` is the scheduler behaviour to predict (``wapctl.models``); None picks it from the
@@ -1574,13 +1606,17 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
     it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
     on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+
+    ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
+    instead of taking the first option by name — one of the outcomes the scheduler may reach
+    (``wapctl.samples`` replays many). Ignored by models without random choices (kep-5710).
     """
     if state is not None and not state.matches(snapshot):
         raise ValueError("the Accounting was built for a snapshot with other nodes")
     if model is None:
         model = select_model(snapshot)
     with gc_paused():
-        planner = _Planner(snapshot, preemptor, model, state)
+        planner = _Planner(snapshot, preemptor, model, state, rng)
         try:
             return planner.run()
         finally:

@@ -138,6 +138,16 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
         verdict.append(f" Victims on {nodes}; "
                        f"{pdbs} PodDisruptionBudget violation{'' if pdbs == 1 else 's'}.")
     console.print(verdict)
+    sampled = doc.get("samples")
+    if sampled:
+        v = sampled["victimPods"]
+        console.print(Text(
+            f"Over {sampled['count']} seeded tie orders: {v['min']}-{v['max']} victim pods "
+            f"(median {v['median']}); {len(sampled['always'])} pods preempted always, "
+            f"{len(sampled['sometimes'])} sometimes.", style="bold"))
+        for row in sampled["sometimes"][:10]:
+            console.print(Text(f"  {row['pod']}: preempted in {row['samples']} of "
+                               f"{sampled['count']}", style="yellow"))
     ties = doc.get("ties") or []
     for tie in ties[:5]:
         console.print(Text("Random upstream: " + tie_line(tie), style="yellow"))

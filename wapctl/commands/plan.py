@@ -83,7 +83,7 @@ def plan(
     result = make_plan(snapshot, preemptor, model=behaviour)
     if notes:
         result = replace(result, notes=tuple(notes))
-    doc = plan_to_dict(result)
+    doc = plan_to_dict(result, snapshot.warnings)
     if samples:
         from wapctl.samples import sample_plans, samples_to_dict
 

@@ -438,11 +438,26 @@ class _Budgets:
                 self.by_label.setdefault((pdb.namespace, key, value), []).append(j)
             else:
                 self.unindexed.setdefault(pdb.namespace, []).append(j)
-        self._matching: dict[str, tuple[int, ...]] = {}
+        self.source = pdbs
+        # pod key -> (the labels answered for, matching PDB indices)
+        self._matching: dict[str, tuple[Mapping[str, str], tuple[int, ...]]] = {}
+
+    @classmethod
+    def of(cls, pdbs: Sequence[PodDisruptionBudget],
+           memo: dict[object, object] | None) -> _Budgets:
+        """Budgets for these PDBs; with a memo (a kept accounting's) the per-pod matching is
+        kept across plans as long as the PDBs are the same objects."""
+        if memo is None:
+            return cls(pdbs)
+        kept = memo.get(cls)
+        if not isinstance(kept, cls) or kept.source is not pdbs:
+            kept = memo[cls] = cls(pdbs)
+        return kept
 
     def matching(self, pod: Pod) -> tuple[int, ...]:
         """Indices (in PDB key order) of the PDBs selecting this pod."""
-        found = self._matching.get(pod.key)
+        cached = self._matching.get(pod.key)
+        found = cached[1] if cached is not None and cached[0] is pod.labels else None
         if found is None:
             if not pod.labels:  # upstream: a pod without labels matches no PDB
                 found = ()
@@ -456,7 +471,7 @@ class _Budgets:
                 found = tuple(sorted(j for j in candidates
                                      if label_selector_matches(self.pdbs[j].selector,
                                                                pod.labels)))
-            self._matching[pod.key] = found
+            self._matching[pod.key] = (pod.labels, found)
         return found
 
     def violating_pods(self, units_in_order: Iterable[_Unit]) -> set[str]:
@@ -865,7 +880,7 @@ class _ScoredPlacer(_Placer):
                         continue
                     bucket = buckets[s][max(buckets[s])]
                     if self.rng is not None and len(bucket) > 1:
-                        target = self.rng.choice(sorted(bucket))
+                        target = self.rng.choice(tuple(bucket))
                     else:
                         target = min(bucket)
                     if len(bucket) > 1:
@@ -1079,7 +1094,7 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     else:
         order = candidates
     victims = [u for u in order if not check.try_add(u)]
-    if ties is not None and victims:
+    if ties is not None and victims and rng is None:
         _victim_ties(candidates, set(victims), importance, ties)
     order_of = {u: k for k, u in enumerate(candidates)}
     victims.sort(key=order_of.__getitem__)
@@ -1354,7 +1369,8 @@ class _Planner:
         if not units:
             found = None
         else:
-            budgets = _Budgets(self.snapshot.pdbs)
+            budgets = _Budgets.of(self.snapshot.pdbs,
+                                  self.accounting.memo if self.accounting is not None else None)
             found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
             if found.status != UNSCHEDULABLE:
                 return found

@@ -1224,20 +1224,60 @@ def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
     return False
 
 
-def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
-    """Upstream pickOneNodeForPreemption criteria as one ascending sort key."""
-    pods = [(p, u.priority) for u in victims for p, _ in u.members]
-    top = max(u.priority for u in victims)
+@dataclass(frozen=True, slots=True)
+class _NodeCandidate:
+    """What upstream's ``pickOneNodeForPreemption`` knows of one candidate node."""
+
+    node: str
+    victim_pods: tuple[tuple[Pod, int], ...]  # (pod, its unit's priority)
+    violating: frozenset[str]
+
+    @property
+    def top(self) -> int:
+        return max(prio for _, prio in self.victim_pods)
+
+
+def _pdb_violations(c: _NodeCandidate) -> float:
+    return sum(1 for p, _ in c.victim_pods if p.key in c.violating)
+
+
+def _highest_priority(c: _NodeCandidate) -> float:
+    return c.top
+
+
+def _priority_sum(c: _NodeCandidate) -> float:
+    # upstream adds MaxInt32+1 per victim so that negative priorities never favour more victims
+    return sum(prio + _PRIORITY_OFFSET for _, prio in c.victim_pods)
+
+
+def _victim_count(c: _NodeCandidate) -> float:
+    return len(c.victim_pods)
+
+
+def _latest_start(c: _NodeCandidate) -> float:
+    top = c.top
     earliest = min((p.start_time if p.start_time is not None else _INF
-                    for p, prio in pods if prio == top), default=_INF)
-    return (
-        sum(1 for p, _ in pods if p.key in violating),  # fewest PDB violations
-        top,  # lowest highest victim priority
-        sum(prio + _PRIORITY_OFFSET for _, prio in pods),  # smallest sum of priorities
-        len(pods),  # fewest victims
-        -earliest,  # latest start time of the highest-priority victims
-        node,  # then the first node by name (upstream picks at random)
-    )
+                    for p, prio in c.victim_pods if prio == top), default=_INF)
+    return -earliest  # later start of the highest-priority victims wins
+
+
+# Upstream ``pickOneNodeForPreemption`` (preemption.go), in order; each a smaller-is-better key.
+# The pruning in ``_Planner.plan_pod`` reads positions 0, 1, 3 and 4 of the resulting key.
+NODE_CRITERIA: tuple[tuple[str, Callable[[_NodeCandidate], float]], ...] = (
+    ("fewest PDB violations", _pdb_violations),
+    ("lowest highest victim priority", _highest_priority),
+    ("smallest sum of victim priorities", _priority_sum),
+    ("fewest victims", _victim_count),
+    ("latest start of the highest-priority victims", _latest_start),
+)
+
+
+def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
+    """``NODE_CRITERIA`` as one ascending sort key, then the node name (upstream picks at
+    random among nodes equal on every criterion; reported as a tie)."""
+    c = _NodeCandidate(node, tuple((p, u.priority) for u in victims for p, _ in u.members),
+                       frozenset(violating))
+    return (*(criterion(c) for _, criterion in NODE_CRITERIA), node)
 
 
 class _Planner:

@@ -9,9 +9,9 @@ from builders import gang, member, node, pdb, pod, req, snapshot, taint, term, t
 from reference_plan import fast_as_reference, reference_plan
 
 from wapctl.model import NEVER, PodGroup, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import Preemptor, pending_preemptors, select_preemptor
-from wapctl.models import get_model
 
 KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 
@@ -121,7 +121,8 @@ def test_fast_plan_equals_reference(seed):
     snap = random_cluster(seed)
     rng = random.Random(1000 + seed)
     for preemptor in _preemptors(snap, rng):
-        assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor, model=KEP))
+        fast = plan(snap, preemptor, model=KEP)
+        assert reference_plan(snap, preemptor) == fast_as_reference(fast)
 
 
 def test_random_clusters_exercise_every_status():
@@ -155,4 +156,5 @@ def test_multi_shape_gangs_equal_reference(seed):
     snap = random_cluster(500 + seed, multi_shape=True)
     for preemptor in pending_preemptors(snap):
         if preemptor.kind == "PodGroup":
-            assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor, model=KEP))
+            fast = plan(snap, preemptor, model=KEP)
+            assert reference_plan(snap, preemptor) == fast_as_reference(fast)

@@ -42,7 +42,7 @@ def test_server_version_selects_the_model(version, name):
         server_version = version
         workloads = build_snapshot(read_documents([str(PLAN / "preemption-priority.yaml")])
                                    ).workloads
-        pod_groups: dict = {}
+        pod_groups: dict = {}  # noqa: RUF012 - a read-only stand-in
 
     assert name == models.select_model(WithVersion()).name  # type: ignore[arg-type]
 
@@ -56,7 +56,7 @@ def test_feature_gates_are_checked_per_model():
     """PodGroupPreemptionPolicy exists upstream only; the workload gates must stay on."""
     assert models.get_model("upstream", {"PodGroupPreemptionPolicy": True}).group_policy_own
     assert not models.get_model("upstream").group_policy_own
-    with pytest.raises(models.ModelError, match="not known to model 1.36"):
+    with pytest.raises(models.ModelError, match=r"not known to model 1\.36"):
         models.get_model("1.36", {"PodGroupPreemptionPolicy": True})
     with pytest.raises(models.ModelError, match="not modelled"):
         models.get_model("1.36", {"WorkloadAwarePreemption": False})

@@ -16,9 +16,9 @@ from builders import (
 )
 
 from wapctl.model import NEVER, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import Placement, Plan, TerminatingPod, Victim, lowest_level, plan
 from wapctl.preemptor import select_preemptor
-from wapctl.models import get_model
 
 KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 

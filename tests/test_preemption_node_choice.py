@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_plan import fast_as_reference, reference_plan
 
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
-from wapctl.models import get_model
 
 KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 

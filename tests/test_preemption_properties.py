@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import Plan, plan
 from wapctl.preemptor import Preemptor, pending_preemptors
-from wapctl.models import get_model
 
 KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 

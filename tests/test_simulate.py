@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wapctl import graph, load
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
 from wapctl.render.simulate import simulation_to_dict
-from wapctl.models import get_model
 from wapctl.simulate import SimulationResult, _Replay
 from wapctl.simulate import simulate as _simulate
 

@@ -36,9 +36,9 @@ from typing import Any, NamedTuple
 
 from wapctl import graph as g
 from wapctl import load, preemption, preemptor
-from wapctl.models import BehaviourModel, select_model
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.model import Snapshot
+from wapctl.models import BehaviourModel, select_model
 
 DEFAULT_MAX_PLANS = 50
 DEFAULT_LIST_LIMIT = 100  # edge changes, lost-protection entries, cycles listed per list

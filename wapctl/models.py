@@ -130,7 +130,7 @@ class BehaviourModel:
     def group_victim_priority(self, group: PodGroup) -> int:
         return group.preemption_priority if self.separate_preemption_priority else group.priority
 
-    def importance(self, group_preemptor: bool):  # noqa: ANN201 - a function, see above
+    def importance(self, group_preemptor: bool):
         return self.importance_group if group_preemptor else self.importance_pod
 
     def chosen(self, reason: str) -> BehaviourModel:
@@ -266,12 +266,12 @@ def as_seen_by(snapshot: Snapshot, model: BehaviourModel) -> Snapshot:
 
 
 __all__ = [
-    "as_seen_by",
     "DEFAULT_MODEL",
     "MODEL_NAMES",
     "UPSTREAM_COMMIT",
     "BehaviourModel",
     "ModelError",
+    "as_seen_by",
     "get_model",
     "model_for_server_version",
     "parse_feature_gates",

@@ -390,9 +390,9 @@ def scored(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[
 
 
 def _holds(snapshot: Snapshot, preemptor: Preemptor, removed: set[str],
-           placed: list[tuple[str, str]]) -> bool:
+           placed: list[tuple[str, str]], held: bool = True) -> bool:
     """The fixed placement still passes resource filters with only ``removed`` gone."""
-    used = usage(snapshot, preemptor, removed, True)
+    used = usage(snapshot, preemptor, removed, held)
     pods = {p.key: p for p in preemptor.pods}
     for key, n in placed:
         req, count = used[n]
@@ -415,8 +415,9 @@ def _holds(snapshot: Snapshot, preemptor: Preemptor, removed: set[str],
 def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str) -> RefPlan:
     pods = preemptor.pods
     is_group = preemptor.kind == "PodGroup"
-    needed = preemptor.needed if not (is_group and preemptor.min_count is None) else min(1,
-                                                                                        len(pods))
+    group = snapshot.pod_groups.get(preemptor.group_key or "") if is_group else None
+    needed = min(1, len(pods)) if group is not None and group.policy == "Basic" else \
+        preemptor.needed
     terminating = [(p.key, p.node_name) for p in snapshot.pods.values()
                    if p.terminating and not p.finished and p.node_name in snapshot.nodes]
 
@@ -455,10 +456,23 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
     if never:
         return waiting() or done("Unschedulable")
     units = upstream_units(snapshot, preemptor, model)
+    found = attempt(snapshot, preemptor, model, units, needed, terminating, done, True)
+    if found is not None:
+        return found
+    if terminating:  # with no victims making room while they hold: once they are gone
+        found = waiting() or attempt(snapshot, preemptor, model, units, needed, terminating,
+                                     done, False)
+    return found or done("Unschedulable")
+
+
+def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
+    """The victim search with terminating pods holding their resources (``held``) or gone."""
+    pods = preemptor.pods
+    is_group = preemptor.kind == "PodGroup"
     found = None
     if units and is_group:
         everything = _pods_of(units)
-        placed = scored(snapshot, preemptor, usage(snapshot, preemptor, everything, True),
+        placed = scored(snapshot, preemptor, usage(snapshot, preemptor, everything, held),
                         len(pods))
         if len(placed) >= needed:
             order = sorted(units, key=lambda u: _importance(model, True, u))
@@ -467,7 +481,7 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
             victims = list(order)
             for u in first + [u for u in order if u not in first]:
                 trial = [v for v in victims if v is not u]
-                if _holds(snapshot, preemptor, _pods_of(trial), placed):
+                if _holds(snapshot, preemptor, _pods_of(trial), placed, held):
                     victims = trial
             nodes = {n for _, n in placed}
             found = done("RequiresPreemption", placed, victims, bad,
@@ -481,7 +495,7 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
                 continue
 
             def fits(removed, name=name):
-                req, count = usage(snapshot, preemptor, _pods_of(removed), True)[name]
+                req, count = usage(snapshot, preemptor, _pods_of(removed), held)[name]
                 return fits_on(snapshot, pod, name, req, count)
 
             if not fits(local):
@@ -506,6 +520,4 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
             _, name, victims, bad = best
             found = done("RequiresPreemption", [(pod.key, name)], victims, bad,
                          [t for t in terminating if t[1] == name])
-    if found is not None:
-        return found
-    return waiting() or done("Unschedulable")
+    return found

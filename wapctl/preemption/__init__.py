@@ -539,6 +539,7 @@ class _FixedCheck(_ClusterCheck):
 
     def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
+        self.out = {}  # always kept: a failed search is undone before the fallback
         self.assigned: dict[int, tuple[dict[str, int], int]] = {}
 
     def fix(self, placed: Sequence[tuple[Pod, int]]) -> None:
@@ -714,7 +715,8 @@ class _Planner:
         self.importance = model.importance(not is_pod)
         # A basic group places as many pods as fit (upstream); the KEP model asks for all.
         self.needed = preemptor.needed
-        if not is_pod and preemptor.min_count is None and model.name != "kep-5710":
+        group = snapshot.pod_groups.get(preemptor.group_key or "") if not is_pod else None
+        if group is not None and group.policy == "Basic" and model.name != "kep-5710":
             self.needed = min(1, len(preemptor.pods))
         self.policy = preemptor.preemption_policy
         if not is_pod and not model.group_policy_own:
@@ -824,16 +826,25 @@ class _Planner:
             found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
             if found.status != UNSCHEDULABLE:
                 return found
-        if not self.model.terminating_free:
-            # Terminating pods hold their resources upstream; with no victims that make room,
-            # the preemptor is placed once they are gone.
+        if not self.model.terminating_free and state.terminating:
+            # Terminating pods hold their resources upstream. With no victims that make room
+            # while they hold, the preemptor fits once they are gone (no new victims), or with
+            # them gone and victims besides (upstream counts a lower-priority terminating pod
+            # among a node's potential victims; deleting it again changes nothing).
             for check in self.checks:
                 check.restore()
             self.checks.clear()
             self.ties.clear()
-            waiting = self.waiting()
+            waiting = self.waiting(hold=False)
             if waiting is not None:
                 return waiting
+            if units:
+                budgets = _Budgets.of(self.snapshot.pdbs, self.accounting.memo
+                                      if self.accounting is not None else None)
+                again = (self.plan_pod(units, budgets) if is_pod
+                         else self.plan_group(units, budgets))
+                if again.status != UNSCHEDULABLE:
+                    return again
         if found is not None:
             return found
         return self.result(UNSCHEDULABLE,

@@ -243,6 +243,7 @@ class AuditReport:
     cycles_introduced_count: int
     cycles_fixed_count: int
     limit: int = DEFAULT_LIST_LIMIT
+    model: BehaviourModel | None = None  # the behaviour model both sides were planned with
 
     @property
     def cycle_comparison_complete(self) -> bool:
@@ -449,4 +450,5 @@ def audit(
         cycles_introduced_count=len(introduced),
         cycles_fixed_count=len(fixed),
         limit=limit,
+        model=behaviour,
     )

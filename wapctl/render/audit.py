@@ -201,6 +201,7 @@ def audit_to_dict(report: AuditReport) -> dict[str, Any]:
         "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
         "summary": summary_to_dict(report),
         "warnings": warnings_to_list(report.before.warnings, report.after.warnings),
+        "model": report.model.to_dict() if report.model is not None else None,
     }
 
 

@@ -443,7 +443,8 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
     placed = scored(snapshot, preemptor, held, len(pods))
     if len(placed) >= needed:
         return done("Schedulable", placed)
-    nominated = {p.nominated_node for p in pods if p.nominated_node in snapshot.nodes}
+    nominated = ({p.nominated_node for p in pods if p.nominated_node in snapshot.nodes}
+                 if not (is_group and model == "1.36") else set())
     blocking = sorted((p.key, p.node_name) for p in snapshot.pods.values()
                       if p.terminating and not p.finished and p.node_name in nominated
                       and p.priority < preemptor.priority and p.preempted_by_scheduler)
@@ -470,7 +471,27 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
     pods = preemptor.pods
     is_group = preemptor.kind == "PodGroup"
     found = None
-    if units and is_group:
+    if units and is_group and model == "1.36":
+        # 1.36 selectVictimsOnDomain: the group scheduled again for every unit put back
+        def schedules(removed):
+            used = usage(snapshot, preemptor, _pods_of(removed), held)
+            return len(scored(snapshot, preemptor, used, len(pods))) >= needed
+
+        if schedules(units):
+            order = sorted(units, key=lambda u: _importance(model, True, u))
+            bad = violating_pods(snapshot, order)
+            first = [u for u in order if any(p.key in bad for p in u.pods)]
+            victims = list(order)
+            for u in first + [u for u in order if u not in first]:
+                trial = [v for v in victims if v is not u]
+                if schedules(trial):
+                    victims = trial
+            placed = scored(snapshot, preemptor,
+                            usage(snapshot, preemptor, _pods_of(victims), held), len(pods))
+            nodes = {n for _, n in placed}
+            found = done("RequiresPreemption", placed, victims, bad,
+                         [t for t in terminating if t[1] in nodes])
+    elif units and is_group:
         everything = _pods_of(units)
         placed = scored(snapshot, preemptor, usage(snapshot, preemptor, everything, held),
                         len(pods))

@@ -117,6 +117,13 @@ class BehaviourModel:
     terminating_free: bool  # terminating pods are free space (KEP); else they hold resources
     terminating_needs_condition: bool  # "by preemption" = DisruptionTarget/PreemptionByScheduler
     scored_placement: bool  # placement = filters + default scoring; else first node by name
+    # a pod group's reprieve: "reschedule" runs the group's scheduling again for every unit put
+    # back (1.36, and the KEP model's re-placing); "fixed" re-checks the placement found with
+    # every victim gone (newer upstream ``reprieveVictim`` with its ``validAssignment``)
+    group_reprieve: Literal["reschedule", "fixed"]
+    # a pod group nominated where a lower-priority pod terminates by preemption waits (newer
+    # upstream ``isOngoingPreemption``); 1.36's group path only checks preemptionPolicy
+    group_waits_for_termination: bool
     importance_pod: object  # importance function for a single-pod preemptor's victims
     importance_group: object  # importance function for a pod group preemptor's victims
     group_policy_own: bool  # the PodGroup's own preemptionPolicy (gate); else any Never member
@@ -147,6 +154,7 @@ def _base(name: str) -> BehaviourModel:
             priority_search="none", separate_preemption_priority=False,
             pod_preemptor_takes_groups_whole=False, terminating_free=False,
             terminating_needs_condition=True, scored_placement=True,
+            group_reprieve="reschedule", group_waits_for_termination=False,
             importance_pod=importance_136_pod, importance_group=importance_136_group,
             group_policy_own=False)
     if name == "upstream":
@@ -155,6 +163,7 @@ def _base(name: str) -> BehaviourModel:
             priority_search="none", separate_preemption_priority=False,
             pod_preemptor_takes_groups_whole=True, terminating_free=False,
             terminating_needs_condition=True, scored_placement=True,
+            group_reprieve="fixed", group_waits_for_termination=True,
             importance_pod=importance_upstream, importance_group=importance_upstream,
             group_policy_own=False)
     if name == "kep-5710":
@@ -163,6 +172,7 @@ def _base(name: str) -> BehaviourModel:
             priority_search="binary", separate_preemption_priority=True,
             pod_preemptor_takes_groups_whole=True, terminating_free=True,
             terminating_needs_condition=False, scored_placement=False,
+            group_reprieve="reschedule", group_waits_for_termination=True,
             importance_pod=importance_kep, importance_group=importance_kep,
             group_policy_own=True)
     raise ModelError(f"unknown model {name!r} (known: {', '.join(MODEL_NAMES)})")

@@ -588,6 +588,43 @@ class _FixedCheck(_ClusterCheck):
         return False
 
 
+class _RescheduleCheck(_ClusterCheck):
+    """Pods of several shapes placed by the scheduler's scoring: feasible iff a fresh scheduling
+    run places ``needed`` pods (1.36 runs the pod group's scheduling again for every unit put
+    back); no shortcut, as a scored placement may change with any node's load."""
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.known = False
+        self.ok = False
+
+    def remove(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, True)
+            self.known = False
+
+    def add(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, False)
+            self.known = False
+
+    def feasible(self) -> bool:
+        if not self.known:
+            self.ok = len(self.placer.run(self.needed).placed) >= self.needed
+            self.known = True
+        return self.ok
+
+    def try_add(self, unit: _Unit) -> bool:
+        if not self.relevant(unit):
+            return self.feasible()
+        self.add(unit)
+        if self.feasible():
+            return True
+        self.remove(unit)
+        self.known, self.ok = True, True  # the state before: feasible
+        return False
+
+
 class _NodeCheck:
     """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
     unit spanning many nodes costs O(resources) here, not O(its pods)."""
@@ -878,6 +915,8 @@ class _Planner:
         for that node. "By preemption" needs the DisruptionTarget condition with reason
         PreemptionByScheduler where the model says so."""
         state, pre = self.state, self.preemptor
+        if pre.kind == "PodGroup" and not self.model.group_waits_for_termination:
+            return None  # 1.36 preemptorEligibleToPreemptOthers: preemptionPolicy only
         nominated = {state.index[p.nominated_node] for p in pre.pods
                      if p.nominated_node is not None and p.nominated_node in state.index}
         if not nominated:
@@ -1015,24 +1054,31 @@ class _Planner:
 
     def plan_group(self, units: list[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
-        if self.model.priority_search == "none":
+        if self.model.group_reprieve == "fixed":
             return self.plan_group_upstream(units, budgets)
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = self.needed
         check: _ClusterCheck
         if placer.shapes == 1:
             check = _CountCheck(state, placer, needed)
+        elif isinstance(placer, _ScoredPlacer):
+            check = _RescheduleCheck(state, placer, needed)
         else:
             check = _GreedyCheck(state, placer, needed)
+        if not self.model.terminating_free:
+            check.out = {}  # kept: a failed search is undone before the terminating fallback
         self.checks.append(check)
-        search = _Level(units, check, presorted=True)
+        # 1.36: every unit removed, the group scheduled again for each unit put back
+        # (selectVictimsOnDomain's reprieveVictim calls podGroupSchedulingFunc); KEP: the
+        # lowest level first
+        search = _Level(units, check, presorted=True, search=self.model.priority_search)
         if search.level is None:
             most = len(placer.place(len(preemptor.pods)))
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} needs {needed} pod(s) placed but at most {most} fit "
                                f"even after preempting every lower-priority unit "
                                f"({self.summary()}).")
-        victim_units, violating = search.reprieve(budgets, self.importance, self.ties)
+        victim_units, violating = search.reprieve(budgets, self.importance, self.ties, self.rng)
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
 

@@ -24,6 +24,10 @@ AUDIT = CYCLES / "audit"
 CLUSTER = AUDIT / "cluster.yaml"
 
 
+# The audit cluster's Workload sets preemptionPriorityClassName: the KEP model plans both sides.
+AUDIT_MODEL = {"name": "kep-5710", "reason": "Workload ml/training sets "
+               "preemptionPriorityClassName (a KEP-5710-only field)"}
+
 def run(*args: object, input: str | None = None) -> Any:
     return CliRunner().invoke(
         app, [str(a) for a in args], input=input, env={"COLUMNS": "120"}, catch_exceptions=False
@@ -405,6 +409,8 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
             violationsAfter=1,
             violationsIntroduced=1,
         ),
+        "warnings": [],
+        "model": AUDIT_MODEL,
     }
     assert (1, expected) == (code, d)
     assert ("ml/training", "1000/600", "train", "train-protect", True) == (
@@ -460,6 +466,8 @@ def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
             }
         ],
         "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
+        "warnings": [],
+        "model": AUDIT_MODEL,
     }
     assert (0, expected) == (code, d)
     assert "node-a" in reasons[0] and "node-b" in reasons[1]

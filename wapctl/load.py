@@ -1347,7 +1347,7 @@ class _PodContext:
         self.default = default
         self.workloads = workloads
         self.pod_groups = pod_groups  # v1alpha2/3 by "ns/podgroup-name"
-        self.warnings: list[LoadWarning] = []
+        self.warnings: list[LoadWarning] = []  # Snapshot.warnings, unsorted
 
 
 def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContext) -> _Group | None:

@@ -233,22 +233,6 @@ class Workload:
     source: Source | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """A whole cluster. Mappings are keyed as noted and iterate in sorted key order."""
-
-    nodes: Mapping[str, Node]  # by name
-    pods: Mapping[str, Pod]  # by "ns/name"
-    priority_classes: Mapping[str, PriorityClass]  # by name
-    pdbs: tuple[PodDisruptionBudget, ...]  # sorted by key
-    workloads: Mapping[str, Workload]  # by "ns/name"
-    pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
-    ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
-    # Namespace labels by name, from Namespace objects (for affinity namespaceSelector).
-    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    warnings: tuple[LoadWarning, ...] = ()
-
-
 @dataclass(frozen=True)
 class LoadWarning:
     """Something the loader accepted but a user should know about (SPEC.md §4, "warnings").
@@ -275,3 +259,20 @@ def sorted_warnings(warnings: Iterable[LoadWarning]) -> tuple[LoadWarning, ...]:
     for w in warnings:
         unique.setdefault(w.sort_key(), w)  # the first place it was seen
     return tuple(unique[k] for k in sorted(unique))
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A whole cluster. Mappings are keyed as noted and iterate in sorted key order."""
+
+    nodes: Mapping[str, Node]  # by name
+    pods: Mapping[str, Pod]  # by "ns/name"
+    priority_classes: Mapping[str, PriorityClass]  # by name
+    pdbs: tuple[PodDisruptionBudget, ...]  # sorted by key
+    workloads: Mapping[str, Workload]  # by "ns/name"
+    pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
+    ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
+    # Namespace labels by name, from Namespace objects (for affinity namespaceSelector).
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # What loaded but deserves a note, sorted by LoadWarning.sort_key, without duplicates.
+    warnings: tuple[LoadWarning, ...] = ()

@@ -117,6 +117,13 @@ class BehaviourModel:
     terminating_free: bool  # terminating pods are free space (KEP); else they hold resources
     terminating_needs_condition: bool  # "by preemption" = DisruptionTarget/PreemptionByScheduler
     scored_placement: bool  # placement = filters + default scoring; else first node by name
+    # a pod group's reprieve: "reschedule" runs the group's scheduling again for every unit put
+    # back (1.36, and the KEP model's re-placing); "fixed" re-checks the placement found with
+    # every victim gone (newer upstream ``reprieveVictim`` with its ``validAssignment``)
+    group_reprieve: Literal["reschedule", "fixed"]
+    # a pod group nominated where a lower-priority pod terminates by preemption waits (newer
+    # upstream ``isOngoingPreemption``); 1.36's group path only checks preemptionPolicy
+    group_waits_for_termination: bool
     importance_pod: object  # importance function for a single-pod preemptor's victims
     importance_group: object  # importance function for a pod group preemptor's victims
     group_policy_own: bool  # the PodGroup's own preemptionPolicy (gate); else any Never member
@@ -130,7 +137,7 @@ class BehaviourModel:
     def group_victim_priority(self, group: PodGroup) -> int:
         return group.preemption_priority if self.separate_preemption_priority else group.priority
 
-    def importance(self, group_preemptor: bool):  # noqa: ANN201 - a function, see above
+    def importance(self, group_preemptor: bool):
         return self.importance_group if group_preemptor else self.importance_pod
 
     def chosen(self, reason: str) -> BehaviourModel:
@@ -147,6 +154,7 @@ def _base(name: str) -> BehaviourModel:
             priority_search="none", separate_preemption_priority=False,
             pod_preemptor_takes_groups_whole=False, terminating_free=False,
             terminating_needs_condition=True, scored_placement=True,
+            group_reprieve="reschedule", group_waits_for_termination=False,
             importance_pod=importance_136_pod, importance_group=importance_136_group,
             group_policy_own=False)
     if name == "upstream":
@@ -155,6 +163,7 @@ def _base(name: str) -> BehaviourModel:
             priority_search="none", separate_preemption_priority=False,
             pod_preemptor_takes_groups_whole=True, terminating_free=False,
             terminating_needs_condition=True, scored_placement=True,
+            group_reprieve="fixed", group_waits_for_termination=True,
             importance_pod=importance_upstream, importance_group=importance_upstream,
             group_policy_own=False)
     if name == "kep-5710":
@@ -163,6 +172,7 @@ def _base(name: str) -> BehaviourModel:
             priority_search="binary", separate_preemption_priority=True,
             pod_preemptor_takes_groups_whole=True, terminating_free=True,
             terminating_needs_condition=False, scored_placement=False,
+            group_reprieve="reschedule", group_waits_for_termination=True,
             importance_pod=importance_kep, importance_group=importance_kep,
             group_policy_own=True)
     raise ModelError(f"unknown model {name!r} (known: {', '.join(MODEL_NAMES)})")
@@ -247,12 +257,31 @@ def select_model(snapshot: Snapshot, name: str | None = None,
         f"no server version known; default model {DEFAULT_MODEL}")
 
 
+def as_seen_by(snapshot: Snapshot, model: BehaviourModel) -> Snapshot:
+    """The snapshot with victim priorities as ``model`` reads them: without a separate
+    preemption priority (the scheduler models) every pod and pod group is a victim at its
+    scheduling priority. For checks that read ``preemption_priority`` directly (the priority
+    graph of ``check-cycles``)."""
+    if model.separate_preemption_priority:
+        return snapshot
+    from types import MappingProxyType
+
+    pods = {k: (p if p.preemption_priority == p.priority
+                else replace(p, preemption_priority=p.priority))
+            for k, p in snapshot.pods.items()}
+    groups = {k: (g if g.preemption_priority == g.priority
+                  else replace(g, preemption_priority=g.priority))
+              for k, g in snapshot.pod_groups.items()}
+    return replace(snapshot, pods=MappingProxyType(pods), pod_groups=MappingProxyType(groups))
+
+
 __all__ = [
     "DEFAULT_MODEL",
     "MODEL_NAMES",
     "UPSTREAM_COMMIT",
     "BehaviourModel",
     "ModelError",
+    "as_seen_by",
     "get_model",
     "model_for_server_version",
     "parse_feature_gates",

@@ -34,6 +34,14 @@ def plan(
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", min=0,
+                     help="Also replay the plan N times with seeded random tie orders (as the "
+                     "scheduler's random choices would fall) and report the spread: pods "
+                     "preempted always / sometimes, min/median/max victim count."),
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="First seed of --samples.")] = 0,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
@@ -49,7 +57,7 @@ def plan(
     from dataclasses import replace
 
     from wapctl.preemption import plan as make_plan
-    from wapctl.preemptor import select_preemptor, whole_group_of
+    from wapctl.preemptor import whole_group_of
     from wapctl.render.plan import plan_to_dict, render_plan
 
     opts = common.SnapshotOptions(
@@ -63,7 +71,8 @@ def plan(
     )
     snapshot = common.load_snapshot(opts, progress=True)
     behaviour = common.behaviour_model(snapshot, model, feature_gates)
-    preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
+    preemptor = common.named_preemptor(snapshot, pod=pod, workload=workload,
+                                       namespace=namespace)
     notes: list[str] = []
     if pod and preemptor.kind == "Pod" and behaviour.name != "kep-5710":
         group = whole_group_of(snapshot, preemptor)
@@ -75,7 +84,12 @@ def plan(
     result = make_plan(snapshot, preemptor, model=behaviour)
     if notes:
         result = replace(result, notes=tuple(notes))
-    doc = plan_to_dict(result)
+    doc = plan_to_dict(result, snapshot.warnings)
+    if samples:
+        from wapctl.samples import sample_plans, samples_to_dict
+
+        doc["samples"] = samples_to_dict(sample_plans(snapshot, preemptor, model=behaviour,
+                                                      samples=samples, seed=seed))
     note = None
     if not pod and not workload:
         who = f"{preemptor.namespace}/{preemptor.name}"

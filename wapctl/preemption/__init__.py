@@ -1,19 +1,41 @@
-"""The plan algorithm (SPEC.md §3): where a preemptor goes, and whom it preempts.
+"""The plan algorithm: where a preemptor goes, and whom it preempts — for the behaviour model
+asked for (``wapctl.models``; docs/SPEC.md §0 is the table of what differs).
 
-One scheme serves pod and gang preemptors and pod and PodGroup victim units:
+Upstream models (``1.36``, ``upstream``), after upstream ``SelectVictimsOnNode`` (one pod, one
+node at a time) and ``selectVictimsOnDomain`` (a pod group, the whole cluster):
 
-1. fits now -> Schedulable;
-2. fits once terminating pods are gone (already-triggered preemptions are free space) ->
-   WaitingForTermination, no new victims;
-3. preemptionPolicy Never -> Unschedulable;
-4. victim units: bound, running pods of lower *preemption* priority than the preemptor's
-   *scheduling* priority; a ``PodGroup``-mode group is one unit (all its pods, every node);
-5. binary search over the distinct unit priorities for the lowest X such that the preemptor
-   fits with every unit of priority <= X removed (a single pod does this per node and then
-   picks the node as kube-scheduler's ``pickOneNodeForPreemption`` does; a pod group uses the
-   whole cluster as one domain);
-6. reprieve as upstream ``SelectVictimsOnNode``: PDB-violating units first, then the others,
-   each from most to least important; a unit goes back if the preemptor still fits.
+1. fits now -> Schedulable (placed as the scheduler would: filters, then default scores);
+2. a pod nominated where a lower-priority pod terminates by preemption -> WaitingForTermination
+   (``PodEligibleToPreemptOthers``); terminating pods otherwise hold their resources;
+3. preemptionPolicy Never -> no preemption;
+4. every unit below the preemptor's priority removed at once; the preemptor scheduled once;
+   that placement fixed; then each unit put back (PDB-violating first, most important first)
+   if the placement still holds. A single pod's node is chosen by ``NODE_CRITERIA``.
+
+The KEP-5710 model (SPEC.md §3) instead treats terminating pods as free space and searches the
+lowest priority level whose removal makes room before reprieving.
+
+The package, in the order of the algorithm:
+
+- ``units``: victim units (a pod, or a ``PodGroup``-mode group on every node) and their index
+  kept with a ``fit.Accounting``;
+- ``budgets``: PodDisruptionBudgets spent in importance order;
+- this module: placement and feasibility (``_Placer`` greedy, ``_ScoredPlacer`` the scheduler's
+  scoring, the checks ``_CountCheck`` / ``_GreedyCheck`` / ``_FixedCheck`` / ``_NodeCheck``) and the
+  planner (``_Planner``, ``plan``). Placement moves to its own module once the pod-dependent
+  filters have landed on it;
+- ``search``: the KEP's level search and upstream's reprieve;
+- ``node_choice``: ``pickOneNodeForPreemption``'s criteria, one named function each;
+- ``result``: ``Plan`` and its parts.
+
+The filter hook. Every "does this pod fit this node" question goes through the placement layer:
+``_Placer.run`` / ``_ScoredPlacer.run`` (a pod placed with the pods now present: victims removed
+or reprieved, and the group's own pods placed before it) and the checks' ``try_add`` (a unit put
+back: does every pod placed on the nodes it touches still fit?). Resource fit and the static
+predicates are answered there today; a pod-dependent filter (inter-pod affinity, topology spread,
+host ports) plugs in at exactly those two places — consulted per (pod, node) after the resource
+fit, told about every pod placed, removed or restored — and may be skipped when no pod in the
+snapshot carries such a constraint.
 
 Everything runs on incremental state (``fit.ClusterState``): removing or restoring a unit touches
 only the nodes it has pods on, and a gang of identical pods is checked by a per-node count of
@@ -42,13 +64,11 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 - All terminating pods are free space regardless of their priority; ``terminating`` lists those
   on nodes the placement uses.
 """
-
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal, Protocol
+import random
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 
 from wapctl.fit import (
     Accounting,
@@ -56,438 +76,56 @@ from wapctl.fit import (
     NodeState,
     RequestItems,
     StaticFitCache,
-    label_selector_matches,
     request_items,
     shape_key,
 )
 from wapctl.gcpause import gc_paused
-from wapctl.model import NEVER, PREEMPT_LOWER, Pod, PodDisruptionBudget, PodGroup, Snapshot
-from wapctl.models import BehaviourModel, importance_kep, select_model
+from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
+from wapctl.models import BehaviourModel, select_model
+from wapctl.preemption.budgets import _Budgets
+from wapctl.preemption.node_choice import (
+    _PRIORITY_OFFSET,
+    NODE_CRITERIA,
+    _may_beat_one,
+    _node_score,
+)
+from wapctl.preemption.result import (
+    REQUIRES_PREEMPTION,
+    SCHEDULABLE,
+    UNSCHEDULABLE,
+    WAITING,
+    Placement,
+    Plan,
+    PlanStatus,
+    TerminatingPod,
+    Tie,
+    Victim,
+)
+from wapctl.preemption.search import _Feasibility, _Level, lowest_level, reprieve  # noqa: F401
+from wapctl.preemption.units import UnitKind, _by_priority, _Unit, _UnitIndex, _victim_units
 from wapctl.preemptor import Preemptor
 from wapctl.scoring import ShapeScorer
 
-PlanStatus = Literal["Schedulable", "WaitingForTermination", "RequiresPreemption", "Unschedulable"]
-SCHEDULABLE: PlanStatus = "Schedulable"
-WAITING: PlanStatus = "WaitingForTermination"
-REQUIRES_PREEMPTION: PlanStatus = "RequiresPreemption"
-UNSCHEDULABLE: PlanStatus = "Unschedulable"
-
-UnitKind = Literal["Pod", "PodGroup"]
-
-# Upstream sums victim priorities as int64 after adding MaxInt32+1 to each, so that negative
-# priorities cannot make a node with more victims look cheaper.
-_PRIORITY_OFFSET = 2**31
-_INF = float("inf")
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    pod: str  # "ns/name"
-    node: str
-
-
-@dataclass(frozen=True, slots=True)
-class Victim:
-    pod: str  # "ns/name"
-    node: str
-    priority: int  # the pod's preemption priority (its unit's)
-    unit_kind: UnitKind
-    unit_name: str  # "ns/name" for a pod unit, "ns/workload/group" for a PodGroup unit
-    pdb_violation: bool  # this pod took a PodDisruptionBudget below zero (upstream marking)
-
-
-@dataclass(frozen=True, slots=True)
-class TerminatingPod:
-    pod: str
-    node: str
-
-
-@dataclass(frozen=True, slots=True)
-class Tie:
-    """A choice upstream makes at random; the plan took ``chosen`` deterministically."""
-
-    decision: str
-    chosen: tuple[str, ...]
-    alternatives: tuple[str, ...]  # the equal options not taken (possibly truncated)
-    count: int = 0  # how many options were equal in all (0: chosen + alternatives)
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """The outcome for one preemptor. Lists are sorted by pod key."""
-
-    preemptor: Preemptor
-    status: PlanStatus
-    reason: str
-    placements: tuple[Placement, ...] = ()
-    victims: tuple[Victim, ...] = ()
-    terminating: tuple[TerminatingPod, ...] = ()  # on nodes the placement uses
-    unplaced: tuple[str, ...] = ()  # preemptor pods left pending (gang remainder, or all)
-    model: BehaviourModel | None = None  # the behaviour model the plan followed
-    ties: tuple[Tie, ...] = ()  # decisions upstream takes at random
-    notes: tuple[str, ...] = ()  # remarks on how the preemptor was read
-
-    @property
-    def victim_pods(self) -> int:
-        return len(self.victims)
-
-    @property
-    def victim_units(self) -> int:
-        return len({(v.unit_kind, v.unit_name) for v in self.victims})
-
-    @property
-    def max_victim_priority(self) -> int | None:
-        return max((v.priority for v in self.victims), default=None)
-
-    @property
-    def pdb_violations(self) -> int:
-        return sum(1 for v in self.victims if v.pdb_violation)
-
-    @property
-    def nodes_touched(self) -> int:
-        """Distinct nodes hosting victims."""
-        return len({v.node for v in self.victims})
-
-
-# ---- victim units -----------------------------------------------------------------------------
-
-
-class _Unit:
-    """A preemption unit: one pod, or every eligible pod of a ``PodGroup``-mode group."""
-
-    __slots__ = ("_importance", "_on_node", "kind", "members", "name", "nodes", "priority",
-                 "tier")
-
-    def __init__(self, kind: UnitKind, name: str, priority: int,
-                 members: Sequence[tuple[Pod, int]], tier: int, nodes: tuple[int, ...]) -> None:
-        self.kind = kind
-        self.name = name
-        self.priority = priority
-        self.members = members  # (pod, node index), sorted by pod key
-        self.tier = tier  # 0 whole group, 1 pod of a workload, 2 standalone pod
-        self.nodes = nodes  # distinct node indices, sorted
-        self._importance: tuple[Callable[..., tuple], tuple] | None = None
-        self._on_node: dict[int, tuple[dict[str, int], int]] | None = None
-
-    @property
-    def importance(self) -> tuple:
-        """The KEP-5710 sort key, most important first (``models.importance_kep``)."""
-        return self.importance_by(importance_kep)
-
-    def importance_by(self, fn: Callable[..., tuple]) -> tuple:
-        """Sort key of this unit under a model's importance function (most important first);
-        the last element is the name, our stand-in for upstream's random order / UID."""
-        cached = self._importance
-        if cached is not None and cached[0] is fn:
-            return cached[1]
-        start = min((p.start_time for p, _ in self.members if p.start_time is not None),
-                    default=_INF)
-        key = fn(self.priority, self.kind == "PodGroup", self.tier < 2,
-                 len(self.members), start, self.name)
-        self._importance = (fn, key)
-        return key
-
-    def on_node(self, i: int) -> tuple[Mapping[str, int], int]:
-        """The unit's summed requests and pod count on node ``i``."""
-        if len(self.members) == 1:
-            return self.members[0][0].requests, 1
-        if self._on_node is None:
-            agg: dict[int, tuple[dict[str, int], int]] = {}
-            for pod, j in self.members:
-                req, n = agg.get(j, ({}, 0))
-                for r, q in pod.requests.items():
-                    req[r] = req.get(r, 0) + q
-                agg[j] = (req, n + 1)
-            self._on_node = agg
-        return self._on_node[i]
-
-
-def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
-                  separate: bool = True, whole_groups: bool = True) -> list[_Unit]:
-    """Step 4: every unit the preemptor may preempt. ``separate``: victims ranked by their
-    preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
-    ``PodGroup``-mode groups are one unit, else each pod is its own."""
-    own = preemptor.group_key
-    limit = preemptor.priority
-    groups = snapshot.pod_groups
-    units: list[_Unit] = []
-    whole: dict[str, list[tuple[Pod, int]]] = {}
-    for pod, i in state.bound:  # bound, running, on a known node; sorted by key
-        gk = pod.group_key
-        if gk is not None:
-            if gk == own:
-                continue
-            group = groups.get(gk)
-            if whole_groups and group is not None and group.disruption_mode == "PodGroup":
-                gp = group.preemption_priority if separate else group.priority
-                if gp < limit:
-                    whole.setdefault(gk, []).append((pod, i))
-                continue
-            pp = pod.preemption_priority if separate else pod.priority
-            if pp < limit:
-                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 1, (i,)))
-        else:
-            pp = pod.preemption_priority if separate else pod.priority
-            if pp < limit:
-                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 2, (i,)))
-    for gk, members in whole.items():
-        nodes = tuple(sorted({i for _, i in members}))
-        g = groups[gk]
-        units.append(_Unit("PodGroup", gk, g.preemption_priority if separate else g.priority,
-                           members, 0, nodes))
-    return units  # standalone units by pod key, then PodGroup units by group key
-
-
-def _by_priority(units: list[_Unit]) -> list[_Unit]:
-    """Units in (priority, name) order: the order of the level search (names are unique)."""
-    units.sort(key=lambda u: (u.priority, u.name))
-    return units
-
-
-def _insert(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
-    key = (unit.priority, unit.name)
-    j = bisect_left(keys, key)
-    keys.insert(j, key)
-    units.insert(j, unit)
-
-
-def _delete(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
-    j = bisect_left(keys, (unit.priority, unit.name))
-    del keys[j]
-    del units[j]
-
-
-class _UnitIndex:
-    """Every victim-unit candidate of a kept ``fit.Accounting``, for the plans of any preemptor.
-
-    What ``_victim_units`` derives from all running pods for one preemptor, kept for all of
-    them: a unit per running pod outside ``PodGroup``-mode groups and a unit per such group
-    (all its running pods), in (priority, name) order overall and per node. A preemptor's
-    units are the prefix below its priority minus its own group's. The accounting tells it
-    every running pod that leaves or joins; only the units of that pod change.
-    """
-
-    def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
-                 separate: bool = True, whole_groups: bool = True) -> None:
-        self.pod_groups = pod_groups
-        self.separate = separate
-        self.whole_groups = whole_groups
-        self.keys: list[tuple[int, str]] = []
-        self.units: list[_Unit] = []
-        self.node_keys: dict[int, list[tuple[int, str]]] = {}
-        self.node_units: dict[int, list[_Unit]] = {}
-        self.pod_units: dict[str, _Unit] = {}  # pod key -> its Pod unit
-        self.members: dict[str, dict[str, tuple[Pod, int]]] = {}  # whole group -> running pods
-        self.whole: dict[str, _Unit] = {}  # whole group -> its current PodGroup unit
-        self.grouped: dict[str, int] = {}  # group key -> Pod units of its pods
-        units: list[_Unit] = []
-        for pod, i in accounting.bound_pods():
-            gk = self._whole_group(pod)
-            if gk is None:
-                units.append(self._pod_unit(pod, i))
-            else:
-                self.members.setdefault(gk, {})[pod.key] = (pod, i)
-        units.extend(self._group_unit(gk) for gk in self.members)
-        self.units = _by_priority(units)
-        self.keys = [(u.priority, u.name) for u in self.units]
-        for u in self.units:
-            for i in u.nodes:
-                self.node_units.setdefault(i, []).append(u)
-        self.node_keys = {i: [(u.priority, u.name) for u in local]
-                          for i, local in self.node_units.items()}
-        accounting.listen(self.changed)
-
-    @classmethod
-    def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
-           separate: bool = True, whole_groups: bool = True) -> _UnitIndex:
-        """The accounting's index (built at its first plan), for these pod groups and this way
-        of forming units (one index per way)."""
-        memo_key = (cls, separate, whole_groups)
-        index = accounting.memo.get(memo_key)
-        if isinstance(index, cls):
-            if index.pod_groups is pod_groups or index.pod_groups == pod_groups:
-                return index
-            accounting.unlisten(index.changed)
-        index = accounting.memo[memo_key] = cls(accounting, pod_groups, separate, whole_groups)
-        return index
-
-    def _whole_group(self, pod: Pod) -> str | None:
-        gk = pod.group_key
-        if gk is not None and self.whole_groups:
-            group = self.pod_groups.get(gk)
-            if group is not None and group.disruption_mode == "PodGroup":
-                return gk
-        return None
-
-    def _pod_unit(self, pod: Pod, i: int) -> _Unit:
-        unit = _Unit("Pod", pod.key, pod.preemption_priority if self.separate else pod.priority,
-                     ((pod, i),), 2 if pod.group_key is None else 1, (i,))
-        self.pod_units[pod.key] = unit
-        if pod.group_key is not None:
-            self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1
-        return unit
-
-    def _group_unit(self, gk: str) -> _Unit:
-        running = self.members[gk]
-        members = [running[k] for k in sorted(running)]
-        group = self.pod_groups[gk]
-        unit = _Unit("PodGroup", gk,
-                     group.preemption_priority if self.separate else group.priority, members, 0,
-                     tuple(sorted({i for _, i in members})))
-        self.whole[gk] = unit
-        return unit
-
-    def _place(self, unit: _Unit) -> None:
-        _insert(self.keys, self.units, unit)
-        for i in unit.nodes:
-            _insert(self.node_keys.setdefault(i, []), self.node_units.setdefault(i, []), unit)
-
-    def _unplace(self, unit: _Unit) -> None:
-        _delete(self.keys, self.units, unit)
-        for i in unit.nodes:
-            _delete(self.node_keys[i], self.node_units[i], unit)
-
-    def changed(self, left: tuple[Pod, int] | None, joined: tuple[Pod, int] | None) -> None:
-        for entry, joins in ((left, False), (joined, True)):
-            if entry is None:
-                continue
-            pod, i = entry
-            gk = self._whole_group(pod)
-            if gk is None:
-                if joins:
-                    self._place(self._pod_unit(pod, i))
-                else:
-                    self._unplace(self.pod_units.pop(pod.key))
-                    if pod.group_key is not None:
-                        self.grouped[pod.group_key] -= 1
-                continue
-            old = self.whole.pop(gk, None)
-            if old is not None:
-                self._unplace(old)
-            running = self.members.setdefault(gk, {})
-            if joins:
-                running[pod.key] = entry
-            else:
-                del running[pod.key]
-            if running:
-                self._place(self._group_unit(gk))
-            else:
-                del self.members[gk]
-
-    def _mine(self, own: str | None) -> str | None:
-        """The preemptor's own group if it has units here (they are never its victims)."""
-        if own is not None and (self.grouped.get(own, 0) > 0 or own in self.whole):
-            return own
-        return None
-
-    @staticmethod
-    def _owned(unit: _Unit, own: str) -> bool:
-        if unit.kind == "PodGroup":
-            return unit.name == own
-        return unit.members[0][0].group_key == own
-
-    def below(self, limit: int, own: str | None) -> list[_Unit]:
-        """The preemptor's victim units (those of ``_victim_units``), in (priority, name)
-        order."""
-        units = self.units[: bisect_left(self.keys, (limit, ""))]
-        mine = self._mine(own)
-        if mine is not None:
-            units = [u for u in units if not self._owned(u, mine)]
-        return units
-
-    def per_node(self, limit: int, own: str | None) -> dict[int, list[_Unit]]:
-        """``below`` per node it has pods on, each in (priority, name) order."""
-        mine = self._mine(own)
-        out: dict[int, list[_Unit]] = {}
-        node_units = self.node_units
-        for i, keys in self.node_keys.items():
-            j = bisect_left(keys, (limit, ""))
-            if j:
-                local = node_units[i][:j]
-                if mine is not None:
-                    local = [u for u in local if not self._owned(u, mine)]
-                    if not local:
-                        continue
-                out[i] = local
-        return out
-
-
-# ---- PodDisruptionBudgets ---------------------------------------------------------------------
-
-
-class _Budgets:
-    """Upstream ``filterPodsWithPDBViolation`` over units: budgets are spent in importance order;
-    a pod that takes any budget below zero violates it, and so does its whole unit."""
-
-    def __init__(self, pdbs: Sequence[PodDisruptionBudget]) -> None:
-        self.pdbs = list(pdbs)  # sorted by key
-        self.by_namespace: dict[str, list[int]] = {}
-        # A PDB with matchLabels can only select pods carrying its first (key, value) pair:
-        # index it there, so a pod only tries the PDBs its own labels point at.
-        self.by_label: dict[tuple[str, str, str], list[int]] = {}
-        self.unindexed: dict[str, list[int]] = {}
-        for j, pdb in enumerate(self.pdbs):
-            self.by_namespace.setdefault(pdb.namespace, []).append(j)
-            selector = pdb.selector
-            if selector is None or selector.empty:
-                continue  # selects nothing
-            if selector.match_labels:
-                key, value = min(selector.match_labels.items())
-                self.by_label.setdefault((pdb.namespace, key, value), []).append(j)
-            else:
-                self.unindexed.setdefault(pdb.namespace, []).append(j)
-        self._matching: dict[str, tuple[int, ...]] = {}
-
-    def matching(self, pod: Pod) -> tuple[int, ...]:
-        """Indices (in PDB key order) of the PDBs selecting this pod."""
-        found = self._matching.get(pod.key)
-        if found is None:
-            if not pod.labels:  # upstream: a pod without labels matches no PDB
-                found = ()
-            else:
-                ns, by_label = pod.namespace, self.by_label
-                candidates = list(self.unindexed.get(ns, ()))
-                for key, value in pod.labels.items():
-                    hit = by_label.get((ns, key, value))
-                    if hit:
-                        candidates.extend(hit)
-                found = tuple(sorted(j for j in candidates
-                                     if label_selector_matches(self.pdbs[j].selector,
-                                                               pod.labels)))
-            self._matching[pod.key] = found
-        return found
-
-    def violating_pods(self, units_in_order: Iterable[_Unit]) -> set[str]:
-        violating: set[str] = set()
-        if not self.pdbs:
-            return violating
-        allowed = [pdb.disruptions_allowed for pdb in self.pdbs]
-        by_namespace = self.by_namespace
-        for unit in units_in_order:
-            for pod, _ in unit.members:
-                if pod.namespace not in by_namespace:
-                    continue
-                for j in self.matching(pod):
-                    if pod.name in self.pdbs[j].disrupted_pods:
-                        continue  # already counted by the API server
-                    allowed[j] -= 1
-                    if allowed[j] < 0:
-                        violating.add(pod.key)
-                        break
-        return violating
+__all__ = [
+    "NODE_CRITERIA",
+    "REQUIRES_PREEMPTION",
+    "SCHEDULABLE",
+    "UNSCHEDULABLE",
+    "WAITING",
+    "Placement",
+    "Plan",
+    "PlanStatus",
+    "TerminatingPod",
+    "Tie",
+    "UnitKind",
+    "Victim",
+    "lowest_level",
+    "plan",
+    "reprieve",
+]
 
 
 # ---- feasibility checks -----------------------------------------------------------------------
-
-
-class _Feasibility(Protocol):
-    """What the victim search asks of a domain: remove or restore a unit, and "does the
-    preemptor fit now?" (``try_add`` restores a unit and keeps it only if it still fits)."""
-
-    def remove(self, unit: _Unit) -> None: ...
-    def add(self, unit: _Unit) -> None: ...
-    def feasible(self) -> bool: ...
-    def try_add(self, unit: _Unit) -> bool: ...
 
 
 class _Placer:
@@ -821,6 +459,7 @@ class _ScoredPlacer(_Placer):
         self.scorers = [ShapeScorer(first[s], self.items[s], state.nodes, self.allowed[s])
                         for s in range(len(self.items))]
         self.ties: list[Tie] = []  # of the last run
+        self.rng: random.Random | None = None  # set: equal top scores picked at random
 
     def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
         nodes, items_of, scorers = self.state.nodes, self.items, self.scorers
@@ -861,7 +500,10 @@ class _ScoredPlacer(_Placer):
                     if not buckets[s]:
                         continue
                     bucket = buckets[s][max(buckets[s])]
-                    target = min(bucket)
+                    if self.rng is not None and len(bucket) > 1:
+                        target = self.rng.choice(tuple(bucket))
+                    else:
+                        target = min(bucket)
                     if len(bucket) > 1:
                         others = sorted(bucket)[:6]
                         ties.append(Tie(f"node for pod {pod.key}", (nodes[target].name,),
@@ -897,6 +539,7 @@ class _FixedCheck(_ClusterCheck):
 
     def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
+        self.out = {}  # always kept: a failed search is undone before the fallback
         self.assigned: dict[int, tuple[dict[str, int], int]] = {}
 
     def fix(self, placed: Sequence[tuple[Pod, int]]) -> None:
@@ -945,6 +588,43 @@ class _FixedCheck(_ClusterCheck):
         return False
 
 
+class _RescheduleCheck(_ClusterCheck):
+    """Pods of several shapes placed by the scheduler's scoring: feasible iff a fresh scheduling
+    run places ``needed`` pods (1.36 runs the pod group's scheduling again for every unit put
+    back); no shortcut, as a scored placement may change with any node's load."""
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.known = False
+        self.ok = False
+
+    def remove(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, True)
+            self.known = False
+
+    def add(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, False)
+            self.known = False
+
+    def feasible(self) -> bool:
+        if not self.known:
+            self.ok = len(self.placer.run(self.needed).placed) >= self.needed
+            self.known = True
+        return self.ok
+
+    def try_add(self, unit: _Unit) -> bool:
+        if not self.relevant(unit):
+            return self.feasible()
+        self.add(unit)
+        if self.feasible():
+            return True
+        self.remove(unit)
+        self.known, self.ok = True, True  # the state before: feasible
+        return False
+
+
 class _NodeCheck:
     """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
     unit spanning many nodes costs O(resources) here, not O(its pods)."""
@@ -983,132 +663,6 @@ class _NodeCheck:
             return True
         self._shift(unit, -1)
         return False
-
-
-# ---- the victim search (steps 5 and 6) --------------------------------------------------------
-
-
-class _Level:
-    """Step 5 on one domain: the lowest priority level whose removal makes room.
-
-    Levels are visited from the bottom with doubling steps (0, 1, 3, 7, ...), then bisected:
-    for a monotone check this is the binary search of SPEC §3 and finds the same lowest level,
-    but it only ever removes units up to about that level, not every unit first.
-    """
-
-    __slots__ = ("begin", "by_priority", "check", "end", "ends", "level", "removed")
-
-    def __init__(self, units: Sequence[_Unit], check: _Feasibility,
-                 presorted: bool = False, search: str = "binary") -> None:
-        """``presorted``: ``units`` already are in (priority, name) order. ``search``:
-        ``"binary"`` finds the lowest level (KEP-5710); ``"none"`` removes every unit at once
-        (upstream: no search over priorities, every lower-priority unit removed)."""
-        self.check = check
-        self.by_priority = (units if presorted
-                            else sorted(units, key=lambda u: (u.priority, u.name)))
-        priorities = [u.priority for u in self.by_priority]
-        levels = sorted(set(priorities))
-        self.ends = [bisect_right(priorities, level) for level in levels]
-        self.removed = 0
-        self.level: int | None = None  # priority of the level found, None: nothing makes room
-        self.begin = self.end = 0  # by_priority[begin:end]: the units of the level found
-        if search == "none":
-            found = (len(levels) - 1 if levels and self.feasible_at(len(levels) - 1)
-                     else None)
-        else:
-            found = lowest_level(len(levels), self.feasible_at)
-        if found is not None:
-            self.move(self.ends[found])
-            self.level, self.end = levels[found], self.ends[found]
-            self.begin = self.ends[found - 1] if found else 0
-        else:
-            self.move(self.ends[-1])  # leave every unit removed (for the caller's message)
-
-    def move(self, target: int) -> None:
-        check, units = self.check, self.by_priority
-        while self.removed < target:
-            check.remove(units[self.removed])
-            self.removed += 1
-        while self.removed > target:
-            self.removed -= 1
-            check.add(units[self.removed])
-
-    def feasible_at(self, k: int) -> bool:
-        self.move(self.ends[k])
-        return self.check.feasible()
-
-    def reprieve(self, budgets: _Budgets,
-                 importance: Callable[..., tuple] = importance_kep,
-                 ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
-        """Step 6 from the found level: the victim units (most important first) and the
-        PDB-violating pod keys."""
-        self.check.feasible()  # refresh a cached answer for the current (found) level
-        return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties)
-
-
-def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
-             importance: Callable[..., tuple] = importance_kep,
-             ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
-    """Upstream's reprieve (``SelectVictimsOnNode``, ``selectVictimsOnDomain``): units sorted
-    most important first; PDB budgets spent in that order; the PDB-violating units tried
-    first, then the others; a unit goes back if the preemptor still fits. Returns the victim
-    units (most important first) and the PDB-violating pod keys. Units of equal importance
-    (all but the name) whose fates differ are reported in ``ties``: upstream orders them at
-    random."""
-    candidates = sorted(units, key=lambda u: u.importance_by(importance))
-    violating = budgets.violating_pods(candidates)
-    if violating:
-        marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
-        order = ([u for u, m in zip(candidates, marked, strict=True) if m]
-                 + [u for u, m in zip(candidates, marked, strict=True) if not m])
-    else:
-        order = candidates
-    victims = [u for u in order if not check.try_add(u)]
-    if ties is not None and victims:
-        _victim_ties(candidates, set(victims), importance, ties)
-    victims.sort(key=lambda u: u.importance_by(importance))
-    return victims, violating
-
-
-def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
-                 importance: Callable[..., tuple], ties: list[Tie]) -> None:
-    """Runs of equal importance (name aside) holding both victims and reprieved units."""
-    run: list[_Unit] = []
-    for u in [*candidates, None]:
-        if u is not None and run and (u.importance_by(importance)[:-1]
-                                      == run[0].importance_by(importance)[:-1]):
-            run.append(u)
-            continue
-        if len(run) > 1:
-            chosen = [x.name for x in run if x in victims]
-            spared = [x.name for x in run if x not in victims]
-            if chosen and spared:
-                ties.append(Tie("victims among units of equal importance",
-                                tuple(chosen), tuple(spared)))
-        run = [u] if u is not None else []
-
-
-def lowest_level(count: int, feasible: Callable[[int], bool]) -> int | None:
-    """The lowest k in [0, count) with feasible(k), assuming monotonicity; None if even
-    count-1 is infeasible. Probes 0, 1, 3, 7, ... then bisects (the order is part of the
-    contract: the reference implementation probes the same levels)."""
-    if count == 0:
-        return None
-    lo, k, step = 0, 0, 1
-    while not feasible(k):
-        if k == count - 1:
-            return None
-        lo = k + 1
-        k = min(count - 1, k + step)
-        step *= 2
-    hi = k
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if feasible(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
 
 
 # ---- plan -------------------------------------------------------------------------------------
@@ -1174,41 +728,6 @@ def _summary_tail(victims: tuple[Victim, ...]) -> str:
     return text + ")"
 
 
-def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
-                  node: str) -> bool:
-    """Whether ``units[start:]`` (in priority order) has a one-pod unit of priority ``level``
-    that, as a node's only victim, would score below ``best`` (a one-victim-pod score of that
-    level): it started later, or at the same time on a node whose name sorts first (no start
-    time counts as started last, as in ``_node_score``)."""
-    earliest, best_node = -best[4], best[5]
-    for k in range(start, len(units)):
-        u = units[k]
-        if u.priority != level:
-            break
-        if len(u.members) == 1:
-            t = u.members[0][0].start_time
-            t = _INF if t is None else t
-            if t > earliest or (t == earliest and node < best_node):
-                return True
-    return False
-
-
-def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
-    """Upstream pickOneNodeForPreemption criteria as one ascending sort key."""
-    pods = [(p, u.priority) for u in victims for p, _ in u.members]
-    top = max(u.priority for u in victims)
-    earliest = min((p.start_time if p.start_time is not None else _INF
-                    for p, prio in pods if prio == top), default=_INF)
-    return (
-        sum(1 for p, _ in pods if p.key in violating),  # fewest PDB violations
-        top,  # lowest highest victim priority
-        sum(prio + _PRIORITY_OFFSET for _, prio in pods),  # smallest sum of priorities
-        len(pods),  # fewest victims
-        -earliest,  # latest start time of the highest-priority victims
-        node,  # then the first node by name (upstream picks at random)
-    )
-
-
 class _Planner:
     """One plan run: the preemptor, its view of the cluster and the caches it shares.
 
@@ -1217,8 +736,11 @@ class _Planner:
     """
 
     def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
-                 accounting: Accounting | None = None) -> None:
+                 accounting: Accounting | None = None,
+                 rng: random.Random | None = None) -> None:
         self.snapshot = snapshot
+        # upstream's random choices drawn from rng (models without ties ignore it)
+        self.rng = rng if model.priority_search == "none" else None
         self.preemptor = preemptor
         self.model = model
         self.desc = preemptor.describe()
@@ -1230,7 +752,8 @@ class _Planner:
         self.importance = model.importance(not is_pod)
         # A basic group places as many pods as fit (upstream); the KEP model asks for all.
         self.needed = preemptor.needed
-        if not is_pod and preemptor.min_count is None and model.name != "kep-5710":
+        group = snapshot.pod_groups.get(preemptor.group_key or "") if not is_pod else None
+        if group is not None and group.policy == "Basic" and model.name != "kep-5710":
             self.needed = min(1, len(preemptor.pods))
         self.policy = preemptor.preemption_policy
         if not is_pod and not model.group_policy_own:
@@ -1254,6 +777,8 @@ class _Planner:
         try:
             placer_cls = _ScoredPlacer if model.scored_placement else _Placer
             self.placer = placer_cls(self.state, preemptor.pods, self.cache)
+            if isinstance(self.placer, _ScoredPlacer):
+                self.placer.rng = self.rng
         except BaseException:
             self.state.restore()
             raise
@@ -1309,7 +834,7 @@ class _Planner:
 
         if self.model.terminating_free:
             # 2. (KEP) Terminating pods are free space: fits once they are gone -> wait.
-            waiting = self.waiting()
+            waiting = self.waiting(hold=False)  # and they stay free for the victim search
             if waiting is not None:
                 return waiting
         else:
@@ -1333,33 +858,45 @@ class _Planner:
         if not units:
             found = None
         else:
-            budgets = _Budgets(self.snapshot.pdbs)
+            budgets = _Budgets.of(self.snapshot.pdbs,
+                                  self.accounting.memo if self.accounting is not None else None)
             found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
             if found.status != UNSCHEDULABLE:
                 return found
-        if not self.model.terminating_free:
-            # Terminating pods hold their resources upstream; with no victims that make room,
-            # the preemptor is placed once they are gone.
+        if not self.model.terminating_free and state.terminating:
+            # Terminating pods hold their resources upstream. With no victims that make room
+            # while they hold, the preemptor fits once they are gone (no new victims), or with
+            # them gone and victims besides (upstream counts a lower-priority terminating pod
+            # among a node's potential victims; deleting it again changes nothing).
             for check in self.checks:
                 check.restore()
             self.checks.clear()
             self.ties.clear()
-            waiting = self.waiting()
+            waiting = self.waiting(hold=False)
             if waiting is not None:
                 return waiting
+            if units:
+                budgets = _Budgets.of(self.snapshot.pdbs, self.accounting.memo
+                                      if self.accounting is not None else None)
+                again = (self.plan_pod(units, budgets) if is_pod
+                         else self.plan_group(units, budgets))
+                if again.status != UNSCHEDULABLE:
+                    return again
         if found is not None:
             return found
         return self.result(UNSCHEDULABLE,
                            f"{desc} does not fit and no running pod has a preemption "
                            f"priority below {preemptor.priority} ({self.summary()}).")
 
-    def waiting(self) -> Plan | None:
-        """WaitingForTermination if the preemptor fits once the terminating pods are gone."""
+    def waiting(self, hold: bool = True) -> Plan | None:
+        """WaitingForTermination if the preemptor fits once the terminating pods are gone;
+        else None, the terminating pods holding their resources again if ``hold``."""
         state, pods, desc = self.state, self.preemptor.pods, self.desc
         state.release_terminating()
         placed = self.place(len(pods))
         if len(placed) < self.needed:
-            state.hold_terminating()
+            if hold:
+                state.hold_terminating()
             self.ties.clear()
             return None
         terminating = _terminating(state, (i for _, i in placed))
@@ -1378,6 +915,8 @@ class _Planner:
         for that node. "By preemption" needs the DisruptionTarget condition with reason
         PreemptionByScheduler where the model says so."""
         state, pre = self.state, self.preemptor
+        if pre.kind == "PodGroup" and not self.model.group_waits_for_termination:
+            return None  # 1.36 preemptorEligibleToPreemptOthers: preemptionPolicy only
         nominated = {state.index[p.nominated_node] for p in pre.pods
                      if p.nominated_node is not None and p.nominated_node in state.index}
         if not nominated:
@@ -1449,6 +988,13 @@ class _Planner:
             for i, local in per_node.items() if i in allowed]
         candidates.sort(key=lambda t: (t[0], t[1]))
         binary = model.priority_search == "binary"
+        rng = self.rng
+        if rng is not None and candidates:
+            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
+            # nodes where preemption works (here: in node order, rotated)
+            offset = rng.randrange(len(nodes))
+            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
+        sample = _candidate_sample(len(nodes)) if rng is not None else len(nodes) + 1
         prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
@@ -1473,18 +1019,22 @@ class _Planner:
                         and not _may_beat_one(local, search.begin, level, best, name)):
                     continue
             local_ties: list[Tie] = []
-            victims, violating = search.reprieve(budgets, self.importance, local_ties)
+            victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
             key = _node_score(victims, violating, name)
             if not binary:
                 scored.append(key)
+                if rng is not None:
+                    key = (*key[:-1], rng.random(), name)  # the final pick at random
             if best is None or key < best:
                 best, chosen, node_ties = key, (i, victims, violating), local_ties
+            if len(scored) >= sample:
+                break
         if chosen is None or best is None:
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} does not fit on any node even after preempting "
                                f"every lower-priority unit ({self.summary()}).")
         i, victim_units, violating = chosen
-        if scored:
+        if scored and rng is None:
             equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
             if len(equal) > 1:
                 self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
@@ -1504,24 +1054,31 @@ class _Planner:
 
     def plan_group(self, units: list[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
-        if self.model.priority_search == "none":
+        if self.model.group_reprieve == "fixed":
             return self.plan_group_upstream(units, budgets)
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = self.needed
         check: _ClusterCheck
         if placer.shapes == 1:
             check = _CountCheck(state, placer, needed)
+        elif isinstance(placer, _ScoredPlacer):
+            check = _RescheduleCheck(state, placer, needed)
         else:
             check = _GreedyCheck(state, placer, needed)
+        if not self.model.terminating_free:
+            check.out = {}  # kept: a failed search is undone before the terminating fallback
         self.checks.append(check)
-        search = _Level(units, check, presorted=True)
+        # 1.36: every unit removed, the group scheduled again for each unit put back
+        # (selectVictimsOnDomain's reprieveVictim calls podGroupSchedulingFunc); KEP: the
+        # lowest level first
+        search = _Level(units, check, presorted=True, search=self.model.priority_search)
         if search.level is None:
             most = len(placer.place(len(preemptor.pods)))
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} needs {needed} pod(s) placed but at most {most} fit "
                                f"even after preempting every lower-priority unit "
                                f"({self.summary()}).")
-        victim_units, violating = search.reprieve(budgets, self.importance, self.ties)
+        victim_units, violating = search.reprieve(budgets, self.importance, self.ties, self.rng)
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
 
@@ -1541,7 +1098,8 @@ class _Planner:
                                f"{len(placed)} fit even after preempting every lower-priority "
                                f"unit ({self.summary()}).")
         check.fix(placed)
-        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties)
+        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties,
+                                           self.rng)
         return self.group_result(placed, victim_units, violating)
 
     def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
@@ -1562,7 +1120,7 @@ def _candidate_sample(nodes: int) -> int:
 
 
 def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,
-         state: Accounting | None = None) -> Plan:
+         state: Accounting | None = None, rng: random.Random | None = None) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
 
     ``model`` is the scheduler behaviour to predict (``wapctl.models``); None picks it from the
@@ -1571,13 +1129,17 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
     it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
     on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+
+    ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
+    instead of taking the first option by name — one of the outcomes the scheduler may reach
+    (``wapctl.samples`` replays many). Ignored by models without random choices (kep-5710).
     """
     if state is not None and not state.matches(snapshot):
         raise ValueError("the Accounting was built for a snapshot with other nodes")
     if model is None:
         model = select_model(snapshot)
     with gc_paused():
-        planner = _Planner(snapshot, preemptor, model, state)
+        planner = _Planner(snapshot, preemptor, model, state, rng)
         try:
             return planner.run()
         finally:

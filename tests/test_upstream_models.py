@@ -1,0 +1,93 @@
+"""Hand-worked cases of the 1.36 / upstream models (docs/SPEC.md §0), one behaviour each."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from builders import basic, gang, member, node, pod, snapshot
+
+from wapctl.models import get_model
+from wapctl.preemption import plan
+from wapctl.preemptor import select_preemptor
+
+M136 = get_model("1.36")
+UPSTREAM = get_model("upstream")
+
+
+def _outcome(result):
+    return (result.status, sorted(v.pod for v in result.victims),
+            sorted((p.pod, p.node) for p in result.placements),
+            sorted(t.pod for t in result.terminating))
+
+
+def test_terminating_pod_holds_then_a_victim_besides():
+    """n1 (4 cpu): t terminating (2 cpu, prio 1), v running (2 cpu, prio 1); a gang of 2 x 2 cpu.
+    While t holds its 2 cpu, removing v frees 2: one pod only. Once t is gone without victims:
+    2 free, one pod. With t gone and v preempted: both pods fit -> v is the victim and the gang
+    waits for t too."""
+    g = gang("train", min_count=2, prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
+        pod("t", cpu="2", prio=1, node="n1", terminating=True),
+        pod("v", cpu="2", prio=1, node="n1"),
+        member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert ("RequiresPreemption", ["default/v"],
+            [("default/w-0", "n1"), ("default/w-1", "n1")], ["default/t"]) == _outcome(
+        plan(snap, pre, model=M136))
+
+
+def test_basic_group_places_as_many_as_fit():
+    """A basic group of 3 x 2 cpu on one 4-cpu node: upstream places the two that fit."""
+    b = basic("web", prio=10)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[b], pods=[
+        member(b, f"r-{k}", cpu="2") for k in range(3)])
+    pre = select_preemptor(snap, workload="default/web")
+    result = plan(snap, pre, model=M136)
+    assert ("Schedulable", [], [("default/r-0", "n1"), ("default/r-1", "n1")], []) == \
+        _outcome(result)
+    assert ("default/r-2",) == result.unplaced
+    assert "Unschedulable" == plan(snap, pre, model=get_model("kep-5710")).status
+
+
+def test_scored_placement_spreads_a_gang():
+    """Two empty 8-cpu nodes, a gang of 2 x 2 cpu: LeastAllocated sends the second pod to the
+    emptier node (the KEP model's greedy fills n1 first)."""
+    g = gang("train", min_count=2, prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="8"), node("n2", cpu="8")], groups=[g], pods=[
+        member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
+    pre = select_preemptor(snap, workload="default/train")
+    result = plan(snap, pre, model=M136)
+    assert [("default/w-0", "n1"), ("default/w-1", "n2")] == _outcome(result)[2]
+    assert [("default/w-0", "n1"), ("default/w-1", "n1")] == _outcome(
+        plan(snap, pre, model=get_model("kep-5710")))[2]
+    # the first pod's node was a tie between two equal nodes: reported
+    assert [("node for pod default/w-0", ("n1",), ("n2",), 2)] == [
+        (t.decision, t.chosen, t.alternatives, t.count) for t in result.ties]
+
+
+def test_group_is_never_when_a_member_is():
+    """1.36 newPodGroupPreemptor: one member with preemptionPolicy Never makes the group Never;
+    upstream with PodGroupPreemptionPolicy=true reads the group's own policy instead."""
+    g = gang("train", min_count=1, prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g], pods=[
+        pod("v", cpu="2", prio=1, node="n1"),
+        member(g, "w-0", cpu="2", policy="Never")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert "Unschedulable" == plan(snap, pre, model=M136).status
+    gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
+    assert ("RequiresPreemption", ["default/v"]) == _outcome(plan(snap, pre, model=gated))[:2]
+
+
+def test_nominated_preemptor_waits_only_for_a_preemption_victim():
+    """A lower-priority pod terminating on the nominated node blocks new preemption only if it
+    carries DisruptionTarget/PreemptionByScheduler (upstream podTerminatingByPreemption)."""
+    t = pod("t", cpu="2", prio=1, node="n1", terminating=True)
+    snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="2")], pods=[
+        t, pod("v", cpu="2", prio=1, node="n2"),
+        pod("p", cpu="2", prio=100, nominated="n1")])
+    pre = select_preemptor(snap, pod="default/p")
+    assert ("RequiresPreemption", ["default/v"], [("default/p", "n2")], []) == _outcome(
+        plan(snap, pre, model=M136))
+    marked = replace(snap, pods={**snap.pods, t.key: replace(t, preempted_by_scheduler=True)})
+    assert ("WaitingForTermination", [], [("default/p", "n1")], ["default/t"]) == _outcome(
+        plan(marked, pre, model=M136))

@@ -3,11 +3,15 @@ warnings for what wapctl reads but does not evaluate."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+import yaml
+from typer.testing import CliRunner
 
 from wapctl import load
+from wapctl.cli import app
 from wapctl.errors import InputError
 from wapctl.model import HostPort, LabelSelector, SelectorRequirement, Snapshot
 
@@ -202,3 +206,18 @@ def test_namespace_selector_without_namespace_objects_is_warned() -> None:
     assert (code, obj, field) == ("NamespaceLabelsUnknown", "Pod prod/p",
                                   "spec.affinity.podAntiAffinity")
     assert "dev, prod" in _build(p, _pod("q", ns="dev")).warnings[0].message
+
+
+def test_validate_counts_the_warnings_per_code(tmp_path) -> None:
+    """`validate` lists each not-evaluated field (JSON) and counts them per code (table)."""
+    p = _pod("p", schedulerName="volcano", resourceClaims=[{"name": "gpu"}],
+             volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "x"}},
+                      {"name": "e", "persistentVolumeClaim": {"claimName": "y"}}])
+    path = tmp_path / "snap.yaml"
+    path.write_text(yaml.safe_dump(p))
+    doc = json.loads(CliRunner().invoke(app, ["validate", str(path), "-o", "json"]).stdout)
+    assert [w["code"] for w in doc["warnings"]] == [
+        "OtherScheduler", "ResourceClaimNotModelled", "VolumeNotModelled", "VolumeNotModelled"]
+    table = CliRunner().invoke(app, ["validate", str(path), "--no-color"]).stdout
+    assert ("Warnings: 4 (OtherScheduler 1, ResourceClaimNotModelled 1, VolumeNotModelled 2)"
+            in " ".join(table.split()))

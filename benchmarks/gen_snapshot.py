@@ -114,9 +114,10 @@ class Params:
     seed: int = 1
     # Share of bound (non-DaemonSet) pods given a required inter-pod constraint: half a
     # hostname anti-affinity to their own app, half a DoNotSchedule zone spread of their app.
-    # Non-zero also gives the preemptor gang a zone spread (maxSkew 1). Drawn from a stream of
-    # its own, so the rest of the cluster is identical to the share-0 snapshot.
+    # Drawn from a stream of its own, so the rest of the cluster is identical to the share-0
+    # snapshot. ``constrained_gang`` also gives the preemptor gang a zone spread (maxSkew 1).
     constrained_share: float = 0.0
+    constrained_gang: bool = False
 
     def tag(self) -> str:
         """A file-name-safe summary of the parameters."""
@@ -125,6 +126,7 @@ class Params:
             f"-pg{self.podgroup_share:g}-pr{self.priorities}-b{self.basic_share:g}"
             f"-gpu{self.gpu_share:g}-pdb{self.pdb_share:g}-gg{self.gang_gpu}-s{self.seed}"
             + (f"-c{self.constrained_share:g}" if self.constrained_share else "")
+            + ("-cg" if self.constrained_gang else "")
             + f"-v{GENERATOR_VERSION}"
         )
 
@@ -996,7 +998,7 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
     # for object whatever the gang size (the gang sweep changes only the gang).
     preemptors = preemptor_pods(lay, Ids(random.Random(f"{p.seed}/preemptor")))
     crng = random.Random(f"{p.seed}/constraints")
-    if p.constrained_share:
+    if p.constrained_gang:
         for obj in preemptors:
             constrain_preemptor(obj)
     bound = iter(lay.pods)
@@ -1144,9 +1146,10 @@ def main(argv: list[str] | None = None) -> None:
         "--constrained-share",
         type=float,
         default=Params.constrained_share,
-        help="share of bound pods with a hostname anti-affinity or zone spread (and a zone "
-        "spread on the preemptor gang when non-zero)",
+        help="share of bound pods with a hostname anti-affinity or zone spread",
     )
+    ap.add_argument("--constrained-gang", action="store_true",
+                    help="give the preemptor gang a zone spread (maxSkew 1)")
     ap.add_argument("--format", choices=("json", "yaml"), default="json")
     ap.add_argument("-o", "--output", required=True, help="file to write")
     a = ap.parse_args(argv)
@@ -1163,6 +1166,7 @@ def main(argv: list[str] | None = None) -> None:
         gang_gpu=a.gang_gpu,
         seed=a.seed,
         constrained_share=a.constrained_share,
+        constrained_gang=a.constrained_gang,
     )
     stats = write_snapshot(p, {a.format: Path(a.output)})
     json.dump(stats, sys.stderr, indent=2)

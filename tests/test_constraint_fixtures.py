@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.builders import node, pod, snapshot
+from tests.constraint_builders import HOSTNAME, aff, constrained, sel
 from wapctl.cli import app
+from wapctl.models import get_model
+from wapctl.preemption import plan
+from wapctl.preemptor import select_preemptor
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "constraints"
 
@@ -51,3 +56,16 @@ def test_constraint_forces_the_derived_preemption(name: str) -> None:
     else:  # the gang: one member per node, on n1 and n2
         assert sorted(got) == ["ml/train-0", "ml/train-1"]
         assert sorted(got.values()) == ["n1", "n2"]
+
+
+def test_unschedulable_reason_names_the_pod_dependent_filter() -> None:
+    """A preemptor rejected only by anti-affinity to a higher-priority pod is Unschedulable,
+    and the reason counts the node under the anti-affinity reason, not "without room"."""
+    snap = snapshot(
+        nodes=[node("n1", labels={HOSTNAME: "n1"})],
+        pods=[pod("web", node="n1", prio=5000, labels={"app": "web"}),
+              constrained(pod("p", prio=1000), anti=[aff(HOSTNAME, sel({"app": "web"}))])])
+    result = plan(snap, select_preemptor(snap, pod="default/p"), model=get_model("1.36"))
+    assert result.status == "Unschedulable"
+    assert "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules" in \
+        result.reason

@@ -792,11 +792,16 @@ def _unplaced(preemptor: Preemptor, placed: Iterable[tuple[Pod, int]]) -> tuple[
     return tuple(p.key for p in preemptor.pods if p.key not in done)
 
 
-def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache) -> str:
-    """kube-scheduler style: how many nodes each static filter rejected."""
+def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
+                    filters: PlanFilters | None = None) -> str:
+    """kube-scheduler style: how many nodes each static filter rejected (and, on nodes with
+    room, each pod-dependent one)."""
     counts: dict[str, int] = {}
-    for ns in state.nodes:
+    items = request_items(pod.requests)
+    for i, ns in enumerate(state.nodes):
         reason = cache.reason(pod, ns.node)
+        if reason is None and filters is not None and ns.fits(items):
+            reason = filters.reason(pod, i)
         if reason is not None:
             counts[reason] = counts.get(reason, 0) + 1
     passing = len(state.nodes) - sum(counts.values())
@@ -900,7 +905,7 @@ class _Planner:
                     model=self.model, ties=tuple(self.ties))
 
     def summary(self) -> str:
-        return _filter_summary(self.state, self.preemptor.pods[0], self.cache)
+        return _filter_summary(self.state, self.preemptor.pods[0], self.cache, self.filters)
 
     def run(self) -> Plan:
         preemptor, state = self.preemptor, self.state

@@ -43,11 +43,13 @@ def test_every_fixture_has_an_expectation() -> None:
     assert sorted(p.stem for p in FIXTURES.glob("*.yaml")) == sorted(EXPECTED)
 
 
+@pytest.mark.parametrize("model", ["default", "1.36", "upstream", "kep-5710"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_constraint_forces_the_derived_preemption(name: str) -> None:
-    """Status, victims and placements are the ones derived in the fixture's comment."""
+def test_constraint_forces_the_derived_preemption(name: str, model: str) -> None:
+    """Status, victims and placements are the ones derived in the fixture's comment, under
+    every behaviour model (none of these cases turns on what the models differ in)."""
     status, victims, placements = EXPECTED[name]
-    plan = _plan(name)
+    plan = _plan(name, *(() if model == "default" else ("--model", model)))
     assert plan["status"] == status, plan["reason"]
     assert sorted(v["pod"] for v in plan["victims"]) == victims
     got = {p["pod"]: p["node"] for p in plan["placements"]}

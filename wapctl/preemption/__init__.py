@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
@@ -210,6 +210,7 @@ class _Placer:
             return True
 
         filters = self.filters
+        jumps: list[dict[int, int]] = [{} for _ in self.items]
         if filters is not None:  # the placed pods so far count for the next pods' filters
             for pod, i in placed:
                 filters.place(pod, i)
@@ -233,9 +234,7 @@ class _Placer:
                         c += 1
                     cursor[s] = c  # only nodes without room are passed for good
                     if filters is not None:
-                        while c < end and not (fits(nodes[ok[c]], items)
-                                               and filters.fits(pod, ok[c])):
-                            c += 1
+                        c = self._filtered(pod, ok, c, items, jumps[s], fits)
                     if c < end:
                         target = ok[c]
                 if target is not None:
@@ -259,6 +258,36 @@ class _Placer:
                 for pod, i in placed:
                     filters.unplace(pod, i)
         return _Run(placed, index, cursors)
+
+
+    def _filtered(self, pod: Pod, ok: tuple[int, ...], c: int, items: RequestItems,
+                  jump: dict[int, int], fits: Callable[[NodeState, RequestItems], bool]) -> int:
+        """The first position from ``c`` in ``ok`` whose node has room and passes the
+        pod-dependent filters (``len(ok)`` if none). Nodes without room stay without room for
+        the rest of the run, so ``jump`` (kept per shape for the run) skips runs of them."""
+        nodes, filters, end = self.state.nodes, self.filters, len(ok)
+        assert filters is not None
+        chain: list[int] = []
+        while c < end:
+            nxt = jump.get(c)
+            if nxt is not None:
+                chain.append(c)
+                c = nxt
+                continue
+            i = ok[c]
+            if not fits(nodes[i], items):
+                chain.append(c)
+                c += 1
+                continue
+            for q in chain:  # every full position on the way leads here now
+                jump[q] = c
+            chain = []
+            if filters.fits(pod, i):
+                return c
+            c += 1
+        for q in chain:
+            jump[q] = end
+        return end
 
 
 class _Run:

@@ -288,7 +288,8 @@ def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
     start = min(starts) if starts else INF
     size = len(u.pods)
     if model == "upstream":
-        return (-u.priority, 0 if u.kind == "PodGroup" else 1, -size, start, u.name)
+        grouped = u.kind == "PodGroup" or u.pods[0].group_key is not None
+        return (-u.priority, 0 if grouped else 1, -size, start, u.name)
     if not group_preemptor:  # 1.36 MoreImportantPod
         return (-u.priority, start, u.name)
     in_group = u.pods[0].group_key is not None  # 1.36 moreImportantVictim: IsPodGroup

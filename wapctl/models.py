@@ -97,9 +97,11 @@ def importance_136_group(priority: int, is_group_unit: bool, in_group: bool, siz
 
 def importance_upstream(priority: int, is_group_unit: bool, in_group: bool, size: int,
                         start: float, name: str) -> ImportanceKey:
-    """Newest upstream ``util.go`` ``MoreImportantVictim``: priority; PodGroup unit above Pod
-    (``victimRank``); more pods; earlier start; UID (here: name)."""
-    return (-priority, 0 if is_group_unit else 1, -size, start, name)
+    """Newest upstream ``util.go`` ``MoreImportantVictim``: priority; a group victim above a
+    Pod (``victimRank``: ``types.go`` ``NewPodVictim`` types any pod with a
+    ``spec.schedulingGroup`` as a PodGroup victim, so a member of a ``Pod``-mode group ranks
+    with the groups); more pods; earlier start; UID (here: name)."""
+    return (-priority, 0 if (is_group_unit or in_group) else 1, -size, start, name)
 
 
 # ---- the model ------------------------------------------------------------------------------

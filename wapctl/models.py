@@ -132,6 +132,17 @@ class BehaviourModel:
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     reason: str = ""  # why this model was chosen
 
+    def pdb_rules(self, group_preemptor: bool) -> tuple[bool, bool, bool, bool]:
+        """(empty_selects_all, unlabeled_match, spend_all, stop_unit) for
+        ``preemption.budgets.PdbRules``: 1.36 ``filterPodsWithPDBViolation`` (single pod) and
+        ``filterVictimsWithPDBViolation`` (pod group); newest ``util.go``
+        ``FilterVictimsWithPDBViolation``; the KEP model as before."""
+        if self.name == "1.36":
+            return (False, False, not group_preemptor, group_preemptor)
+        if self.name == "upstream":
+            return (True, True, False, False)
+        return (False, False, False, False)
+
     def victim_priority(self, pod: Pod) -> int:
         """The priority a running pod has as a victim."""
         return pod.preemption_priority if self.separate_preemption_priority else pod.priority

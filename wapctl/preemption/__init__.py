@@ -82,7 +82,7 @@ from wapctl.fit import (
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
 from wapctl.models import BehaviourModel, select_model
-from wapctl.preemption.budgets import _Budgets
+from wapctl.preemption.budgets import PdbRules, _Budgets
 from wapctl.preemption.node_choice import (
     _PRIORITY_OFFSET,
     NODE_CRITERIA,
@@ -858,8 +858,7 @@ class _Planner:
         if not units:
             found = None
         else:
-            budgets = _Budgets.of(self.snapshot.pdbs,
-                                  self.accounting.memo if self.accounting is not None else None)
+            budgets = self.budgets()
             found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
             if found.status != UNSCHEDULABLE:
                 return found
@@ -876,8 +875,7 @@ class _Planner:
             if waiting is not None:
                 return waiting
             if units:
-                budgets = _Budgets.of(self.snapshot.pdbs, self.accounting.memo
-                                      if self.accounting is not None else None)
+                budgets = self.budgets()
                 again = (self.plan_pod(units, budgets) if is_pod
                          else self.plan_group(units, budgets))
                 if again.status != UNSCHEDULABLE:
@@ -887,6 +885,12 @@ class _Planner:
         return self.result(UNSCHEDULABLE,
                            f"{desc} does not fit and no running pod has a preemption "
                            f"priority below {preemptor.priority} ({self.summary()}).")
+
+    def budgets(self) -> _Budgets:
+        """The PDB budgets as this model matches and spends them (kept with an accounting)."""
+        rules = PdbRules(*self.model.pdb_rules(self.preemptor.kind == "PodGroup"))
+        memo = self.accounting.memo if self.accounting is not None else None
+        return _Budgets.of(self.snapshot.pdbs, memo, rules)
 
     def waiting(self, hold: bool = True) -> Plan | None:
         """WaitingForTermination if the preemptor fits once the terminating pods are gone;

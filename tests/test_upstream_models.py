@@ -124,3 +124,19 @@ def test_136_single_pod_path_spends_every_matching_pdb():
         (v.pod, v.pdb_violation) for v in plan(snap, pre, model=M136).victims]
     assert [("default/a", True), ("default/b", False)] == [
         (v.pod, v.pdb_violation) for v in plan(snap, pre, model=get_model("kep-5710")).victims]
+
+
+def test_podgroup_preemption_policy_gate_reads_the_group_not_its_pods():
+    """Gate off (1.36, upstream default): members' own policies decide, the PodGroup's declared
+    Never is not read; gate on: the PodGroup's declared policy only (manager.go
+    getPreemptionPolicy)."""
+    g = replace(gang("train", min_count=1, prio=100, policy="Never"),
+                declared_preemption_policy="Never")
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g], pods=[
+        pod("v", cpu="2", prio=1, node="n1"),
+        replace(member(g, "w-0", cpu="2"), own_preemption_policy="PreemptLowerPriority")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert "RequiresPreemption" == plan(snap, pre, model=M136).status
+    assert "RequiresPreemption" == plan(snap, pre, model=UPSTREAM).status
+    gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
+    assert "Unschedulable" == plan(snap, pre, model=gated).status

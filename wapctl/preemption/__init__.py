@@ -756,10 +756,17 @@ class _Planner:
         if group is not None and group.policy == "Basic" and model.name != "kep-5710":
             self.needed = min(1, len(preemptor.pods))
         self.policy = preemptor.preemption_policy
-        if not is_pod and not model.group_policy_own:
-            # 1.36 newPodGroupPreemptor: any member pod with Never makes the group Never.
-            self.policy = (NEVER if any(p.preemption_policy == NEVER for p in preemptor.pods)
-                           else PREEMPT_LOWER)
+        if not is_pod and model.name != "kep-5710":
+            if model.group_policy_own and group is not None:
+                # PodGroupPreemptionPolicy: the PodGroup's own policy only
+                # (manager.go getPreemptionPolicy)
+                self.policy = group.declared_preemption_policy or PREEMPT_LOWER
+            else:
+                # 1.36 newPodGroupPreemptor / gate off: any member pod whose own policy is
+                # Never makes the group Never; the PodGroup's policy is not read
+                self.policy = (NEVER if any((p.own_preemption_policy or p.preemption_policy)
+                                            == NEVER for p in preemptor.pods)
+                               else PREEMPT_LOWER)
         exclude = {p.key for p in preemptor.pods}
         if accounting is None:
             tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}

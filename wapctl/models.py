@@ -6,12 +6,13 @@ cell citing the upstream file and function):
 
 - ``1.36`` — the released kube-scheduler 1.36 with the WorkloadAwarePreemption alpha
   (``scheduling.k8s.io/v1alpha2``): no search over priorities (every lower-priority unit is
-  removed, the preemptor is scheduled once, its placement fixed, then units are reprieved one by
-  one), victims of a single-pod preemptor chosen pod by pod, terminating pods keep their
-  resources, a group is ``Never`` when any member pod is.
-- ``upstream`` — the newest upstream code read (``UPSTREAM_COMMIT``): as 1.36, plus
-  ``MoreImportantVictim`` (group units above pods, more pods, earlier start, UID), a
-  ``PodGroup``-mode victim's pods removed on every node also for a single-pod preemptor, and the
+  removed, the preemptor scheduled, then units reprieved one by one — a pod group scheduled
+  again for each), victims of a single-pod preemptor chosen pod by pod, terminating pods keep
+  their resources, a group is ``Never`` when any member pod is, 1.36's PDB matching.
+- ``upstream`` — the newest upstream code read (``UPSTREAM_COMMIT``): as 1.36, but a pod
+  group's placement is fixed before the reprieve, ``MoreImportantVictim`` (group victims above
+  pods, more pods, earlier start, UID), a ``PodGroup``-mode victim's pods removed on every node
+  also for a single-pod preemptor, ``util.go``'s PDB matching, and the
   ``PodGroupPreemptionPolicy`` feature gate.
 - ``kep-5710`` — the KEP's design text as a what-if: PDB reprieval then a binary search across
   priorities, a separate preemption priority, terminating pods as free space, whole groups

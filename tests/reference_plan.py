@@ -125,25 +125,44 @@ def victim_units(snapshot: Snapshot, preemptor: Preemptor) -> list[RefUnit]:
     return units
 
 
-def violating_pods(snapshot: Snapshot, ordered: list[RefUnit]) -> set[str]:
+def violating_pods(snapshot: Snapshot, ordered: list[RefUnit],
+                   rules: tuple[bool, bool, bool, bool] = (False, False, False, False)
+                   ) -> set[str]:
+    """``rules``: (an empty selector selects all, unlabeled pods match, a violating pod spends
+    every matching PDB, a unit stops at its first violating pod) — SPEC §0 per version."""
+    empty_all, unlabeled, spend_all, stop_unit = rules
     allowed = {pdb.key: pdb.disruptions_allowed for pdb in snapshot.pdbs}
     bad: set[str] = set()
     for unit in ordered:
         for pod in unit.pods:
-            if not pod.labels:
+            if not pod.labels and not unlabeled:
                 continue
             for pdb in snapshot.pdbs:
                 if pdb.namespace != pod.namespace:
                     continue
-                if not label_selector_matches(pdb.selector, pod.labels):
+                if pdb.selector is None:
+                    continue
+                if pdb.selector.empty:
+                    if not empty_all:
+                        continue
+                elif not label_selector_matches(pdb.selector, pod.labels):
                     continue
                 if pod.name in pdb.disrupted_pods:
                     continue
                 allowed[pdb.key] -= 1
                 if allowed[pdb.key] < 0:
                     bad.add(pod.key)
-                    break
+                    if not spend_all:
+                        break
+            if stop_unit and pod.key in bad:
+                break
     return bad
+
+
+def _rules(model: str, group_preemptor: bool) -> tuple[bool, bool, bool, bool]:
+    if model == "1.36":
+        return (False, False, not group_preemptor, group_preemptor)
+    return (True, True, False, False)
 
 
 def search(snapshot, preemptor, units, feasible):
@@ -288,7 +307,8 @@ def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
     start = min(starts) if starts else INF
     size = len(u.pods)
     if model == "upstream":
-        return (-u.priority, 0 if u.kind == "PodGroup" else 1, -size, start, u.name)
+        grouped = u.kind == "PodGroup" or u.pods[0].group_key is not None
+        return (-u.priority, 0 if grouped else 1, -size, start, u.name)
     if not group_preemptor:  # 1.36 MoreImportantPod
         return (-u.priority, start, u.name)
     in_group = u.pods[0].group_key is not None  # 1.36 moreImportantVictim: IsPodGroup
@@ -479,7 +499,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
 
         if schedules(units):
             order = sorted(units, key=lambda u: _importance(model, True, u))
-            bad = violating_pods(snapshot, order)
+            bad = violating_pods(snapshot, order, _rules(model, True))
             first = [u for u in order if any(p.key in bad for p in u.pods)]
             victims = list(order)
             for u in first + [u for u in order if u not in first]:
@@ -497,7 +517,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
                         len(pods))
         if len(placed) >= needed:
             order = sorted(units, key=lambda u: _importance(model, True, u))
-            bad = violating_pods(snapshot, order)
+            bad = violating_pods(snapshot, order, _rules(model, True))
             first = [u for u in order if any(p.key in bad for p in u.pods)]
             victims = list(order)
             for u in first + [u for u in order if u not in first]:
@@ -522,7 +542,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
             if not fits(local):
                 continue
             order = sorted(local, key=lambda u: _importance(model, False, u))
-            bad = violating_pods(snapshot, order)
+            bad = violating_pods(snapshot, order, _rules(model, False))
             first = [u for u in order if any(p.key in bad for p in u.pods)]
             victims = list(order)
             for u in first + [u for u in order if u not in first]:

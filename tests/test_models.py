@@ -67,12 +67,14 @@ def test_feature_gates_are_checked_per_model():
 
 def test_importance_rules_differ_as_upstream_code_does():
     """Equal priority: 1.36 single pod by start only; 1.36 gang puts grouped pods first;
-    upstream puts PodGroup units first; KEP puts groups, then workload pods, then pods."""
+    upstream puts group victims (and pods of a group) first; KEP puts groups, then workload
+    pods, then pods."""
     older_solo = (100, False, False, 1, 1.0, "a-solo")
     newer_member = (100, False, True, 1, 2.0, "b-member")
     assert models.importance_136_pod(*older_solo) < models.importance_136_pod(*newer_member)
     assert models.importance_136_group(*newer_member) < models.importance_136_group(*older_solo)
-    assert models.importance_upstream(*older_solo) < models.importance_upstream(*newer_member)
+    # upstream types any pod with a schedulingGroup as a group victim (NewPodVictim)
+    assert models.importance_upstream(*newer_member) < models.importance_upstream(*older_solo)
     assert models.importance_kep(*newer_member) < models.importance_kep(*older_solo)
     unit = (100, True, True, 3, math.inf, "c-group")
     assert models.importance_upstream(*unit) < models.importance_upstream(*older_solo)

@@ -91,3 +91,52 @@ def test_nominated_preemptor_waits_only_for_a_preemption_victim():
     marked = replace(snap, pods={**snap.pods, t.key: replace(t, preempted_by_scheduler=True)})
     assert ("WaitingForTermination", [], [("default/p", "n1")], ["default/t"]) == _outcome(
         plan(marked, pre, model=M136))
+
+
+def test_empty_pdb_selector_and_unlabeled_pods_per_version():
+    """A PDB with an empty (non-nil) selector: 1.36 matches nothing (selector.Empty(), and no
+    unlabeled pod matches); newest util.go FilterVictimsWithPDBViolation selects every pod of
+    the namespace, an unlabeled one too, so the victim violates it."""
+    from builders import pdb
+
+    snap = snapshot(nodes=[node("n1", cpu="2")], pdbs=[pdb("all", allowed=0)], pods=[
+        pod("v", cpu="2", prio=1, node="n1"), pod("p", cpu="2", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    assert [("default/v", False)] == [(v.pod, v.pdb_violation)
+                                      for v in plan(snap, pre, model=M136).victims]
+    assert [("default/v", True)] == [(v.pod, v.pdb_violation)
+                                     for v in plan(snap, pre, model=UPSTREAM).victims]
+
+
+def test_136_single_pod_path_spends_every_matching_pdb():
+    """1.36 filterPodsWithPDBViolation keeps decrementing every PDB a violating pod matches:
+    a (first, more important) violates PDB x and also spends PDB y, so b, covered by y only
+    (allowed 1), violates too; the KEP model stops at a's first violated PDB and b does not."""
+    from builders import pdb
+
+    snap = snapshot(nodes=[node("n1", cpu="4")], pdbs=[
+        pdb("x", match={"x": "1"}, allowed=0), pdb("y", match={"y": "1"}, allowed=1)], pods=[
+        pod("a", cpu="2", prio=1, node="n1", start=1.0, labels={"x": "1", "y": "1"}),
+        pod("b", cpu="2", prio=1, node="n1", start=2.0, labels={"y": "1"}),
+        pod("p", cpu="4", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    assert [("default/a", True), ("default/b", True)] == [
+        (v.pod, v.pdb_violation) for v in plan(snap, pre, model=M136).victims]
+    assert [("default/a", True), ("default/b", False)] == [
+        (v.pod, v.pdb_violation) for v in plan(snap, pre, model=get_model("kep-5710")).victims]
+
+
+def test_podgroup_preemption_policy_gate_reads_the_group_not_its_pods():
+    """Gate off (1.36, upstream default): members' own policies decide, the PodGroup's declared
+    Never is not read; gate on: the PodGroup's declared policy only (manager.go
+    getPreemptionPolicy)."""
+    g = replace(gang("train", min_count=1, prio=100, policy="Never"),
+                declared_preemption_policy="Never")
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g], pods=[
+        pod("v", cpu="2", prio=1, node="n1"),
+        replace(member(g, "w-0", cpu="2"), own_preemption_policy="PreemptLowerPriority")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert "RequiresPreemption" == plan(snap, pre, model=M136).status
+    assert "RequiresPreemption" == plan(snap, pre, model=UPSTREAM).status
+    gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
+    assert "Unschedulable" == plan(snap, pre, model=gated).status

@@ -129,6 +129,9 @@ class Pod:
     priority: int  # scheduling priority (as a preemptor), resolved per SPEC.md §2
     preemption_priority: int  # priority as a victim
     preemption_policy: PreemptionPolicy = PREEMPT_LOWER
+    # the pod's own policy (spec.preemptionPolicy or its class), before a group's Never is
+    # folded in; None: same as preemption_policy
+    own_preemption_policy: PreemptionPolicy | None = None
     priority_class_name: str | None = None
     node_name: str | None = None  # spec.nodeName: bound when set
     phase: str = "Pending"
@@ -218,6 +221,9 @@ class PodGroup:
     priority_class_name: str | None = None
     preemption_priority_class_name: str | None = None
     api_version: str = "scheduling.k8s.io/v1alpha1"
+    # the group's own preemptionPolicy (spec or class), without its members' Never folded in;
+    # None: not declared (PodGroupPreemptionPolicy reads it)
+    declared_preemption_policy: PreemptionPolicy | None = None
     source: Source | None = None
 
 

@@ -6,12 +6,13 @@ cell citing the upstream file and function):
 
 - ``1.36`` — the released kube-scheduler 1.36 with the WorkloadAwarePreemption alpha
   (``scheduling.k8s.io/v1alpha2``): no search over priorities (every lower-priority unit is
-  removed, the preemptor is scheduled once, its placement fixed, then units are reprieved one by
-  one), victims of a single-pod preemptor chosen pod by pod, terminating pods keep their
-  resources, a group is ``Never`` when any member pod is.
-- ``upstream`` — the newest upstream code read (``UPSTREAM_COMMIT``): as 1.36, plus
-  ``MoreImportantVictim`` (group units above pods, more pods, earlier start, UID), a
-  ``PodGroup``-mode victim's pods removed on every node also for a single-pod preemptor, and the
+  removed, the preemptor scheduled, then units reprieved one by one — a pod group scheduled
+  again for each), victims of a single-pod preemptor chosen pod by pod, terminating pods keep
+  their resources, a group is ``Never`` when any member pod is, 1.36's PDB matching.
+- ``upstream`` — the newest upstream code read (``UPSTREAM_COMMIT``): as 1.36, but a pod
+  group's placement is fixed before the reprieve, ``MoreImportantVictim`` (group victims above
+  pods, more pods, earlier start, UID), a ``PodGroup``-mode victim's pods removed on every node
+  also for a single-pod preemptor, ``util.go``'s PDB matching, and the
   ``PodGroupPreemptionPolicy`` feature gate.
 - ``kep-5710`` — the KEP's design text as a what-if: PDB reprieval then a binary search across
   priorities, a separate preemption priority, terminating pods as free space, whole groups
@@ -97,9 +98,11 @@ def importance_136_group(priority: int, is_group_unit: bool, in_group: bool, siz
 
 def importance_upstream(priority: int, is_group_unit: bool, in_group: bool, size: int,
                         start: float, name: str) -> ImportanceKey:
-    """Newest upstream ``util.go`` ``MoreImportantVictim``: priority; PodGroup unit above Pod
-    (``victimRank``); more pods; earlier start; UID (here: name)."""
-    return (-priority, 0 if is_group_unit else 1, -size, start, name)
+    """Newest upstream ``util.go`` ``MoreImportantVictim``: priority; a group victim above a
+    Pod (``victimRank``: ``types.go`` ``NewPodVictim`` types any pod with a
+    ``spec.schedulingGroup`` as a PodGroup victim, so a member of a ``Pod``-mode group ranks
+    with the groups); more pods; earlier start; UID (here: name)."""
+    return (-priority, 0 if (is_group_unit or in_group) else 1, -size, start, name)
 
 
 # ---- the model ------------------------------------------------------------------------------
@@ -129,6 +132,17 @@ class BehaviourModel:
     group_policy_own: bool  # the PodGroup's own preemptionPolicy (gate); else any Never member
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     reason: str = ""  # why this model was chosen
+
+    def pdb_rules(self, group_preemptor: bool) -> tuple[bool, bool, bool, bool]:
+        """(empty_selects_all, unlabeled_match, spend_all, stop_unit) for
+        ``preemption.budgets.PdbRules``: 1.36 ``filterPodsWithPDBViolation`` (single pod) and
+        ``filterVictimsWithPDBViolation`` (pod group); newest ``util.go``
+        ``FilterVictimsWithPDBViolation``; the KEP model as before."""
+        if self.name == "1.36":
+            return (False, False, not group_preemptor, group_preemptor)
+        if self.name == "upstream":
+            return (True, True, False, False)
+        return (False, False, False, False)
 
     def victim_priority(self, pod: Pod) -> int:
         """The priority a running pod has as a victim."""

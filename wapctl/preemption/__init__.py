@@ -83,7 +83,7 @@ from wapctl.fit import (
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
 from wapctl.models import BehaviourModel, select_model
-from wapctl.preemption.budgets import _Budgets
+from wapctl.preemption.budgets import PdbRules, _Budgets
 from wapctl.preemption.node_choice import (
     _PRIORITY_OFFSET,
     NODE_CRITERIA,
@@ -881,10 +881,17 @@ class _Planner:
         if group is not None and group.policy == "Basic" and model.name != "kep-5710":
             self.needed = min(1, len(preemptor.pods))
         self.policy = preemptor.preemption_policy
-        if not is_pod and not model.group_policy_own:
-            # 1.36 newPodGroupPreemptor: any member pod with Never makes the group Never.
-            self.policy = (NEVER if any(p.preemption_policy == NEVER for p in preemptor.pods)
-                           else PREEMPT_LOWER)
+        if not is_pod and model.name != "kep-5710":
+            if model.group_policy_own and group is not None:
+                # PodGroupPreemptionPolicy: the PodGroup's own policy only
+                # (manager.go getPreemptionPolicy)
+                self.policy = group.declared_preemption_policy or PREEMPT_LOWER
+            else:
+                # 1.36 newPodGroupPreemptor / gate off: any member pod whose own policy is
+                # Never makes the group Never; the PodGroup's policy is not read
+                self.policy = (NEVER if any((p.own_preemption_policy or p.preemption_policy)
+                                            == NEVER for p in preemptor.pods)
+                               else PREEMPT_LOWER)
         exclude = {p.key for p in preemptor.pods}
         if accounting is None:
             tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
@@ -986,8 +993,7 @@ class _Planner:
         if not units:
             found = None
         else:
-            budgets = _Budgets.of(self.snapshot.pdbs,
-                                  self.accounting.memo if self.accounting is not None else None)
+            budgets = self.budgets()
             found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
             if found.status != UNSCHEDULABLE:
                 return found
@@ -1004,8 +1010,7 @@ class _Planner:
             if waiting is not None:
                 return waiting
             if units:
-                budgets = _Budgets.of(self.snapshot.pdbs, self.accounting.memo
-                                      if self.accounting is not None else None)
+                budgets = self.budgets()
                 again = (self.plan_pod(units, budgets) if is_pod
                          else self.plan_group(units, budgets))
                 if again.status != UNSCHEDULABLE:
@@ -1015,6 +1020,12 @@ class _Planner:
         return self.result(UNSCHEDULABLE,
                            f"{desc} does not fit and no running pod has a preemption "
                            f"priority below {preemptor.priority} ({self.summary()}).")
+
+    def budgets(self) -> _Budgets:
+        """The PDB budgets as this model matches and spends them (kept with an accounting)."""
+        rules = PdbRules(*self.model.pdb_rules(self.preemptor.kind == "PodGroup"))
+        memo = self.accounting.memo if self.accounting is not None else None
+        return _Budgets.of(self.snapshot.pdbs, memo, rules)
 
     def waiting(self, hold: bool = True) -> Plan | None:
         """WaitingForTermination if the preemptor fits once the terminating pods are gone;

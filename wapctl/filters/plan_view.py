@@ -43,10 +43,20 @@ class PlanFilters:
         present = [*state.bound, *state.reserved, *state.terminating]
         if not own:  # only other pods' anti-affinity can reject an unconstrained preemptor
             present = [(p, i) for p, i in present if p.anti_affinity_terms]
+        # A term whose matchLabels ask for a label no preemptor pod has matches none of them.
+        items = {item for q in labelled.values() for item in q.labels.items()}
+
+        def may_match(other: Pod) -> bool:
+            for t in other.anti_affinity_terms:
+                sel = t.selector
+                if sel is not None and all(item in items for item in sel.match_labels.items()):
+                    return True
+            return False
+
         cs, names = self.cs, self.names
         for p, i in present:
             if (any(cs.relevant_own(q, p) for q in own.values())
-                    or (p.anti_affinity_terms
+                    or (p.anti_affinity_terms and may_match(p)
                         and any(cs.relevant_existing(q, p) for q in labelled.values()))):
                 cs.add(p, names[i])
                 self.tracked.add(p.key)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.builders import node, pod, snapshot
+from tests.builders import gang, member, node, pod, snapshot
 from tests.constraint_builders import HOSTNAME, aff, constrained, sel
 from wapctl.cli import app
 from wapctl.models import get_model
@@ -71,3 +71,24 @@ def test_unschedulable_reason_names_the_pod_dependent_filter() -> None:
     assert result.status == "Unschedulable"
     assert "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules" in \
         result.reason
+
+
+def test_gang_search_by_counts_falls_back_when_the_filters_need_more() -> None:
+    """KEP model, gang of 2 (2 cpu each) keeping apart by hostname. n1 (4 cpu): low (2 cpu,
+    prio 10); n2 (4 cpu): mid (3 cpu, prio 20). By copy counts, removing low makes room for both
+    on n1 (level 10); the anti-affinity puts the second pod elsewhere, so that answer does not
+    place the gang and the search runs with the filters: level 20 (both out), reprieve mid back
+    (n2 then has 1 cpu: fails), low back (n1 has 2 cpu for one pod: fits). Victims [mid]."""
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", labels={HOSTNAME: "n1"}), node("n2", labels={HOSTNAME: "n2"})],
+        pods=[pod("low", node="n1", cpu="2", prio=10, start=1),
+              pod("mid", node="n2", cpu="3", prio=20, start=1),
+              *(constrained(member(g, f"t{i}", cpu="2", labels={"app": "t"}),
+                            anti=[aff(HOSTNAME, sel({"app": "t"}))]) for i in range(2))],
+        groups=[g])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model("kep-5710"))
+    assert result.status == "RequiresPreemption"
+    assert [v.pod for v in result.victims] == ["default/mid"]
+    assert sorted(p.node for p in result.placements) == ["n1", "n2"]

@@ -1257,12 +1257,13 @@ class _Planner:
             placer.filters = filters
         for u in removed:
             filters.remove(u.members)
+        known_ties = len(self.ties)
         placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
         if len(placed) >= self.needed:
             self.checks.append(check)
             self.ties.extend(ties)
             return self.group_result(placed, victim_units, violating)
-        self.ties.clear()
+        del self.ties[known_ties:]
         for u in removed:
             filters.add(u.members)
         placer.filters = None

@@ -16,6 +16,7 @@ wapctl ignores, holding the question and the answer per behaviour model:
 
 ``oneOf`` lists every answer upstream can give where it breaks a tie at random (equal node
 scores, equal victims); ``placements`` (pod -> node) is given only where the row decides it.
+``pdbViolations`` (optional) is the plan's summary count.
 ``plan.featureGates`` (``Name=true,...``) is passed as ``--feature-gates``. Rows the engine does
 not pass yet are strict xfails, so a fix flips them into failures that ask for the marker to go.
 """
@@ -101,6 +102,8 @@ def test_row_gives_the_upstream_answer(path: Path, model: str, expect: dict[str,
     answers = expect.get("oneOf") or [expect]
     assert expect["status"] == got["status"], f"got {got}; expected {expect}"
     assert any(_answer_matches(got, a) for a in answers), f"got {got}; expected one of {answers}"
+    if "pdbViolations" in expect:
+        assert expect["pdbViolations"] == plan["summary"]["pdbViolations"]
     assert (3 if expect["status"] == "Unschedulable" else 0) == code
     assert model == plan.get("model", {}).get("name"), "the plan names the model it used"
 

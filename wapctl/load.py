@@ -1467,6 +1467,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         namespace=ns,
         name=name,
         key=f"{ns}/{name}",
+        preempted_by_scheduler=_preempted_by_scheduler(status),
         requests=requests,
         priority=pp.priority,
         preemption_priority=pp.preemption_priority,
@@ -1486,6 +1487,18 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         source=source,
         gated=bool(gates),
     )
+
+
+def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
+    """Upstream ``PodTerminatingByPreemption`` (preemption/util.go): the first
+    ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``."""
+    conditions = status.get("conditions")
+    if type(conditions) is not list:
+        return False
+    for cond in conditions:
+        if isinstance(cond, dict) and cond.get("type") == "DisruptionTarget":
+            return cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+    return False
 
 
 # ---- the snapshot --------------------------------------------------------------------------

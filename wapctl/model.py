@@ -102,6 +102,9 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()
     source: Source | None = None
     gated: bool = False  # spec.schedulingGates not empty: the scheduler does not try it yet
+    # status condition DisruptionTarget=True, reason PreemptionByScheduler: terminating because
+    # the scheduler preempted it (upstream PodTerminatingByPreemption)
+    preempted_by_scheduler: bool = False
 
     @property
     def finished(self) -> bool:

@@ -61,8 +61,10 @@ from wapctl.fit import (
     shape_key,
 )
 from wapctl.gcpause import gc_paused
-from wapctl.model import NEVER, Pod, PodDisruptionBudget, PodGroup, Snapshot
+from wapctl.model import NEVER, PREEMPT_LOWER, Pod, PodDisruptionBudget, PodGroup, Snapshot
+from wapctl.models import BehaviourModel, importance_kep, select_model
 from wapctl.preemptor import Preemptor
+from wapctl.scoring import ShapeScorer
 
 PlanStatus = Literal["Schedulable", "WaitingForTermination", "RequiresPreemption", "Unschedulable"]
 SCHEDULABLE: PlanStatus = "Schedulable"
@@ -101,6 +103,16 @@ class TerminatingPod:
 
 
 @dataclass(frozen=True, slots=True)
+class Tie:
+    """A choice upstream makes at random; the plan took ``chosen`` deterministically."""
+
+    decision: str
+    chosen: tuple[str, ...]
+    alternatives: tuple[str, ...]  # the equal options not taken (possibly truncated)
+    count: int = 0  # how many options were equal in all (0: chosen + alternatives)
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """The outcome for one preemptor. Lists are sorted by pod key."""
 
@@ -111,6 +123,9 @@ class Plan:
     victims: tuple[Victim, ...] = ()
     terminating: tuple[TerminatingPod, ...] = ()  # on nodes the placement uses
     unplaced: tuple[str, ...] = ()  # preemptor pods left pending (gang remainder, or all)
+    model: BehaviourModel | None = None  # the behaviour model the plan followed
+    ties: tuple[Tie, ...] = ()  # decisions upstream takes at random
+    notes: tuple[str, ...] = ()  # remarks on how the preemptor was read
 
     @property
     def victim_pods(self) -> int:
@@ -151,19 +166,26 @@ class _Unit:
         self.members = members  # (pod, node index), sorted by pod key
         self.tier = tier  # 0 whole group, 1 pod of a workload, 2 standalone pod
         self.nodes = nodes  # distinct node indices, sorted
-        self._importance: tuple | None = None
+        self._importance: tuple[Callable[..., tuple], tuple] | None = None
         self._on_node: dict[int, tuple[dict[str, int], int]] | None = None
 
     @property
     def importance(self) -> tuple:
-        """Sort key, most important first: priority; whole group > workload pod > standalone
-        pod; more pods first (groups); earlier start; name."""
-        if self._importance is None:
-            start = min((p.start_time for p, _ in self.members if p.start_time is not None),
-                        default=_INF)
-            size = len(self.members) if self.kind == "PodGroup" else 1
-            self._importance = (-self.priority, self.tier, -size, start, self.name)
-        return self._importance
+        """The KEP-5710 sort key, most important first (``models.importance_kep``)."""
+        return self.importance_by(importance_kep)
+
+    def importance_by(self, fn: Callable[..., tuple]) -> tuple:
+        """Sort key of this unit under a model's importance function (most important first);
+        the last element is the name, our stand-in for upstream's random order / UID."""
+        cached = self._importance
+        if cached is not None and cached[0] is fn:
+            return cached[1]
+        start = min((p.start_time for p, _ in self.members if p.start_time is not None),
+                    default=_INF)
+        key = fn(self.priority, self.kind == "PodGroup", self.tier < 2,
+                 len(self.members), start, self.name)
+        self._importance = (fn, key)
+        return key
 
     def on_node(self, i: int) -> tuple[Mapping[str, int], int]:
         """The unit's summed requests and pod count on node ``i``."""
@@ -180,8 +202,11 @@ class _Unit:
         return self._on_node[i]
 
 
-def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor) -> list[_Unit]:
-    """Step 4: every unit the preemptor may preempt."""
+def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
+                  separate: bool = True, whole_groups: bool = True) -> list[_Unit]:
+    """Step 4: every unit the preemptor may preempt. ``separate``: victims ranked by their
+    preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
+    ``PodGroup``-mode groups are one unit, else each pod is its own."""
     own = preemptor.group_key
     limit = preemptor.priority
     groups = snapshot.pod_groups
@@ -193,17 +218,23 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor)
             if gk == own:
                 continue
             group = groups.get(gk)
-            if group is not None and group.disruption_mode == "PodGroup":
-                if group.preemption_priority < limit:
+            if whole_groups and group is not None and group.disruption_mode == "PodGroup":
+                gp = group.preemption_priority if separate else group.priority
+                if gp < limit:
                     whole.setdefault(gk, []).append((pod, i))
                 continue
-            if pod.preemption_priority < limit:
-                units.append(_Unit("Pod", pod.key, pod.preemption_priority, ((pod, i),), 1, (i,)))
-        elif pod.preemption_priority < limit:
-            units.append(_Unit("Pod", pod.key, pod.preemption_priority, ((pod, i),), 2, (i,)))
+            pp = pod.preemption_priority if separate else pod.priority
+            if pp < limit:
+                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 1, (i,)))
+        else:
+            pp = pod.preemption_priority if separate else pod.priority
+            if pp < limit:
+                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 2, (i,)))
     for gk, members in whole.items():
         nodes = tuple(sorted({i for _, i in members}))
-        units.append(_Unit("PodGroup", gk, groups[gk].preemption_priority, members, 0, nodes))
+        g = groups[gk]
+        units.append(_Unit("PodGroup", gk, g.preemption_priority if separate else g.priority,
+                           members, 0, nodes))
     return units  # standalone units by pod key, then PodGroup units by group key
 
 
@@ -236,8 +267,11 @@ class _UnitIndex:
     every running pod that leaves or joins; only the units of that pod change.
     """
 
-    def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup]) -> None:
+    def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
+                 separate: bool = True, whole_groups: bool = True) -> None:
         self.pod_groups = pod_groups
+        self.separate = separate
+        self.whole_groups = whole_groups
         self.keys: list[tuple[int, str]] = []
         self.units: list[_Unit] = []
         self.node_keys: dict[int, list[tuple[int, str]]] = {}
@@ -264,27 +298,30 @@ class _UnitIndex:
         accounting.listen(self.changed)
 
     @classmethod
-    def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup]) -> _UnitIndex:
-        """The accounting's index (built at its first plan), for these pod groups."""
-        index = accounting.memo.get(cls)
+    def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
+           separate: bool = True, whole_groups: bool = True) -> _UnitIndex:
+        """The accounting's index (built at its first plan), for these pod groups and this way
+        of forming units (one index per way)."""
+        memo_key = (cls, separate, whole_groups)
+        index = accounting.memo.get(memo_key)
         if isinstance(index, cls):
             if index.pod_groups is pod_groups or index.pod_groups == pod_groups:
                 return index
             accounting.unlisten(index.changed)
-        index = accounting.memo[cls] = cls(accounting, pod_groups)
+        index = accounting.memo[memo_key] = cls(accounting, pod_groups, separate, whole_groups)
         return index
 
     def _whole_group(self, pod: Pod) -> str | None:
         gk = pod.group_key
-        if gk is not None:
+        if gk is not None and self.whole_groups:
             group = self.pod_groups.get(gk)
             if group is not None and group.disruption_mode == "PodGroup":
                 return gk
         return None
 
     def _pod_unit(self, pod: Pod, i: int) -> _Unit:
-        unit = _Unit("Pod", pod.key, pod.preemption_priority, ((pod, i),),
-                     2 if pod.group_key is None else 1, (i,))
+        unit = _Unit("Pod", pod.key, pod.preemption_priority if self.separate else pod.priority,
+                     ((pod, i),), 2 if pod.group_key is None else 1, (i,))
         self.pod_units[pod.key] = unit
         if pod.group_key is not None:
             self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1
@@ -293,7 +330,9 @@ class _UnitIndex:
     def _group_unit(self, gk: str) -> _Unit:
         running = self.members[gk]
         members = [running[k] for k in sorted(running)]
-        unit = _Unit("PodGroup", gk, self.pod_groups[gk].preemption_priority, members, 0,
+        group = self.pod_groups[gk]
+        unit = _Unit("PodGroup", gk,
+                     group.preemption_priority if self.separate else group.priority, members, 0,
                      tuple(sorted({i for _, i in members})))
         self.whole[gk] = unit
         return unit
@@ -763,6 +802,149 @@ class _GreedyCheck(_ClusterCheck):
         return False
 
 
+class _ScoredPlacer(_Placer):
+    """The scheduler's own placement: each pod (in order) goes to its nominated node if it
+    still fits there (upstream evaluates the nominated node first), else to the feasible node
+    of the highest default score (``wapctl.scoring``); equal top scores are a random pick
+    upstream, here the first node by name, recorded in ``ties``. Every pod that fits is placed,
+    up to ``limit``.
+
+    Per shape, the feasible nodes sit in buckets by score; placing a pod re-scores only the
+    node it went to, so a run costs O(nodes x shapes + pods x (shapes + equal nodes)).
+    """
+
+    def __init__(self, state: ClusterState, pods: Sequence[Pod], cache: StaticFitCache) -> None:
+        super().__init__(state, pods, cache)
+        first: dict[int, Pod] = {}
+        for k, s in enumerate(self.shape_of):
+            first.setdefault(s, self.pods[k])
+        self.scorers = [ShapeScorer(first[s], self.items[s], state.nodes, self.allowed[s])
+                        for s in range(len(self.items))]
+        self.ties: list[Tie] = []  # of the last run
+
+    def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
+        nodes, items_of, scorers = self.state.nodes, self.items, self.scorers
+        shapes = len(items_of)
+        buckets: list[dict[int, set[int]]] = [{} for _ in range(shapes)]
+        where: list[dict[int, int]] = [{} for _ in range(shapes)]
+
+        def refresh(s: int, i: int) -> None:
+            old = where[s].pop(i, None)
+            if old is not None:
+                bucket = buckets[s][old]
+                bucket.discard(i)
+                if not bucket:
+                    del buckets[s][old]
+            node = nodes[i]
+            if node.fits(items_of[s]):
+                score = scorers[s].score(node, i)
+                where[s][i] = score
+                buckets[s].setdefault(score, set()).add(i)
+
+        for s in range(shapes):
+            for i in self.allowed[s]:
+                refresh(s, i)
+        added: list[tuple[NodeState, RequestItems]] = []
+        placed: list[tuple[Pod, int]] = []
+        index: list[int] = []
+        ties: list[Tie] = []
+        try:
+            for k, pod in enumerate(self.pods):
+                if len(placed) >= limit:
+                    break
+                s = self.shape_of[k]
+                items = items_of[s]
+                target = self.nominated[k]
+                if target is not None and not nodes[target].fits(items):
+                    target = None
+                if target is None:
+                    if not buckets[s]:
+                        continue
+                    bucket = buckets[s][max(buckets[s])]
+                    target = min(bucket)
+                    if len(bucket) > 1:
+                        others = sorted(bucket)[:6]
+                        ties.append(Tie(f"node for pod {pod.key}", (nodes[target].name,),
+                                        tuple(nodes[i].name for i in others if i != target)[:5],
+                                        len(bucket)))
+                node = nodes[target]
+                req = node.requested
+                for r, q in items:
+                    req[r] = req.get(r, 0) + q
+                node.pod_count += 1
+                added.append((node, items))
+                placed.append((pod, target))
+                index.append(k)
+                for s2 in range(shapes):
+                    if target in self.allowed_set[s2]:
+                        refresh(s2, target)
+        finally:
+            for node, items in added:
+                req = node.requested
+                for r, q in items:
+                    req[r] -= q
+                node.pod_count -= 1
+        self.ties = ties
+        return _Run(placed, index, [])
+
+
+class _FixedCheck(_ClusterCheck):
+    """Upstream's reprieve against a fixed placement (``selectVictimsOnDomain``
+    ``reprieveVictim``): the preemptor's pods stay where the scheduling run with every victim
+    gone put them; a unit goes back only if every pod assigned to the nodes it touches still
+    passes the filters there. This is the one place a reprieve asks "does this pod fit this
+    node given the pods now present" (see the module docstring's filter hook)."""
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.assigned: dict[int, tuple[dict[str, int], int]] = {}
+
+    def fix(self, placed: Sequence[tuple[Pod, int]]) -> None:
+        assigned: dict[int, tuple[dict[str, int], int]] = {}
+        for pod, i in placed:
+            req, n = assigned.get(i, ({}, 0))
+            for r, q in request_items(pod.requests):
+                req[r] = req.get(r, 0) + q
+            assigned[i] = (req, n + 1)
+        self.assigned = assigned
+
+    def remove(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, True)
+
+    def add(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, False)
+
+    def _holds(self, where: Iterable[int]) -> bool:
+        nodes, assigned = self.state.nodes, self.assigned
+        for i in where:
+            a = assigned.get(i)
+            if a is None:
+                continue
+            req, n = a
+            node = nodes[i]
+            if node.pod_count + n > node.max_pods:
+                return False
+            used, alloc = node.requested, node.allocatable
+            for r, q in req.items():
+                if used.get(r, 0) + q > alloc.get(r, 0):
+                    return False
+        return True
+
+    def feasible(self) -> bool:
+        return self._holds(self.assigned)
+
+    def try_add(self, unit: _Unit) -> bool:
+        if not self.relevant(unit):
+            return True
+        self._apply(unit, False)
+        if self._holds(unit.nodes):
+            return True
+        self._apply(unit, True)
+        return False
+
+
 class _NodeCheck:
     """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
     unit spanning many nodes costs O(resources) here, not O(its pods)."""
@@ -817,8 +999,10 @@ class _Level:
     __slots__ = ("begin", "by_priority", "check", "end", "ends", "level", "removed")
 
     def __init__(self, units: Sequence[_Unit], check: _Feasibility,
-                 presorted: bool = False) -> None:
-        """``presorted``: ``units`` already are in (priority, name) order."""
+                 presorted: bool = False, search: str = "binary") -> None:
+        """``presorted``: ``units`` already are in (priority, name) order. ``search``:
+        ``"binary"`` finds the lowest level (KEP-5710); ``"none"`` removes every unit at once
+        (upstream: no search over priorities, every lower-priority unit removed)."""
         self.check = check
         self.by_priority = (units if presorted
                             else sorted(units, key=lambda u: (u.priority, u.name)))
@@ -828,7 +1012,11 @@ class _Level:
         self.removed = 0
         self.level: int | None = None  # priority of the level found, None: nothing makes room
         self.begin = self.end = 0  # by_priority[begin:end]: the units of the level found
-        found = lowest_level(len(levels), self.feasible_at)
+        if search == "none":
+            found = (len(levels) - 1 if levels and self.feasible_at(len(levels) - 1)
+                     else None)
+        else:
+            found = lowest_level(len(levels), self.feasible_at)
         if found is not None:
             self.move(self.ends[found])
             self.level, self.end = levels[found], self.ends[found]
@@ -849,22 +1037,55 @@ class _Level:
         self.move(self.ends[k])
         return self.check.feasible()
 
-    def reprieve(self, budgets: _Budgets) -> tuple[list[_Unit], set[str]]:
+    def reprieve(self, budgets: _Budgets,
+                 importance: Callable[..., tuple] = importance_kep,
+                 ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
         """Step 6 from the found level: the victim units (most important first) and the
         PDB-violating pod keys."""
-        check = self.check
-        check.feasible()  # refresh a cached answer for the current (found) level
-        candidates = sorted(self.by_priority[: self.end], key=lambda u: u.importance)
-        violating = budgets.violating_pods(candidates)
-        if violating:
-            marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
-            order = ([u for u, m in zip(candidates, marked, strict=True) if m]
-                     + [u for u, m in zip(candidates, marked, strict=True) if not m])
-        else:
-            order = candidates
-        victims = [u for u in order if not check.try_add(u)]
-        victims.sort(key=lambda u: u.importance)
-        return victims, violating
+        self.check.feasible()  # refresh a cached answer for the current (found) level
+        return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties)
+
+
+def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
+             importance: Callable[..., tuple] = importance_kep,
+             ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
+    """Upstream's reprieve (``SelectVictimsOnNode``, ``selectVictimsOnDomain``): units sorted
+    most important first; PDB budgets spent in that order; the PDB-violating units tried
+    first, then the others; a unit goes back if the preemptor still fits. Returns the victim
+    units (most important first) and the PDB-violating pod keys. Units of equal importance
+    (all but the name) whose fates differ are reported in ``ties``: upstream orders them at
+    random."""
+    candidates = sorted(units, key=lambda u: u.importance_by(importance))
+    violating = budgets.violating_pods(candidates)
+    if violating:
+        marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
+        order = ([u for u, m in zip(candidates, marked, strict=True) if m]
+                 + [u for u, m in zip(candidates, marked, strict=True) if not m])
+    else:
+        order = candidates
+    victims = [u for u in order if not check.try_add(u)]
+    if ties is not None and victims:
+        _victim_ties(candidates, set(victims), importance, ties)
+    victims.sort(key=lambda u: u.importance_by(importance))
+    return victims, violating
+
+
+def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
+                 importance: Callable[..., tuple], ties: list[Tie]) -> None:
+    """Runs of equal importance (name aside) holding both victims and reprieved units."""
+    run: list[_Unit] = []
+    for u in [*candidates, None]:
+        if u is not None and run and (u.importance_by(importance)[:-1]
+                                      == run[0].importance_by(importance)[:-1]):
+            run.append(u)
+            continue
+        if len(run) > 1:
+            chosen = [x.name for x in run if x in victims]
+            spared = [x.name for x in run if x not in victims]
+            if chosen and spared:
+                ties.append(Tie("victims among units of equal importance",
+                                tuple(chosen), tuple(spared)))
+        run = [u] if u is not None else []
 
 
 def lowest_level(count: int, feasible: Callable[[int], bool]) -> int | None:
@@ -995,14 +1216,32 @@ class _Planner:
     unchanged; without one the view is built from the snapshot and simply dropped.
     """
 
-    def __init__(self, snapshot: Snapshot, preemptor: Preemptor,
+    def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
                  accounting: Accounting | None = None) -> None:
         self.snapshot = snapshot
         self.preemptor = preemptor
+        self.model = model
         self.desc = preemptor.describe()
+        self.ties: list[Tie] = []
+        is_pod = preemptor.kind == "Pod"
+        # Which units a victim search sees (models.py): whole PodGroup-mode groups for a group
+        # preemptor always, for a single pod only where the model says so.
+        self.whole_groups = not is_pod or model.pod_preemptor_takes_groups_whole
+        self.importance = model.importance(not is_pod)
+        # A basic group places as many pods as fit (upstream); the KEP model asks for all.
+        self.needed = preemptor.needed
+        if not is_pod and preemptor.min_count is None and model.name != "kep-5710":
+            self.needed = min(1, len(preemptor.pods))
+        self.policy = preemptor.preemption_policy
+        if not is_pod and not model.group_policy_own:
+            # 1.36 newPodGroupPreemptor: any member pod with Never makes the group Never.
+            self.policy = (NEVER if any(p.preemption_policy == NEVER for p in preemptor.pods)
+                           else PREEMPT_LOWER)
         exclude = {p.key for p in preemptor.pods}
         if accounting is None:
             tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
+            if model.scored_placement:
+                tracked |= {"cpu", "memory"}
             self.state = ClusterState(snapshot, reserve_priority=preemptor.priority,
                                       exclude=exclude, tracked=tracked)
             self.cache = StaticFitCache()
@@ -1013,7 +1252,8 @@ class _Planner:
         self.accounting = accounting
         self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
         try:
-            self.placer = _Placer(self.state, preemptor.pods, self.cache)
+            placer_cls = _ScoredPlacer if model.scored_placement else _Placer
+            self.placer = placer_cls(self.state, preemptor.pods, self.cache)
         except BaseException:
             self.state.restore()
             raise
@@ -1026,19 +1266,26 @@ class _Planner:
                 check.restore()
             self.state.restore()
 
+    def place(self, limit: int) -> list[tuple[Pod, int]]:
+        """A placement run; the scheduler's random picks among equal nodes become ties."""
+        placed = self.placer.place(limit)
+        self.ties.extend(getattr(self.placer, "ties", ()))
+        return placed
+
     def result(self, status: PlanStatus, reason: str,
                placed: Sequence[tuple[Pod, int]] = (), victims: tuple[Victim, ...] = (),
                terminating: tuple[TerminatingPod, ...] = ()) -> Plan:
         return Plan(preemptor=self.preemptor, status=status, reason=reason,
                     placements=_placements(placed, self.state), victims=victims,
-                    terminating=terminating, unplaced=_unplaced(self.preemptor, placed))
+                    terminating=terminating, unplaced=_unplaced(self.preemptor, placed),
+                    model=self.model, ties=tuple(self.ties))
 
     def summary(self) -> str:
         return _filter_summary(self.state, self.preemptor.pods[0], self.cache)
 
     def run(self) -> Plan:
-        preemptor, state, placer = self.preemptor, self.state, self.placer
-        pods, needed, desc = preemptor.pods, preemptor.needed, self.desc
+        preemptor, state = self.preemptor, self.state
+        pods, needed, desc = preemptor.pods, self.needed, self.desc
         is_pod = preemptor.kind == "Pod"
         if needed > len(pods):
             return self.result(UNSCHEDULABLE,
@@ -1046,7 +1293,7 @@ class _Planner:
                                f"{preemptor.min_count} but only {len(pods)} are pending.")
 
         # 1. Fits now (terminating pods still hold their resources).
-        placed = placer.place(len(pods))
+        placed = self.place(len(pods))
         if len(placed) >= needed:
             if is_pod:
                 reason = (f"{desc} fits on node {state.nodes[placed[0][1]].name} "
@@ -1058,22 +1305,25 @@ class _Planner:
                 reason = (f"{desc}: {len(placed)} of {len(pods)} pending pods fit without "
                           f"preemption ({needed} needed).")
             return self.result(SCHEDULABLE, reason, placed)
+        self.ties.clear()  # only the ties of the placement reported count
 
-        # 2. Terminating pods are free space: fits once they are gone -> wait, no new victims.
-        state.release_terminating()
-        placed = placer.place(len(pods))
-        if len(placed) >= needed:
-            terminating = _terminating(state, (i for _, i in placed))
-            where = (f"on node {state.nodes[placed[0][1]].name}" if is_pod
-                     else f"({len(placed)} of {len(pods)} pending pods placed)")
-            n = len(terminating)
-            waits = "1 terminating pod finishes" if n == 1 else f"{n} terminating pods finish"
-            reason = (f"{desc} fits {where} once {waits}; the preemption already triggered "
-                      f"suffices, no new victims.")
-            return self.result(WAITING, reason, placed, terminating=terminating)
+        if self.model.terminating_free:
+            # 2. (KEP) Terminating pods are free space: fits once they are gone -> wait.
+            waiting = self.waiting()
+            if waiting is not None:
+                return waiting
+        else:
+            # 2. (upstream) A preemptor nominated where lower-priority pods still terminate by
+            # preemption starts no new preemption (PodEligibleToPreemptOthers).
+            blocked = self.blocked_by_termination()
+            if blocked is not None:
+                return blocked
 
         # 3. preemptionPolicy Never.
-        if preemptor.preemption_policy == NEVER:
+        if self.policy == NEVER:
+            waiting = None if self.model.terminating_free else self.waiting()
+            if waiting is not None:
+                return waiting
             return self.result(UNSCHEDULABLE,
                                f"{desc} does not fit and its preemptionPolicy is Never: it waits "
                                f"for free space and preempts nothing.")
@@ -1081,26 +1331,89 @@ class _Planner:
         # 4. Victim units.
         units = self.victim_units()
         if not units:
-            return self.result(UNSCHEDULABLE,
-                               f"{desc} does not fit and no running pod has a preemption "
-                               f"priority below {preemptor.priority} ({self.summary()}).")
-        budgets = _Budgets(self.snapshot.pdbs)
-        return self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
+            found = None
+        else:
+            budgets = _Budgets(self.snapshot.pdbs)
+            found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
+            if found.status != UNSCHEDULABLE:
+                return found
+        if not self.model.terminating_free:
+            # Terminating pods hold their resources upstream; with no victims that make room,
+            # the preemptor is placed once they are gone.
+            for check in self.checks:
+                check.restore()
+            self.checks.clear()
+            self.ties.clear()
+            waiting = self.waiting()
+            if waiting is not None:
+                return waiting
+        if found is not None:
+            return found
+        return self.result(UNSCHEDULABLE,
+                           f"{desc} does not fit and no running pod has a preemption "
+                           f"priority below {preemptor.priority} ({self.summary()}).")
+
+    def waiting(self) -> Plan | None:
+        """WaitingForTermination if the preemptor fits once the terminating pods are gone."""
+        state, pods, desc = self.state, self.preemptor.pods, self.desc
+        state.release_terminating()
+        placed = self.place(len(pods))
+        if len(placed) < self.needed:
+            state.hold_terminating()
+            self.ties.clear()
+            return None
+        terminating = _terminating(state, (i for _, i in placed))
+        where = (f"on node {state.nodes[placed[0][1]].name}" if self.preemptor.kind == "Pod"
+                 else f"({len(placed)} of {len(pods)} pending pods placed)")
+        n = len(terminating)
+        waits = "1 terminating pod finishes" if n == 1 else f"{n} terminating pods finish"
+        reason = (f"{desc} fits {where} once {waits}; the preemption already triggered "
+                  f"suffices, no new victims.")
+        return self.result(WAITING, reason, placed, terminating=terminating)
+
+    def blocked_by_termination(self) -> Plan | None:
+        """Upstream ``PodEligibleToPreemptOthers`` / the pod group's
+        ``preemptorEligibleToPreemptOthers``: a preemptor with a pod nominated to a node where a
+        pod of lower priority is terminating by preemption is not eligible to preempt; it waits
+        for that node. "By preemption" needs the DisruptionTarget condition with reason
+        PreemptionByScheduler where the model says so."""
+        state, pre = self.state, self.preemptor
+        nominated = {state.index[p.nominated_node] for p in pre.pods
+                     if p.nominated_node is not None and p.nominated_node in state.index}
+        if not nominated:
+            return None
+        needs = self.model.terminating_needs_condition
+        blocking = [(p, i) for p, i in state.terminating
+                    if i in nominated and p.priority < pre.priority
+                    and (p.preempted_by_scheduler or not needs)]
+        if not blocking:
+            return None
+        nodes = sorted({state.nodes[i].name for _, i in blocking})
+        terminating = tuple(TerminatingPod(p.key, state.nodes[i].name) for p, i in blocking)
+        reason = (f"{self.desc} is nominated to {', '.join(nodes)} where "
+                  f"{_plural(len(blocking), 'lower-priority pod')} still terminate by "
+                  f"preemption; the scheduler starts no new preemption and waits for "
+                  f"{'them' if len(blocking) > 1 else 'it'}.")
+        placed = [(p, state.index[p.nominated_node]) for p in pre.pods
+                  if p.nominated_node is not None and p.nominated_node in state.index]
+        return self.result(WAITING, reason, placed, terminating=terminating)
 
     def victim_units(self) -> list[_Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
-        pre = self.preemptor
+        pre, separate = self.preemptor, self.model.separate_preemption_priority
         if self.accounting is not None:
-            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups).below(
-                pre.priority, pre.group_key)
-        return _by_priority(_victim_units(self.snapshot, self.state, pre))
+            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
+                                 self.whole_groups).below(pre.priority, pre.group_key)
+        return _by_priority(_victim_units(self.snapshot, self.state, pre, separate,
+                                          self.whole_groups))
 
     def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
         """The victim units on each node, each list in (priority, name) order."""
         pre = self.preemptor
         if self.accounting is not None:
-            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups).per_node(
-                pre.priority, pre.group_key)
+            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups,
+                                 self.model.separate_preemption_priority,
+                                 self.whole_groups).per_node(pre.priority, pre.group_key)
         per_node: dict[int, list[_Unit]] = {}
         for u in ordered:
             for i in u.nodes:
@@ -1110,21 +1423,22 @@ class _Planner:
     def plan_pod(self, units: list[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with each node as its own domain, then upstream's node choice.
 
-        ``units`` are in (priority, name) order. The winner is the node of the smallest score,
-        so nodes may be visited in any order as long as only nodes that provably score above
-        the best so far are passed over. A node's score is at least (0 PDB violations, its
-        level): its highest victim priority *is* its level (had reprieve returned every unit of
-        that level, the level below would have made room), and its level is at least its lowest
-        unit priority. Nodes are visited by that lower bound: with a violation-free best, a node
-        whose bound exceeds the best's level cannot win (nor can any later one). When the best
-        is one victim pod of level L, a node of level L beats it only with exactly one victim
-        pod too — each further victim pod adds priority + 2^31 > 0 to the priority sum
-        (checked: no unit priority at or below -2^31) — that started later (or at the same
-        time, on a node whose name sorts first). A node without such a one-pod unit of
-        priority L is passed over before its level search if its bound is L, and before its
-        reprieve if its level is L.
+        ``units`` are in (priority, name) order. The winner is the node of the smallest score
+        (``_node_score``: upstream ``pickOneNodeForPreemption``'s criteria in order).
+
+        With the KEP's level search, nodes may be visited in any order as long as only nodes
+        that provably score above the best so far are passed over. A node's score is at least
+        (0 PDB violations, its level): its highest victim priority *is* its level, and its level
+        is at least its lowest unit priority. Nodes are visited by that lower bound: with a
+        violation-free best, a node whose bound exceeds the best's level cannot win (nor can
+        any later one). When the best is one victim pod of level L, a node of level L beats it
+        only with exactly one victim pod too — each further victim pod adds priority + 2^31 > 0
+        to the priority sum (checked: no unit priority at or below -2^31) — that started later
+        (or at the same time, on a node whose name sorts first). Upstream's models (no level
+        search: every lower unit removed, then reprieve) score every candidate node, which also
+        tells the equal ones (a random pick upstream).
         """
-        state = self.state
+        state, model = self.state, self.model
         pod = self.preemptor.pods[0]
         items = request_items(pod.requests)
         per_node = self.units_per_node(units)
@@ -1134,35 +1448,54 @@ class _Planner:
             (local[0].priority, nodes[i].name, i, local)
             for i, local in per_node.items() if i in allowed]
         candidates.sort(key=lambda t: (t[0], t[1]))
-        positive = units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
+        binary = model.priority_search == "binary"
+        prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
+        scored: list[tuple] = []
+        node_ties: list[Tie] = []
         for low, name, i, local in candidates:
-            if best is not None and best[0] == 0:
+            if binary and best is not None and best[0] == 0:
                 if best[1] < low:
                     break
-                if (positive and best[3] == 1 and best[1] == low
+                if (prune and best[3] == 1 and best[1] == low
                         and not _may_beat_one(local, 0, low, best, name)):
                     continue
-            search = _Level(local, _NodeCheck(state.nodes[i], i, items), presorted=True)
+            search = _Level(local, _NodeCheck(state.nodes[i], i, items), presorted=True,
+                            search=model.priority_search)
             level = search.level
             if level is None:
                 continue
-            if best is not None and best[0] == 0:
+            if binary and best is not None and best[0] == 0:
                 if best[1] < level:
                     continue
-                if (positive and best[3] == 1 and best[1] == level
+                if (prune and best[3] == 1 and best[1] == level
                         and not _may_beat_one(local, search.begin, level, best, name)):
                     continue
-            victims, violating = search.reprieve(budgets)
+            local_ties: list[Tie] = []
+            victims, violating = search.reprieve(budgets, self.importance, local_ties)
             key = _node_score(victims, violating, name)
+            if not binary:
+                scored.append(key)
             if best is None or key < best:
-                best, chosen = key, (i, victims, violating)
-        if chosen is None:
+                best, chosen, node_ties = key, (i, victims, violating), local_ties
+        if chosen is None or best is None:
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} does not fit on any node even after preempting "
                                f"every lower-priority unit ({self.summary()}).")
         i, victim_units, violating = chosen
+        if scored:
+            equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
+            if len(equal) > 1:
+                self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
+                                     (best[-1],), tuple(n for n in equal if n != best[-1])[:5],
+                                     len(equal)))
+            sample = _candidate_sample(len(nodes))
+            if len(scored) > sample:
+                self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
+                                     f"{len(scored)} where preemption works, from a random "
+                                     f"start)", (best[-1],), (), len(scored)))
+        self.ties.extend(node_ties)
         victims = _victim_records(victim_units, violating, state)
         reason = (f"{self.desc} fits on node {state.nodes[i].name} after "
                   f"{_summary_tail(victims)}.")
@@ -1171,8 +1504,10 @@ class _Planner:
 
     def plan_group(self, units: list[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
+        if self.model.priority_search == "none":
+            return self.plan_group_upstream(units, budgets)
         preemptor, state, placer = self.preemptor, self.state, self.placer
-        needed = preemptor.needed
+        needed = self.needed
         check: _ClusterCheck
         if placer.shapes == 1:
             check = _CountCheck(state, placer, needed)
@@ -1186,30 +1521,63 @@ class _Planner:
                                f"{self.desc} needs {needed} pod(s) placed but at most {most} fit "
                                f"even after preempting every lower-priority unit "
                                f"({self.summary()}).")
-        victim_units, violating = search.reprieve(budgets)
-        placed = placer.place(len(preemptor.pods))
-        victims = _victim_records(victim_units, violating, state)
+        victim_units, violating = search.reprieve(budgets, self.importance, self.ties)
+        placed = self.place(len(preemptor.pods))
+        return self.group_result(placed, victim_units, violating)
+
+    def plan_group_upstream(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+        """Upstream ``selectVictimsOnDomain``: remove every lower-priority unit, run the
+        scheduling cycle once (filters and default scores; every pod it places is kept), fix
+        that placement, then reprieve unit by unit against it."""
+        preemptor, state, placer = self.preemptor, self.state, self.placer
+        check = _FixedCheck(state, placer, self.needed)
+        self.checks.append(check)
+        for unit in units:
+            check.remove(unit)
+        placed = self.place(len(preemptor.pods))
+        if len(placed) < self.needed:
+            return self.result(UNSCHEDULABLE,
+                               f"{self.desc} needs {self.needed} pod(s) placed but at most "
+                               f"{len(placed)} fit even after preempting every lower-priority "
+                               f"unit ({self.summary()}).")
+        check.fix(placed)
+        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties)
+        return self.group_result(placed, victim_units, violating)
+
+    def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
+                     violating: set[str]) -> Plan:
+        pods = self.preemptor.pods
+        victims = _victim_records(victim_units, violating, self.state)
         used = sorted({i for _, i in placed})
-        reason = (f"{self.desc}: {len(placed)} of {len(preemptor.pods)} pending pods "
-                  f"({needed} needed) fit on {_plural(len(used), 'node')} after "
+        reason = (f"{self.desc}: {len(placed)} of {len(pods)} pending pods "
+                  f"({self.needed} needed) fit on {_plural(len(used), 'node')} after "
                   f"{_summary_tail(victims)}.")
         return self.result(REQUIRES_PREEMPTION, reason, placed, victims,
-                           _terminating(state, used))
+                           _terminating(self.state, used))
 
 
-def plan(snapshot: Snapshot, preemptor: Preemptor, *, state: Accounting | None = None) -> Plan:
+def _candidate_sample(nodes: int) -> int:
+    """Upstream ``calculateNumCandidates``: max(10% of the nodes, 100), at most all nodes."""
+    return min(nodes, max(nodes * 10 // 100, 100))
+
+
+def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,
+         state: Accounting | None = None) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
 
-    ``state``, an ``fit.Accounting`` kept up to date with ``snapshot.pods`` (a queue replay
-    updates it pod by pod), replaces the O(pods) rebuild of the cluster accounting; the plan is
-    the same either way, and ``state`` is left exactly as it was found (its ``memo`` keeps the
-    planner's victim-unit index from the first such plan on). The cyclic garbage collector is
-    paused meanwhile (see ``wapctl.gcpause``).
+    ``model`` is the scheduler behaviour to predict (``wapctl.models``); None picks it from the
+    snapshot (``models.select_model``). ``state``, an ``fit.Accounting`` kept up to date with
+    ``snapshot.pods`` (a queue replay updates it pod by pod), replaces the O(pods) rebuild of
+    the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
+    it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
+    on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
     """
     if state is not None and not state.matches(snapshot):
         raise ValueError("the Accounting was built for a snapshot with other nodes")
+    if model is None:
+        model = select_model(snapshot)
     with gc_paused():
-        planner = _Planner(snapshot, preemptor, state)
+        planner = _Planner(snapshot, preemptor, model, state)
         try:
             return planner.run()
         finally:

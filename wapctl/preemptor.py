@@ -230,6 +230,16 @@ def select_preemptor(
     return queue[0]
 
 
+def whole_group_of(snapshot: Snapshot, preemptor: Preemptor) -> Preemptor | None:
+    """For a single pod of a pod group (basic included), its whole group as the preemptor:
+    with GenericWorkload the scheduler runs a group's pods through the pod group cycle, and a
+    member does not preempt on its own. None for a standalone pod."""
+    if preemptor.kind != "Pod" or preemptor.group_key is None:
+        return None
+    group = snapshot.pod_groups.get(preemptor.group_key)
+    return _group_for(snapshot, group) if group is not None else None
+
+
 # Public names for building preemptors outside the queue (``simulate`` replays the queue).
 pod_preemptor = _pod_preemptor
 group_preemptor = _group_preemptor

@@ -80,6 +80,25 @@ OutputOpt = Annotated[
     OutputFormat,
     typer.Option("--output", "-o", help="table for people; json or yaml for machines."),
 ]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="Scheduler behaviour to predict: 1.36 (released kube-scheduler), upstream (newest "
+        "upstream code; see 'wapctl version'), kep-5710 (the KEP design, a what-if). Default: "
+        "the cluster's server version, else kep-5710 when the input uses KEP-only fields, "
+        "else 1.36.",
+        show_default=False,
+    ),
+]
+FeatureGatesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--feature-gates",
+        help="kube-scheduler feature gates, e.g. PodGroupPreemptionPolicy=true (comma-separated).",
+        show_default=False,
+    ),
+]
 NoColorOpt = Annotated[
     bool, typer.Option("--no-color", help="No colour, even on a terminal (NO_COLOR works too).")
 ]
@@ -133,6 +152,23 @@ def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
     from wapctl import load
 
     return load.build_snapshot(read_documents(opts, progress=progress))
+
+
+def behaviour_model(snapshot: Any, name: str | None, gates: str | None) -> Any:
+    """The behaviour model for --model / --feature-gates (``wapctl.models.BehaviourModel``)."""
+    from wapctl import models
+
+    if name is not None and name not in models.MODEL_NAMES:
+        raise UsageError(f"--model {name!r}: expected one of {', '.join(models.MODEL_NAMES)}")
+    try:
+        parsed = models.parse_feature_gates(gates)
+        chosen = models.select_model(snapshot, name, parsed)
+    except models.ModelError as exc:
+        raise UsageError(f"--feature-gates: {exc}" if gates and "gate" in str(exc)
+                         else str(exc)) from None
+    if name is not None:
+        chosen = chosen.chosen("--model " + name)
+    return chosen
 
 
 # ---- output -------------------------------------------------------------------------------

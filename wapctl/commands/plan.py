@@ -34,6 +34,8 @@ def plan(
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -44,8 +46,10 @@ def plan(
     terminating pods are gone), 3 when it cannot be even with preemption, 2 on bad input,
     4 when the cluster cannot be read.
     """
+    from dataclasses import replace
+
     from wapctl.preemption import plan as make_plan
-    from wapctl.preemptor import select_preemptor
+    from wapctl.preemptor import select_preemptor, whole_group_of
     from wapctl.render.plan import plan_to_dict, render_plan
 
     opts = common.SnapshotOptions(
@@ -58,8 +62,19 @@ def plan(
         max_input_size=max_input_size,
     )
     snapshot = common.load_snapshot(opts, progress=True)
+    behaviour = common.behaviour_model(snapshot, model, feature_gates)
     preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
-    result = make_plan(snapshot, preemptor)
+    notes: list[str] = []
+    if pod and preemptor.kind == "Pod" and behaviour.name != "kep-5710":
+        group = whole_group_of(snapshot, preemptor)
+        if group is not None:
+            preemptor = group
+    if pod and preemptor.kind == "PodGroup":
+        notes.append(f"pod {pod} is a member of pod group {preemptor.group_key}: group members "
+                     f"do not preempt one by one, so the plan is for the whole group")
+    result = make_plan(snapshot, preemptor, model=behaviour)
+    if notes:
+        result = replace(result, notes=tuple(notes))
     doc = plan_to_dict(result)
     note = None
     if not pod and not workload:

@@ -60,7 +60,26 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "pdbViolations": plan.pdb_violations,
             "nodesTouched": plan.nodes_touched,
         },
+        "model": plan.model.to_dict() if plan.model is not None else None,
+        "ties": [
+            {"decision": t.decision, "chosen": list(t.chosen),
+             "alternatives": list(t.alternatives),
+             "equal": t.count or len(t.chosen) + len(t.alternatives)}
+            for t in plan.ties
+        ],
+        "notes": list(plan.notes),
     }
+
+
+def tie_line(tie: dict[str, Any]) -> str:
+    """One line per random upstream choice: "n1 chosen among 3 equal nodes"."""
+    chosen = ", ".join(tie["chosen"])
+    if tie["decision"].startswith("victims among"):
+        return (f"{chosen} preempted rather than {', '.join(tie['alternatives'])}: "
+                f"equal importance, upstream picks at random")
+    if tie["decision"].startswith("candidate nodes"):
+        return f"{chosen} chosen; {tie['decision']}"
+    return f"{chosen} chosen among {tie['equal']} equal nodes ({tie['decision']})"
 
 
 def _preemptor_line(doc: dict[str, Any]) -> Text:
@@ -78,6 +97,11 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
     """Preemptor summary, placements, victims, terminating pods relied on, one-line verdict."""
     if note:
         console.print(Text(note, style="dim"))
+    model = doc.get("model")
+    if model:
+        console.print(Text(f"Model {model['name']} ({model['reason']})", style="dim"))
+    for line in doc.get("notes", ()):
+        console.print(Text(line, style="dim"))
     console.print(_preemptor_line(doc))
     if doc["placements"]:
         table = Table(title="Placements", box=box.SIMPLE_HEAD, title_justify="left")
@@ -114,3 +138,9 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
         verdict.append(f" Victims on {nodes}; "
                        f"{pdbs} PodDisruptionBudget violation{'' if pdbs == 1 else 's'}.")
     console.print(verdict)
+    ties = doc.get("ties") or []
+    for tie in ties[:5]:
+        console.print(Text("Random upstream: " + tie_line(tie), style="yellow"))
+    if len(ties) > 5:
+        console.print(Text(f"... and {len(ties) - 5} more random choices (see -o json ties)",
+                           style="yellow"))

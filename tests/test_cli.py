@@ -42,7 +42,8 @@ def test_plan_without_a_selector_names_the_preemptor_it_chose():
 
 def test_plan_table_lists_placements_victims_and_verdict():
     """The table shows every placement, every victim with its unit, and the verdict."""
-    result = run("plan", PLAN / "podgroup-whole.yaml", "--pod", "default/urgent", "--no-color")
+    result = run("plan", PLAN / "podgroup-whole.yaml", "--pod", "default/urgent", "--no-color",
+                 "--model", "upstream")  # upstream takes the PodGroup-mode victim whole
     out = result.stdout
     assert "default/urgent" in out and "n1" in out
     assert "batch/etl-0" in out and "batch/etl-1" in out

@@ -114,7 +114,8 @@ def test_cycle_violation_table_keeps_its_columns_at_80_columns(tmp_path):
 
 def test_terminating_table_title_is_not_wrapped():
     """The short terminating-pods table keeps its title on one line."""
-    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "plan" / "terminating.yaml"
+    fixture = (Path(__file__).resolve().parent.parent / "fixtures" / "plan"
+               / "terminating-by-preemption.yaml")  # waits under every model
     result = CliRunner().invoke(app, ["plan", str(fixture), "--no-color"],
                                 catch_exceptions=False, env={"COLUMNS": "80"})
     assert "Waiting for terminating pods" in [line.strip() for line in result.stdout.splitlines()]

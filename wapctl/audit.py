@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 from wapctl import graph as g
 from wapctl import load, preemption, preemptor
+from wapctl.models import BehaviourModel, select_model
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.model import Snapshot
 
@@ -358,9 +359,13 @@ def _plan_key(p: preemption.Plan | None) -> tuple[Any, ...] | None:
 
 
 def plan_changes(
-    before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None
+    before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None,
+    model: BehaviourModel | None = None,
 ) -> tuple[list[PlanChange], int, int]:
-    """(changed plans, pending preemptors in either snapshot, how many were planned)."""
+    """(changed plans, pending preemptors in either snapshot, how many were planned), both
+    sides planned with one behaviour model (None: chosen from the snapshot before)."""
+    if model is None:
+        model = select_model(before)
     pb = {(p.kind, p.key): p for p in preemptor.pending_preemptors(before, namespace)}
     queue = preemptor.pending_preemptors(after, namespace)
     pa = {(p.kind, p.key): p for p in queue}
@@ -369,8 +374,8 @@ def plan_changes(
     for kind, key in order[:max_plans]:
         b = pb.get((kind, key))
         a = pa.get((kind, key))
-        plan_b = preemption.plan(before, b) if b is not None else None
-        plan_a = preemption.plan(after, a) if a is not None else None
+        plan_b = preemption.plan(before, b, model=model) if b is not None else None
+        plan_a = preemption.plan(after, a, model=model) if a is not None else None
         if _plan_key(plan_b) != _plan_key(plan_a):
             changed.append(PlanChange(kind, key, plan_b, plan_a))
     return changed, len(order), min(len(order), max_plans)
@@ -385,6 +390,8 @@ def audit(
     limit: int = DEFAULT_LIST_LIMIT,
     namespace: str | None = None,
     sample_size: int = g.DEFAULT_SAMPLE,
+    model: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> AuditReport:
     """Apply the change to the snapshot documents and compare (module docstring)."""
     before = load.build_snapshot(base)
@@ -411,7 +418,9 @@ def audit(
     names_b = {(v.kind, v.name) for v in vb}
     names_a = {(v.kind, v.name) for v in va}
 
-    plans, pending, planned = plan_changes(before, after, max_plans=max_plans, namespace=namespace)
+    behaviour = select_model(before, model, feature_gates)
+    plans, pending, planned = plan_changes(before, after, max_plans=max_plans, namespace=namespace,
+                                           model=behaviour)
     read = tuple(i for i in items if KIND_GROUPS.get(i.ref.kind) == i.ref.group)
     return AuditReport(
         changes=read,

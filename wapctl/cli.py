@@ -47,6 +47,7 @@ from wapctl.commands import plan as _plan
 from wapctl.commands import simulate as _simulate
 from wapctl.commands import snapshot as _snapshot
 from wapctl.commands import validate as _validate
+from wapctl.commands import version as _version_cmd
 
 app.command("plan")(_plan.plan)
 app.command("validate")(_validate.validate)
@@ -54,6 +55,7 @@ app.command("snapshot")(_snapshot.snapshot)
 app.command("check-cycles")(_check_cycles.check_cycles)
 app.command("audit")(_audit.audit)
 app.command("simulate")(_simulate.simulate)
+app.command("version")(_version_cmd.version)
 
 
 def main() -> None:

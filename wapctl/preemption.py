@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from wapctl.fit import (
@@ -123,7 +123,8 @@ class Plan:
     victims: tuple[Victim, ...] = ()
     terminating: tuple[TerminatingPod, ...] = ()  # on nodes the placement uses
     unplaced: tuple[str, ...] = ()  # preemptor pods left pending (gang remainder, or all)
-    model: BehaviourModel | None = None  # the behaviour model the plan followed
+    # the behaviour model the plan followed (not part of equality: plans compare by outcome)
+    model: BehaviourModel | None = field(default=None, compare=False)
     ties: tuple[Tie, ...] = ()  # decisions upstream takes at random
     notes: tuple[str, ...] = ()  # remarks on how the preemptor was read
 
@@ -1309,7 +1310,7 @@ class _Planner:
 
         if self.model.terminating_free:
             # 2. (KEP) Terminating pods are free space: fits once they are gone -> wait.
-            waiting = self.waiting()
+            waiting = self.waiting(hold=False)  # and they stay free for the victim search
             if waiting is not None:
                 return waiting
         else:
@@ -1353,13 +1354,15 @@ class _Planner:
                            f"{desc} does not fit and no running pod has a preemption "
                            f"priority below {preemptor.priority} ({self.summary()}).")
 
-    def waiting(self) -> Plan | None:
-        """WaitingForTermination if the preemptor fits once the terminating pods are gone."""
+    def waiting(self, hold: bool = True) -> Plan | None:
+        """WaitingForTermination if the preemptor fits once the terminating pods are gone;
+        else None, the terminating pods holding their resources again if ``hold``."""
         state, pods, desc = self.state, self.preemptor.pods, self.desc
         state.release_terminating()
         placed = self.place(len(pods))
         if len(placed) < self.needed:
-            state.hold_terminating()
+            if hold:
+                state.hold_terminating()
             self.ties.clear()
             return None
         terminating = _terminating(state, (i for _, i in placed))

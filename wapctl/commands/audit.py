@@ -61,6 +61,8 @@ def audit(
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     max_plans: MaxPlansOpt = core.DEFAULT_MAX_PLANS,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -92,7 +94,12 @@ def audit(
     base = common.read_documents(opts, progress=True)
     proposed = (load.read_documents(list(change), max_input_size=opts.input_limit)
                 if change else [])
-    report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace)
+    from wapctl import models
+
+    if model is not None and model not in models.MODEL_NAMES:
+        raise UsageError(f"--model {model!r}: expected one of {', '.join(models.MODEL_NAMES)}")
+    report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace,
+                        model=model, feature_gates=models.parse_feature_gates(feature_gates))
     common.emit(
         render.audit_to_dict(report),
         output,

@@ -75,6 +75,8 @@ def simulate(
     max_input_size: common.MaxInputSizeOpt = None,
     max_steps: MaxStepsOpt = 1000,
     no_requeue: NoRequeueOpt = False,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -99,10 +101,11 @@ def simulate(
         max_input_size=max_input_size,
     )
     snapshot = common.load_snapshot(opts, progress=True)
+    behaviour = common.behaviour_model(snapshot, model, feature_gates)
     progress = _Progress(max_steps, no_color)
     try:
         result = replay(snapshot, max_steps=max_steps, requeue=not no_requeue,
-                        namespace=namespace, on_step=progress)
+                        namespace=namespace, on_step=progress, model=behaviour)
     finally:
         progress.close()
     doc = simulation_to_dict(result)

@@ -9,8 +9,10 @@ wapctl ignores, holding the question and the answer per behaviour model:
     plan: {workload: default/preemptor-pg/preemptor-pg}      # or {pod: default/p}
     expect:
       "1.36": {status: RequiresPreemption, victims: [default/p1]}
-      upstream: {status: RequiresPreemption, oneOf: [{victims: [default/p1], placements: {default/p: n1}},
-                                                     {victims: [default/p2], placements: {default/p: n2}}]}
+      upstream:
+        status: RequiresPreemption
+        oneOf: [{victims: [default/p1], placements: {default/p: n1}},
+                {victims: [default/p2], placements: {default/p: n2}}]
     xfail: {"1.36": "<what differs, upstream cite>"}         # the engine does not pass it yet
     pending: "<filter the row needs>"                          # waits for a filter wapctl lacks
 
@@ -64,7 +66,9 @@ def _cases() -> list[Any]:
 CASES = _cases()
 
 
-def _plan(path: Path, question: dict[str, str], model: str) -> tuple[int, dict[str, Any] | None, str]:
+def _plan(
+    path: Path, question: dict[str, str], model: str
+) -> tuple[int, dict[str, Any] | None, str]:
     args = ["plan", str(path)]
     if "pod" in question:
         args += ["--pod", question["pod"]]
@@ -121,7 +125,8 @@ def test_every_row_cites_upstream_and_answers_per_model() -> None:
         for field in ("test", "row", "file", "commit"):
             if not upstream.get(field):
                 problems.append(f"{path.name}: upstream.{field} missing")
-        if not text.startswith("# Conformance row") or upstream.get("test", "?") not in text.split("apiVersion", 1)[0]:
+        header = text.split("apiVersion", 1)[0]
+        if not text.startswith("# Conformance row") or upstream.get("test", "?") not in header:
             problems.append(f"{path.name}: header comment does not cite the upstream test")
         if len(set(row.get("plan", {})) & {"pod", "workload"}) != 1:
             problems.append(f"{path.name}: plan must name exactly one of pod / workload")

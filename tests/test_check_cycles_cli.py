@@ -161,6 +161,13 @@ def test_max_cycles_must_be_positive() -> None:
 # ---- the document ------------------------------------------------------------------------------
 
 
+# the behaviour model: a Workload with preemptionPriorityClassName selects kep-5710 (SPEC §0)
+KEP_MODEL = {"name": "kep-5710",
+             "reason": "Workload ml/training sets preemptionPriorityClassName (a KEP-5710-only "
+                       "field)"}
+DEFAULT_MODEL = {"name": "1.36", "reason": "no server version known; default model 1.36"}
+
+
 def test_kep_ab_document() -> None:
     """The KEP's A/B example: one two-profile cycle and A's violation, complete document."""
     expected = {
@@ -178,6 +185,8 @@ def test_kep_ab_document() -> None:
         ],
         "violations": [TRAINING_VIOLATION],
         "summary": summary(),
+        "warnings": [],
+        "model": KEP_MODEL,
     }
     assert expected == report(KEP_AB)
 
@@ -190,6 +199,8 @@ def test_kep_ab_fixed_document() -> None:
         "cycles": [],
         "violations": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0, violations=0),
+        "warnings": [],
+        "model": DEFAULT_MODEL,
     }
     assert expected == report(CYCLES / "kep-ab-fixed.yaml")
 
@@ -213,8 +224,18 @@ def test_never_breaks_the_cycle_but_the_violation_stays() -> None:
             }
         ],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0),
+        "warnings": [],
+        "model": KEP_MODEL,
     }
     assert expected == report(CYCLES / "never-breaks-cycle.yaml")
+
+
+def test_scheduler_models_see_no_preemption_priority() -> None:
+    """Under --model 1.36 (no preemptionPriorityClassName upstream) the KEP's A/B cycle and
+    its violation do not exist: A preempts B, B never preempts A."""
+    doc = report(KEP_AB, "--model", "1.36")
+    assert ([], [], {"name": "1.36", "reason": "--model 1.36"}) == (
+        doc["cycles"], doc["violations"], doc["model"])
 
 
 def test_standalone_pod_closes_a_cycle() -> None:

@@ -247,7 +247,26 @@ def select_model(snapshot: Snapshot, name: str | None = None,
         f"no server version known; default model {DEFAULT_MODEL}")
 
 
+def as_seen_by(snapshot: Snapshot, model: BehaviourModel) -> Snapshot:
+    """The snapshot with victim priorities as ``model`` reads them: without a separate
+    preemption priority (the scheduler models) every pod and pod group is a victim at its
+    scheduling priority. For checks that read ``preemption_priority`` directly (the priority
+    graph of ``check-cycles``)."""
+    if model.separate_preemption_priority:
+        return snapshot
+    from types import MappingProxyType
+
+    pods = {k: (p if p.preemption_priority == p.priority
+                else replace(p, preemption_priority=p.priority))
+            for k, p in snapshot.pods.items()}
+    groups = {k: (g if g.preemption_priority == g.priority
+                  else replace(g, preemption_priority=g.priority))
+              for k, g in snapshot.pod_groups.items()}
+    return replace(snapshot, pods=MappingProxyType(pods), pod_groups=MappingProxyType(groups))
+
+
 __all__ = [
+    "as_seen_by",
     "DEFAULT_MODEL",
     "MODEL_NAMES",
     "UPSTREAM_COMMIT",

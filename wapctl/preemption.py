@@ -45,6 +45,7 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 
 from __future__ import annotations
 
+import random
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -437,11 +438,26 @@ class _Budgets:
                 self.by_label.setdefault((pdb.namespace, key, value), []).append(j)
             else:
                 self.unindexed.setdefault(pdb.namespace, []).append(j)
-        self._matching: dict[str, tuple[int, ...]] = {}
+        self.source = pdbs
+        # pod key -> (the labels answered for, matching PDB indices)
+        self._matching: dict[str, tuple[Mapping[str, str], tuple[int, ...]]] = {}
+
+    @classmethod
+    def of(cls, pdbs: Sequence[PodDisruptionBudget],
+           memo: dict[object, object] | None) -> _Budgets:
+        """Budgets for these PDBs; with a memo (a kept accounting's) the per-pod matching is
+        kept across plans as long as the PDBs are the same objects."""
+        if memo is None:
+            return cls(pdbs)
+        kept = memo.get(cls)
+        if not isinstance(kept, cls) or kept.source is not pdbs:
+            kept = memo[cls] = cls(pdbs)
+        return kept
 
     def matching(self, pod: Pod) -> tuple[int, ...]:
         """Indices (in PDB key order) of the PDBs selecting this pod."""
-        found = self._matching.get(pod.key)
+        cached = self._matching.get(pod.key)
+        found = cached[1] if cached is not None and cached[0] is pod.labels else None
         if found is None:
             if not pod.labels:  # upstream: a pod without labels matches no PDB
                 found = ()
@@ -455,7 +471,7 @@ class _Budgets:
                 found = tuple(sorted(j for j in candidates
                                      if label_selector_matches(self.pdbs[j].selector,
                                                                pod.labels)))
-            self._matching[pod.key] = found
+            self._matching[pod.key] = (pod.labels, found)
         return found
 
     def violating_pods(self, units_in_order: Iterable[_Unit]) -> set[str]:
@@ -822,6 +838,7 @@ class _ScoredPlacer(_Placer):
         self.scorers = [ShapeScorer(first[s], self.items[s], state.nodes, self.allowed[s])
                         for s in range(len(self.items))]
         self.ties: list[Tie] = []  # of the last run
+        self.rng: random.Random | None = None  # set: equal top scores picked at random
 
     def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
         nodes, items_of, scorers = self.state.nodes, self.items, self.scorers
@@ -862,7 +879,10 @@ class _ScoredPlacer(_Placer):
                     if not buckets[s]:
                         continue
                     bucket = buckets[s][max(buckets[s])]
-                    target = min(bucket)
+                    if self.rng is not None and len(bucket) > 1:
+                        target = self.rng.choice(tuple(bucket))
+                    else:
+                        target = min(bucket)
                     if len(bucket) > 1:
                         others = sorted(bucket)[:6]
                         ties.append(Tie(f"node for pod {pod.key}", (nodes[target].name,),
@@ -1040,23 +1060,32 @@ class _Level:
 
     def reprieve(self, budgets: _Budgets,
                  importance: Callable[..., tuple] = importance_kep,
-                 ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
+                 ties: list[Tie] | None = None,
+                 rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
         """Step 6 from the found level: the victim units (most important first) and the
         PDB-violating pod keys."""
         self.check.feasible()  # refresh a cached answer for the current (found) level
-        return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties)
+        return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties, rng)
 
 
 def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
              importance: Callable[..., tuple] = importance_kep,
-             ties: list[Tie] | None = None) -> tuple[list[_Unit], set[str]]:
+             ties: list[Tie] | None = None,
+             rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
     """Upstream's reprieve (``SelectVictimsOnNode``, ``selectVictimsOnDomain``): units sorted
     most important first; PDB budgets spent in that order; the PDB-violating units tried
     first, then the others; a unit goes back if the preemptor still fits. Returns the victim
     units (most important first) and the PDB-violating pod keys. Units of equal importance
     (all but the name) whose fates differ are reported in ``ties``: upstream orders them at
-    random."""
-    candidates = sorted(units, key=lambda u: u.importance_by(importance))
+    random. With ``rng`` those equal units are ordered at random instead of by name (one of
+    the scheduler's possible outcomes)."""
+    if rng is None:
+        candidates = sorted(units, key=lambda u: u.importance_by(importance))
+    else:
+        shuffled = list(units)
+        rng.shuffle(shuffled)
+        rank = {u: k for k, u in enumerate(shuffled)}
+        candidates = sorted(shuffled, key=lambda u: (*u.importance_by(importance)[:-1], rank[u]))
     violating = budgets.violating_pods(candidates)
     if violating:
         marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
@@ -1065,9 +1094,10 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     else:
         order = candidates
     victims = [u for u in order if not check.try_add(u)]
-    if ties is not None and victims:
+    if ties is not None and victims and rng is None:
         _victim_ties(candidates, set(victims), importance, ties)
-    victims.sort(key=lambda u: u.importance_by(importance))
+    order_of = {u: k for k, u in enumerate(candidates)}
+    victims.sort(key=order_of.__getitem__)
     return victims, violating
 
 
@@ -1194,20 +1224,60 @@ def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
     return False
 
 
-def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
-    """Upstream pickOneNodeForPreemption criteria as one ascending sort key."""
-    pods = [(p, u.priority) for u in victims for p, _ in u.members]
-    top = max(u.priority for u in victims)
+@dataclass(frozen=True, slots=True)
+class _NodeCandidate:
+    """What upstream's ``pickOneNodeForPreemption`` knows of one candidate node."""
+
+    node: str
+    victim_pods: tuple[tuple[Pod, int], ...]  # (pod, its unit's priority)
+    violating: frozenset[str]
+
+    @property
+    def top(self) -> int:
+        return max(prio for _, prio in self.victim_pods)
+
+
+def _pdb_violations(c: _NodeCandidate) -> float:
+    return sum(1 for p, _ in c.victim_pods if p.key in c.violating)
+
+
+def _highest_priority(c: _NodeCandidate) -> float:
+    return c.top
+
+
+def _priority_sum(c: _NodeCandidate) -> float:
+    # upstream adds MaxInt32+1 per victim so that negative priorities never favour more victims
+    return sum(prio + _PRIORITY_OFFSET for _, prio in c.victim_pods)
+
+
+def _victim_count(c: _NodeCandidate) -> float:
+    return len(c.victim_pods)
+
+
+def _latest_start(c: _NodeCandidate) -> float:
+    top = c.top
     earliest = min((p.start_time if p.start_time is not None else _INF
-                    for p, prio in pods if prio == top), default=_INF)
-    return (
-        sum(1 for p, _ in pods if p.key in violating),  # fewest PDB violations
-        top,  # lowest highest victim priority
-        sum(prio + _PRIORITY_OFFSET for _, prio in pods),  # smallest sum of priorities
-        len(pods),  # fewest victims
-        -earliest,  # latest start time of the highest-priority victims
-        node,  # then the first node by name (upstream picks at random)
-    )
+                    for p, prio in c.victim_pods if prio == top), default=_INF)
+    return -earliest  # later start of the highest-priority victims wins
+
+
+# Upstream ``pickOneNodeForPreemption`` (preemption.go), in order; each a smaller-is-better key.
+# The pruning in ``_Planner.plan_pod`` reads positions 0, 1, 3 and 4 of the resulting key.
+NODE_CRITERIA: tuple[tuple[str, Callable[[_NodeCandidate], float]], ...] = (
+    ("fewest PDB violations", _pdb_violations),
+    ("lowest highest victim priority", _highest_priority),
+    ("smallest sum of victim priorities", _priority_sum),
+    ("fewest victims", _victim_count),
+    ("latest start of the highest-priority victims", _latest_start),
+)
+
+
+def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
+    """``NODE_CRITERIA`` as one ascending sort key, then the node name (upstream picks at
+    random among nodes equal on every criterion; reported as a tie)."""
+    c = _NodeCandidate(node, tuple((p, u.priority) for u in victims for p, _ in u.members),
+                       frozenset(violating))
+    return (*(criterion(c) for _, criterion in NODE_CRITERIA), node)
 
 
 class _Planner:
@@ -1218,8 +1288,11 @@ class _Planner:
     """
 
     def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
-                 accounting: Accounting | None = None) -> None:
+                 accounting: Accounting | None = None,
+                 rng: random.Random | None = None) -> None:
         self.snapshot = snapshot
+        # upstream's random choices drawn from rng (models without ties ignore it)
+        self.rng = rng if model.priority_search == "none" else None
         self.preemptor = preemptor
         self.model = model
         self.desc = preemptor.describe()
@@ -1255,6 +1328,8 @@ class _Planner:
         try:
             placer_cls = _ScoredPlacer if model.scored_placement else _Placer
             self.placer = placer_cls(self.state, preemptor.pods, self.cache)
+            if isinstance(self.placer, _ScoredPlacer):
+                self.placer.rng = self.rng
         except BaseException:
             self.state.restore()
             raise
@@ -1334,7 +1409,8 @@ class _Planner:
         if not units:
             found = None
         else:
-            budgets = _Budgets(self.snapshot.pdbs)
+            budgets = _Budgets.of(self.snapshot.pdbs,
+                                  self.accounting.memo if self.accounting is not None else None)
             found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
             if found.status != UNSCHEDULABLE:
                 return found
@@ -1452,6 +1528,13 @@ class _Planner:
             for i, local in per_node.items() if i in allowed]
         candidates.sort(key=lambda t: (t[0], t[1]))
         binary = model.priority_search == "binary"
+        rng = self.rng
+        if rng is not None and candidates:
+            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
+            # nodes where preemption works (here: in node order, rotated)
+            offset = rng.randrange(len(nodes))
+            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
+        sample = _candidate_sample(len(nodes)) if rng is not None else len(nodes) + 1
         prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
         chosen: tuple[int, list[_Unit], set[str]] | None = None
@@ -1476,18 +1559,22 @@ class _Planner:
                         and not _may_beat_one(local, search.begin, level, best, name)):
                     continue
             local_ties: list[Tie] = []
-            victims, violating = search.reprieve(budgets, self.importance, local_ties)
+            victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
             key = _node_score(victims, violating, name)
             if not binary:
                 scored.append(key)
+                if rng is not None:
+                    key = (*key[:-1], rng.random(), name)  # the final pick at random
             if best is None or key < best:
                 best, chosen, node_ties = key, (i, victims, violating), local_ties
+            if len(scored) >= sample:
+                break
         if chosen is None or best is None:
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} does not fit on any node even after preempting "
                                f"every lower-priority unit ({self.summary()}).")
         i, victim_units, violating = chosen
-        if scored:
+        if scored and rng is None:
             equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
             if len(equal) > 1:
                 self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
@@ -1544,7 +1631,8 @@ class _Planner:
                                f"{len(placed)} fit even after preempting every lower-priority "
                                f"unit ({self.summary()}).")
         check.fix(placed)
-        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties)
+        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties,
+                                           self.rng)
         return self.group_result(placed, victim_units, violating)
 
     def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
@@ -1565,7 +1653,7 @@ def _candidate_sample(nodes: int) -> int:
 
 
 def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,
-         state: Accounting | None = None) -> Plan:
+         state: Accounting | None = None, rng: random.Random | None = None) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
 
     ``model`` is the scheduler behaviour to predict (``wapctl.models``); None picks it from the
@@ -1574,13 +1662,17 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
     it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
     on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+
+    ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
+    instead of taking the first option by name — one of the outcomes the scheduler may reach
+    (``wapctl.samples`` replays many). Ignored by models without random choices (kep-5710).
     """
     if state is not None and not state.matches(snapshot):
         raise ValueError("the Accounting was built for a snapshot with other nodes")
     if model is None:
         model = select_model(snapshot)
     with gc_paused():
-        planner = _Planner(snapshot, preemptor, model, state)
+        planner = _Planner(snapshot, preemptor, model, state, rng)
         try:
             return planner.run()
         finally:

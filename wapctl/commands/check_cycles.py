@@ -54,6 +54,8 @@ def check_cycles(
     output: common.OutputOpt = common.OutputFormat.table,
     text_format: FormatOpt = TextFormat.text,
     max_cycles: MaxCyclesOpt = graph.DEFAULT_CYCLE_LIMIT,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Find preemption cycles and priority-rule violations before they happen.
@@ -77,13 +79,18 @@ def check_cycles(
         max_input_size=max_input_size,
     )
     snapshot = common.load_snapshot(opts, progress=True)
-    report = graph.check(snapshot, namespace=namespace, limit=max_cycles)
+    from wapctl.models import as_seen_by
+
+    behaviour = common.behaviour_model(snapshot, model, feature_gates)
+    report = graph.check(as_seen_by(snapshot, behaviour), namespace=namespace, limit=max_cycles)
     if text_format is TextFormat.github:
         sys.stdout.write("".join(line + "\n" for line in render.github_lines(report)))
         sys.stdout.flush()
     else:
+        doc = render.report_to_dict(report, snapshot.warnings)
+        doc["model"] = behaviour.to_dict()
         common.emit(
-            render.report_to_dict(report),
+            doc,
             output,
             no_color,
             lambda console: render.render_table(report, console),

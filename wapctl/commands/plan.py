@@ -34,6 +34,14 @@ def plan(
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", min=0,
+                     help="Also replay the plan N times with seeded random tie orders (as the "
+                     "scheduler's random choices would fall) and report the spread: pods "
+                     "preempted always / sometimes, min/median/max victim count."),
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="First seed of --samples.")] = 0,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
@@ -75,7 +83,12 @@ def plan(
     result = make_plan(snapshot, preemptor, model=behaviour)
     if notes:
         result = replace(result, notes=tuple(notes))
-    doc = plan_to_dict(result)
+    doc = plan_to_dict(result, snapshot.warnings)
+    if samples:
+        from wapctl.samples import sample_plans, samples_to_dict
+
+        doc["samples"] = samples_to_dict(sample_plans(snapshot, preemptor, model=behaviour,
+                                                      samples=samples, seed=seed))
     note = None
     if not pod and not workload:
         who = f"{preemptor.namespace}/{preemptor.name}"

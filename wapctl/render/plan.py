@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
@@ -9,7 +10,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from wapctl.model import LoadWarning
 from wapctl.preemption import Plan
+from wapctl.render.warnings import warnings_to_list
 
 _STATUS_STYLE = {
     "Schedulable": "bold green",
@@ -19,8 +22,10 @@ _STATUS_STYLE = {
 }
 
 
-def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The machine document, exactly SPEC.md §4; lists sorted by pod, so output is stable."""
+def plan_to_dict(plan: Plan, warnings: Iterable[LoadWarning] = ()) -> dict[str, Any]:
+    """The machine document, exactly SPEC.md §4; lists sorted by pod, so output is stable.
+
+    ``warnings``: the snapshot's load warnings (``Snapshot.warnings``)."""
     p = plan.preemptor
     victims = sorted(plan.victims, key=lambda v: v.pod)
     return {
@@ -68,6 +73,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             for t in plan.ties
         ],
         "notes": list(plan.notes),
+        "warnings": warnings_to_list(warnings),
     }
 
 
@@ -138,6 +144,16 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
         verdict.append(f" Victims on {nodes}; "
                        f"{pdbs} PodDisruptionBudget violation{'' if pdbs == 1 else 's'}.")
     console.print(verdict)
+    sampled = doc.get("samples")
+    if sampled:
+        v = sampled["victimPods"]
+        console.print(Text(
+            f"Over {sampled['count']} seeded tie orders: {v['min']}-{v['max']} victim pods "
+            f"(median {v['median']}); {len(sampled['always'])} pods preempted always, "
+            f"{len(sampled['sometimes'])} sometimes.", style="bold"))
+        for row in sampled["sometimes"][:10]:
+            console.print(Text(f"  {row['pod']}: preempted in {row['samples']} of "
+                               f"{sampled['count']}", style="yellow"))
     ties = doc.get("ties") or []
     for tie in ties[:5]:
         console.print(Text("Random upstream: " + tie_line(tie), style="yellow"))

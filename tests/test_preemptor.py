@@ -104,21 +104,22 @@ def test_select_preemptor(kwargs, expected_key, expected_kind, expected_needed):
                                                               chosen.needed)
 
 
+# The core names no command-line option (the CLI says them: test_cli_names_its_options).
 ERROR_CASES = [
     ({"pod": "default/x", "workload": "default/train"},
-     "give either --pod or --workload, not both"),
-    ({"pod": "default/missing"}, "--pod default/missing: no such pod in the snapshot"),
-    ({"pod": "default/bound"}, "--pod default/bound is not pending: it is bound to node n1"),
-    ({"pod": "default/done"}, "--pod default/done is not pending: it has finished (Succeeded)"),
-    ({"pod": "default/leaving"}, "--pod default/leaving is not pending: it is terminating"),
-    ({"pod": "a/b/c"}, "--pod 'a/b/c': expected NS/NAME"),
+     "give either a pod or a workload to plan, not both"),
+    ({"pod": "default/missing"}, "pod default/missing: no such pod in the snapshot"),
+    ({"pod": "default/bound"}, "pod default/bound is not pending: it is bound to node n1"),
+    ({"pod": "default/done"}, "pod default/done is not pending: it has finished (Succeeded)"),
+    ({"pod": "default/leaving"}, "pod default/leaving is not pending: it is terminating"),
+    ({"pod": "a/b/c"}, "pod 'a/b/c': expected NS/NAME"),
     ({"pod": "default/late", "namespace": "prod"},
-     "--pod default/late is not in namespace prod (given by --namespace)"),
-    ({"workload": "default/nope"}, "--workload default/nope: no such workload in the snapshot"),
+     "pod default/late is not in namespace prod"),
+    ({"workload": "default/nope"}, "workload default/nope: no such workload in the snapshot"),
     ({"workload": "default/train/other"},
-     ("--workload default/train/other: workload default/train has no pod group 'other' "
+     ("workload default/train/other: workload default/train has no pod group 'other' "
      "(groups: main)")),
-    ({"workload": "train"}, "--workload 'train': expected NS/NAME or NS/NAME/GROUP"),
+    ({"workload": "train"}, "workload 'train': expected NS/NAME or NS/NAME/GROUP"),
     ({"namespace": "empty"}, "no pending pod or pod group in namespace empty to plan for"),
 ]
 
@@ -164,3 +165,29 @@ def test_group_without_pending_pods_is_a_usage_error():
     with pytest.raises(UsageError) as caught:
         select_preemptor(snap, workload="default/done/main")
     assert "pod group default/done/main has no pending pods" == str(caught.value)
+
+
+def test_cli_names_its_options(tmp_path):
+    """The CLI says the core's selection errors with its own option names."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from wapctl.cli import app
+
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+         "status": {"allocatable": {"cpu": "1", "pods": "10"}}}]}))
+    runner = CliRunner()
+    cases = [
+        (["--pod", "default/missing"], "error: --pod default/missing: no such pod in the "
+                                       "snapshot\n"),
+        (["--pod", "default/late", "-n", "prod"],
+         "error: --pod default/late is not in namespace prod (given by --namespace)\n"),
+        (["--workload", "x"], "error: --workload 'x': expected NS/NAME or NS/NAME/GROUP\n"),
+        (["--pod", "a/b", "--workload", "a/b"], "error: give either --pod or --workload, "
+                                                 "not both\n"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, ["plan", str(snap), *args])
+        assert (2, message) == (result.exit_code, result.stderr), args

@@ -130,23 +130,38 @@ def pending_preemptors(snapshot: Snapshot, namespace: str | None = None) -> list
     return result
 
 
-def _split(text: str, option: str, parts: tuple[int, ...]) -> list[str]:
+class SelectionError(UsageError):
+    """The named preemptor cannot be planned. The message names no command-line option: it
+    says ``pod NS/NAME ...`` or ``workload NS/NAME ...``; ``subject`` ("pod" / "workload"),
+    ``value`` and ``detail`` let a CLI say it with its own option names, and ``by_namespace``
+    that the namespace restriction came from the caller."""
+
+    def __init__(self, subject: str, value: str, detail: str,
+                 by_namespace: bool = False) -> None:
+        super().__init__(f"{subject} {value}{detail}")
+        self.subject = subject
+        self.value = value
+        self.detail = detail
+        self.by_namespace = by_namespace
+
+
+def _split(text: str, subject: str, parts: tuple[int, ...]) -> list[str]:
     pieces = text.split("/")
     if len(pieces) not in parts or not all(pieces):
         shapes = " or ".join({2: "NS/NAME", 3: "NS/NAME/GROUP"}[n] for n in parts)
-        raise UsageError(f"{option} {text!r}: expected {shapes}")
+        raise SelectionError(subject, repr(text), f": expected {shapes}")
     return pieces
 
 
 def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
     if "/" not in text:
         text = f"{namespace or 'default'}/{text}"
-    ns, _name = _split(text, "--pod", (2,))
+    ns, _name = _split(text, "pod", (2,))
     if namespace is not None and ns != namespace:
-        raise UsageError(f"--pod {text} is not in namespace {namespace} (given by --namespace)")
+        raise SelectionError("pod", text, f" is not in namespace {namespace}", by_namespace=True)
     pod = snapshot.pods.get(text)
     if pod is None:
-        raise UsageError(f"--pod {text}: no such pod in the snapshot")
+        raise SelectionError("pod", text, ": no such pod in the snapshot")
     if not pod.pending:
         if pod.finished:
             state = f"it has finished ({pod.phase})"
@@ -156,7 +171,7 @@ def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preempt
             state = "it has scheduling gates (spec.schedulingGates), so the scheduler skips it"
         else:
             state = f"it is bound to node {pod.node_name}"
-        raise UsageError(f"--pod {text} is not pending: {state}")
+        raise SelectionError("pod", text, f" is not pending: {state}")
     group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
     if group is not None and group.policy == "Gang":
         # A gang member is never scheduled alone: plan its whole gang.
@@ -179,21 +194,21 @@ def _group_for(snapshot: Snapshot, group: PodGroup) -> Preemptor:
 
 
 def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
-    pieces = _split(text, "--workload", (2, 3))
+    pieces = _split(text, "workload", (2, 3))
     ns, name = pieces[0], pieces[1]
     if namespace is not None and ns != namespace:
-        raise UsageError(
-            f"--workload {text} is not in namespace {namespace} (given by --namespace)")
+        raise SelectionError("workload", text, f" is not in namespace {namespace}",
+                             by_namespace=True)
     wl_key = f"{ns}/{name}"
     groups = [g for g in snapshot.pod_groups.values() if g.namespace == ns and g.workload == name]
     if wl_key not in snapshot.workloads and not groups:
-        raise UsageError(f"--workload {text}: no such workload in the snapshot")
+        raise SelectionError("workload", text, ": no such workload in the snapshot")
     if len(pieces) == 3:
         group = snapshot.pod_groups.get(text)
         if group is None:
             known = ", ".join(sorted(g.name for g in groups)) or "none"
-            raise UsageError(f"--workload {text}: workload {wl_key} has no pod group "
-                             f"{pieces[2]!r} (groups: {known})")
+            raise SelectionError("workload", text, f": workload {wl_key} has no pod group "
+                                 f"{pieces[2]!r} (groups: {known})")
         return _group_for(snapshot, group)
     if len(groups) == 1:
         return _group_for(snapshot, groups[0])
@@ -218,7 +233,7 @@ def select_preemptor(
 ) -> Preemptor:
     """The preemptor named on the command line, or the head of the queue."""
     if pod is not None and workload is not None:
-        raise UsageError("give either --pod or --workload, not both")
+        raise UsageError("give either a pod or a workload to plan, not both")
     if pod is not None:
         return _select_pod(snapshot, pod, namespace)
     if workload is not None:

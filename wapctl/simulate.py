@@ -120,7 +120,7 @@ from typing import Literal
 
 from wapctl.fit import Accounting
 from wapctl.model import NEVER, Pod, Snapshot
-from wapctl.models import BehaviourModel, select_model
+from wapctl.models import BehaviourModel, as_seen_by, select_model
 from wapctl.preemption import (
     REQUIRES_PREEMPTION,
     SCHEDULABLE,
@@ -766,6 +766,10 @@ def simulate(
     ``_incremental=False`` (tests only) rebuilds the cluster accounting for every plan."""
     if max_steps < 0:
         raise ValueError("max_steps must be >= 0")
+    if model is None:
+        model = select_model(snapshot)
+    # the replay's own bookkeeping reads victim priorities as the model does
+    snapshot = as_seen_by(snapshot, model)
     replay = _Replay(snapshot, requeue=requeue, namespace=namespace, incremental=_incremental,
                      model=model)
     replay.seen_states[replay.state_hash()] = 0

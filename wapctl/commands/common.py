@@ -154,6 +154,20 @@ def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
     return load.build_snapshot(read_documents(opts, progress=progress))
 
 
+def named_preemptor(snapshot: Any, *, pod: str | None, workload: str | None,
+                    namespace: str | None) -> Any:
+    """``preemptor.select_preemptor`` with its errors said in this CLI's option names."""
+    from wapctl.preemptor import SelectionError, select_preemptor
+
+    if pod is not None and workload is not None:
+        raise UsageError("give either --pod or --workload, not both")
+    try:
+        return select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
+    except SelectionError as exc:
+        hint = " (given by --namespace)" if exc.by_namespace else ""
+        raise UsageError(f"--{exc.subject} {exc.value}{exc.detail}{hint}") from None
+
+
 def behaviour_model(snapshot: Any, name: str | None, gates: str | None) -> Any:
     """The behaviour model for --model / --feature-gates (``wapctl.models.BehaviourModel``)."""
     from wapctl import models

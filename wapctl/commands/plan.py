@@ -57,7 +57,7 @@ def plan(
     from dataclasses import replace
 
     from wapctl.preemption import plan as make_plan
-    from wapctl.preemptor import select_preemptor, whole_group_of
+    from wapctl.preemptor import whole_group_of
     from wapctl.render.plan import plan_to_dict, render_plan
 
     opts = common.SnapshotOptions(
@@ -71,7 +71,8 @@ def plan(
     )
     snapshot = common.load_snapshot(opts, progress=True)
     behaviour = common.behaviour_model(snapshot, model, feature_gates)
-    preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
+    preemptor = common.named_preemptor(snapshot, pod=pod, workload=workload,
+                                       namespace=namespace)
     notes: list[str] = []
     if pod and preemptor.kind == "Pod" and behaviour.name != "kep-5710":
         group = whole_group_of(snapshot, preemptor)

@@ -109,6 +109,7 @@ def simulate(
     finally:
         progress.close()
     doc = simulation_to_dict(result, snapshot.warnings)
+    doc["model"] = behaviour.to_dict()
     if result.hit_step_limit and output is not common.OutputFormat.table:
         sys.stderr.write(f"wapctl simulate: {verdict(doc)}\n")
         sys.stderr.flush()

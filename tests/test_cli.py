@@ -116,8 +116,10 @@ def test_usage_and_input_errors_exit_2_with_one_line(args, pattern):
          "status.allocatable.cpu"),
         ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
          "spec: {priorityClassName: ghost, containers: []}\n", "priorityClassName"),
-        ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
-         "spec: {workloadRef: {name: ghost, podGroup: g}, containers: []}\n", "workloadRef"),
+        # a PodGroup without its Workload and without a policy of its own cannot be planned
+        ("apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\n"
+         "metadata: {name: pg, namespace: d}\nspec: {podGroupTemplateRef: "
+         "{workload: {workloadName: ghost, podGroupTemplateName: t}}}\n", "workloadName"),
     ],
     ids=["malformed-yaml", "not-a-mapping", "empty-file", "negative-quantity", "missing-class",
          "absent-workload"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from builders import basic, gang, member, node, pod, snapshot
 
-from wapctl.errors import UsageError
+from wapctl.errors import NothingPending, UsageError
 from wapctl.model import NEVER
 from wapctl.preemptor import Preemptor, pending_preemptors, select_preemptor
 
@@ -119,7 +119,6 @@ ERROR_CASES = [
      ("--workload default/train/other: workload default/train has no pod group 'other' "
      "(groups: main)")),
     ({"workload": "train"}, "--workload 'train': expected NS/NAME or NS/NAME/GROUP"),
-    ({"namespace": "empty"}, "no pending pod or pod group in namespace empty to plan for"),
 ]
 
 
@@ -128,13 +127,21 @@ ERROR_CASES = [
     ERROR_CASES,
     ids=["both-options", "unknown-pod", "bound-pod", "finished-pod", "terminating-pod",
          "malformed-pod", "pod-outside-namespace", "unknown-workload", "unknown-group",
-         "malformed-workload", "empty-queue"],
+         "malformed-workload"],
 )
 def test_select_preemptor_errors(kwargs, message):
     """Unknown, non-pending or malformed names are usage errors (exit 2) with a clear line."""
     with pytest.raises(UsageError) as caught:
         select_preemptor(_snapshot(), **kwargs)
     assert message == str(caught.value)
+
+
+def test_empty_queue_is_nothing_pending_not_an_error():
+    """Nothing to plan is an answer (exit 0), not a usage error (issue 15)."""
+    with pytest.raises(NothingPending) as caught:
+        select_preemptor(_snapshot(), namespace="empty")
+    assert "no pending pod or pod group in namespace empty: nothing to plan" == str(caught.value)
+    assert 0 == caught.value.exit_code
 
 
 def test_workload_with_several_pending_groups_asks_for_one():

@@ -76,6 +76,12 @@ class InputError(WapctlError):
         super().__init__(text)
 
 
+class NothingPending(WapctlError):
+    """There is no pending pod or pod group to plan for: not a failure (exit 0)."""
+
+    exit_code = ExitCode.OK
+
+
 class ClusterError(WapctlError):
     """The cluster could not be read: unreachable, TLS, 401/403, timeout, missing API group."""
 

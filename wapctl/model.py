@@ -102,6 +102,10 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()
     source: Source | None = None
     gated: bool = False  # spec.schedulingGates not empty: the scheduler does not try it yet
+    # What the pod alone says (spec.priority, else its class), whatever its pod group says; it
+    # differs from ``priority`` when a PodGroup's priority overrides it (a LoadWarning notes
+    # a v1alpha2/v1alpha3 divergence). None when the pod names no class and has no number.
+    own_priority: int | None = None
 
     @property
     def finished(self) -> bool:

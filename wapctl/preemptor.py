@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from wapctl.errors import UsageError
+from wapctl.errors import NothingPending, UsageError
 from wapctl.model import Pod, PodGroup, PreemptionPolicy, Snapshot
 
 PreemptorKind = Literal["Pod", "PodGroup"]
@@ -226,7 +226,7 @@ def select_preemptor(
     queue = pending_preemptors(snapshot, namespace)
     if not queue:
         where = f" in namespace {namespace}" if namespace is not None else ""
-        raise UsageError(f"no pending pod or pod group{where} to plan for")
+        raise NothingPending(f"no pending pod or pod group{where}: nothing to plan")
     return queue[0]
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from wapctl.commands import common
-from wapctl.errors import ExitCode
+from wapctl.errors import ExitCode, NothingPending
 
 
 @common.boundary
@@ -58,7 +58,12 @@ def plan(
         max_input_size=max_input_size,
     )
     snapshot = common.load_snapshot(opts, progress=True)
-    preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
+    try:
+        preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
+    except NothingPending as exc:  # not a failure: say so on stdout (stderr for machines)
+        stream = sys.stdout if output is common.OutputFormat.table else sys.stderr
+        stream.write(f"{exc}\n")
+        raise typer.Exit(int(ExitCode.OK)) from None
     result = make_plan(snapshot, preemptor)
     doc = plan_to_dict(result, snapshot.warnings)
     note = None

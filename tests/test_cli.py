@@ -46,7 +46,7 @@ def test_plan_table_lists_placements_victims_and_verdict():
     out = result.stdout
     assert "default/urgent" in out and "n1" in out
     assert "batch/etl-0" in out and "batch/etl-1" in out
-    assert "PodGroup batch/etl/workers" in out
+    assert "batch/etl/workers" in out and "unit: the pod group preempted as one" in out
     assert "RequiresPreemption" in out
     assert "\x1b[" not in out  # no colour when not a terminal
 

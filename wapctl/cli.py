@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 
 import typer
@@ -56,10 +58,62 @@ app.command("audit")(_audit.audit)
 app.command("simulate")(_simulate.simulate)
 
 
+# Options every data command takes, which may also come before the command name, as with
+# kubectl (``wapctl --context prod plan``): they are moved after it.
+_GLOBAL_VALUE_OPTIONS = frozenset({
+    "--kubeconfig", "--context", "-n", "--namespace", "--request-timeout", "-o", "--output",
+    "--color", "--page-size", "--max-input-size",
+})
+_GLOBAL_FLAGS = frozenset({"-A", "--all-namespaces", "--no-color"})
+_SHORT_EQUALS = re.compile(r"(-[A-Za-z])=(.*)", re.DOTALL)
+
+
+def normalize_argv(argv: list[str], commands: frozenset[str] | set[str]) -> list[str]:
+    """kubectl's spellings that click reads otherwise: ``-o=json`` / ``-n=prod`` (click would
+    take ``=json`` as the value), and global options before the command name."""
+    out: list[str] = []
+    for i, tok in enumerate(argv):
+        if tok == "--":
+            out.extend(argv[i:])
+            break
+        m = _SHORT_EQUALS.fullmatch(tok)
+        out.extend((m.group(1), m.group(2)) if m else (tok,))
+    lead: list[str] = []
+    i = 0
+    while i < len(out):
+        tok = out[i]
+        if tok in _GLOBAL_FLAGS:
+            lead.append(tok)
+            i += 1
+        elif tok.startswith("--") and tok.split("=", 1)[0] in _GLOBAL_VALUE_OPTIONS and "=" in tok:
+            lead.append(tok)
+            i += 1
+        elif tok in _GLOBAL_VALUE_OPTIONS and i + 1 < len(out):
+            lead.extend(out[i : i + 2])
+            i += 2
+        else:
+            break
+    if lead and i < len(out) and out[i] in commands:
+        return [out[i], *lead, *out[i + 1 :]]
+    return out
+
+
+def prog_name(argv0: str) -> str:
+    """``kubectl wap`` when run as the kubectl plugin (``kubectl-wap``), else ``wapctl``."""
+    base = os.path.basename(argv0)
+    return "kubectl wap" if base.startswith("kubectl-wap") else "wapctl"
+
+
 def main() -> None:
-    """The console script: Typer's own error display is a boxed panel; ours is one line."""
+    """The console script and the one error boundary: Typer's own error display is a boxed
+    panel; ours is one line, and every exception maps to an exit code (commands.common.
+    exit_code_for)."""
+    from wapctl.commands.common import exit_code_for, report_interrupt
+
+    commands = frozenset(c.name for c in app.registered_commands if c.name)
+    args = normalize_argv(sys.argv[1:], commands)
     try:
-        code = app(standalone_mode=False)
+        code = app(args=args, prog_name=prog_name(sys.argv[0]), standalone_mode=False)
     except ClickUsageError as exc:  # unknown option, bad value, missing argument
         ctx = getattr(exc, "ctx", None)
         if not exc.format_message():  # type: ignore[attr-defined]
@@ -71,8 +125,12 @@ def main() -> None:
         sys.stderr.write(f"error: {exc.format_message()}\n")  # type: ignore[attr-defined]
         sys.exit(exc.exit_code)  # type: ignore[attr-defined]
     except typer.Abort:
-        sys.stderr.write("interrupted\n")
+        report_interrupt()
         sys.exit(int(ExitCode.INTERRUPTED))
+    except (Exception, KeyboardInterrupt) as exc:
+        sys.exit(exit_code_for(exc))
+    if code == ExitCode.INTERRUPTED:  # Typer turns a Ctrl-C outside the commands into Exit(130)
+        report_interrupt(unless_reported=True)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -98,7 +98,8 @@ import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, NamedTuple
 
@@ -1705,6 +1706,17 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     return which
 
 
+@contextmanager
+def _about(which: int, head: _Head) -> Iterator[None]:
+    """An ``InputError`` while reading one object names it: ``Pod prod/web-1 (file:line ...)``."""
+    try:
+        yield
+    except InputError as exc:
+        _, ns, name = head
+        label = f"{_LABELS[which]} {ns}/{name}" if ns else f"{_LABELS[which]} {name}"
+        raise exc.about(label) from None
+
+
 def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> None:
     first = seen.get(key)
     if first is not None:
@@ -1744,7 +1756,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
 
     classes = {}
     for source, obj, head in buckets[_CLASS]:
-        pc = _priority_class(obj, source, head)
+        with _about(_CLASS, head):
+            pc = _priority_class(obj, source, head)
         classes[pc.name] = pc
     default = prio.global_default(classes.values())
     book = _ClassBook(classes)  # plus the built-in system-* classes
@@ -1752,7 +1765,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
 
     workloads: dict[str, _WorkloadDef] = {}
     for source, obj, head in buckets[_WORKLOAD]:
-        wl = _workload(obj, source, head, book)
+        with _about(_WORKLOAD, head):
+            wl = _workload(obj, source, head, book)
         workloads[f"{wl.namespace}/{wl.name}"] = wl
     groups: dict[str, _Group] = {}
     for wl in workloads.values():
@@ -1763,7 +1777,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             groups[group.key] = group
     pod_groups: dict[str, _Group] = {}
     for source, obj, head in buckets[_PODGROUP]:
-        group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
+        with _about(_PODGROUP, head):
+            group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
         pod_groups[f"{group.namespace}/{group.name}"] = group
         if group.key in groups:  # unreachable with unique names, kept as a guard
             raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
@@ -1771,9 +1786,18 @@ def _build(documents: Iterable[Document]) -> Snapshot:
 
     ctx = _PodContext(book, default, workloads, pod_groups)
     ctx.warnings.extend(load_warnings)
-    pods = [_pod(obj, source, head, ctx) for source, obj, head in buckets[_POD]]
-    nodes = [_node(obj, source, head) for source, obj, head in buckets[_NODE]]
-    pdbs = [_pdb(obj, source, head) for source, obj, head in buckets[_PDB]]
+    pods = []
+    for source, obj, head in buckets[_POD]:
+        with _about(_POD, head):
+            pods.append(_pod(obj, source, head, ctx))
+    nodes = []
+    for source, obj, head in buckets[_NODE]:
+        with _about(_NODE, head):
+            nodes.append(_node(obj, source, head))
+    pdbs = []
+    for source, obj, head in buckets[_PDB]:
+        with _about(_PDB, head):
+            pdbs.append(_pdb(obj, source, head))
 
     model_groups = {}
     for key in sorted(groups):

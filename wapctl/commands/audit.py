@@ -57,11 +57,13 @@ def audit(
             show_default=False,
         ),
     ] = None,
+    all_namespaces: common.AllNamespacesOpt = False,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     max_plans: MaxPlansOpt = core.DEFAULT_MAX_PLANS,
     output: common.OutputOpt = common.OutputFormat.table,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Show what a proposed priority change would do, before applying it.
@@ -75,6 +77,7 @@ def audit(
     does, 2 on bad input (also a deleted PriorityClass that is still referenced), 4 when the
     cluster cannot be read.
     """
+    namespace = common.resolve_namespace(namespace, all_namespaces)
     if not change and not delete:
         raise UsageError("nothing to audit: give --change FILE and/or --delete KIND/NAME")
     deletions = list(dict.fromkeys(core.parse_deletion(d) for d in delete or ()))
@@ -93,10 +96,15 @@ def audit(
     proposed = (load.read_documents(list(change), max_input_size=opts.input_limit)
                 if change else [])
     report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace)
+    from wapctl.render.names import audit_names
+
+    doc = render.audit_to_dict(report)
     common.emit(
-        render.audit_to_dict(report),
+        doc,
         output,
         no_color,
         lambda console: render.render_table(report, console),
+        color=color,
+        names=lambda: audit_names(doc),
     )
     raise typer.Exit(int(ExitCode.FINDINGS if report.risky else ExitCode.OK))

@@ -48,12 +48,14 @@ def check_cycles(
             show_default=False,
         ),
     ] = None,
+    all_namespaces: common.AllNamespacesOpt = False,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
     text_format: FormatOpt = TextFormat.text,
     max_cycles: MaxCyclesOpt = graph.DEFAULT_CYCLE_LIMIT,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Find preemption cycles and priority-rule violations before they happen.
@@ -65,7 +67,8 @@ def check_cycles(
     Exit 0 when there are none, 1 when there are cycles or violations, 2 on bad input,
     4 when the cluster cannot be read.
     """
-    if text_format is TextFormat.github and output is not common.OutputFormat.table:
+    namespace = common.resolve_namespace(namespace, all_namespaces)
+    if text_format is TextFormat.github and not output.human:
         raise UsageError("--format github replaces the table; do not combine it with -o json|yaml")
     opts = common.SnapshotOptions(
         paths=tuple(paths or ()),
@@ -82,10 +85,15 @@ def check_cycles(
         sys.stdout.write("".join(line + "\n" for line in render.github_lines(report)))
         sys.stdout.flush()
     else:
+        from wapctl.render.names import cycle_names
+
+        doc = render.report_to_dict(report, snapshot.warnings)
         common.emit(
-            render.report_to_dict(report, snapshot.warnings),
+            doc,
             output,
             no_color,
             lambda console: render.render_table(report, console),
+            color=color,
+            names=lambda: cycle_names(doc),
         )
     raise typer.Exit(int(ExitCode.OK if report.clean else ExitCode.FINDINGS))

@@ -29,7 +29,8 @@ def test_a_bad_field_names_the_object_the_file_and_the_field(tmp_path):
     snap = tmp_path / "snap.yaml"
     snap.write_text("apiVersion: v1\nkind: List\nitems:\n"
                     "- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n"
-                    "- apiVersion: v1\n  kind: Pod\n  metadata: {name: checkout-x, namespace: prod}\n"
+                    "- apiVersion: v1\n  kind: Pod\n"
+                    "  metadata: {name: checkout-x, namespace: prod}\n"
                     "  spec: {priority: high, containers: []}\n")
     r = wapctl("plan", snap)
     assert 2 == r.returncode

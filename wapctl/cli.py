@@ -17,13 +17,26 @@ ClickException: type[Exception] = _CLICK_ERRORS["ClickException"]
 from wapctl import __version__
 from wapctl.errors import ExitCode
 
+# Help reads like kubectl's: an argument with a metavar shows only that ([FILE|DIR|-]...), not
+# Typer's Python type (<list[str]>) beside it. Options set their metavars in commands/common.py.
+_argument_type = typer.core.TyperArgument.display_type_rich
+
+
+def _argument_display(self: typer.core.TyperArgument, ctx: typer.core._click.Context) -> str | None:
+    return None if self.metavar else _argument_type(self, ctx)
+
+
+typer.core.TyperArgument.display_type_rich = _argument_display  # type: ignore[method-assign]
+
 app = typer.Typer(
     name="wapctl",
     help="Plan and audit Kubernetes workload-aware preemption (KEP-5710) before it happens.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    # Help wraps to the terminal (click caps it at 80 columns unless told otherwise).
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 200},
 )
 
 
@@ -49,13 +62,14 @@ from wapctl.commands import plan as _plan
 from wapctl.commands import simulate as _simulate
 from wapctl.commands import snapshot as _snapshot
 from wapctl.commands import validate as _validate
+from wapctl.commands.examples import epilog as _epilog
 
-app.command("plan")(_plan.plan)
-app.command("validate")(_validate.validate)
-app.command("snapshot")(_snapshot.snapshot)
-app.command("check-cycles")(_check_cycles.check_cycles)
-app.command("audit")(_audit.audit)
-app.command("simulate")(_simulate.simulate)
+app.command("plan", epilog=_epilog("plan"))(_plan.plan)
+app.command("validate", epilog=_epilog("validate"))(_validate.validate)
+app.command("snapshot", epilog=_epilog("snapshot"))(_snapshot.snapshot)
+app.command("check-cycles", epilog=_epilog("check-cycles"))(_check_cycles.check_cycles)
+app.command("audit", epilog=_epilog("audit"))(_audit.audit)
+app.command("simulate", epilog=_epilog("simulate"))(_simulate.simulate)
 
 
 # Options every data command takes, which may also come before the command name, as with

@@ -16,7 +16,7 @@ ChangeOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--change",
-        "-c",
+        "-c", metavar="FILE",
         help="Proposed manifests (files, directories or -): each object replaces the snapshot's "
         "object of the same kind, namespace and name, or is added. Repeatable.",
         show_default=False,
@@ -25,7 +25,7 @@ ChangeOpt = Annotated[
 DeleteOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--delete",
+        "--delete", metavar="KIND/[NAMESPACE/]NAME",
         help="Remove an object: PriorityClass/NAME, Workload/NAMESPACE/NAME, "
         "PodGroup/NAMESPACE/NAME (also Pod, Node, PodDisruptionBudget). Repeatable.",
         show_default=False,
@@ -34,7 +34,7 @@ DeleteOpt = Annotated[
 MaxPlansOpt = Annotated[
     int,
     typer.Option(
-        "--max-plans",
+        "--max-plans", metavar="N",
         min=0,
         help="Plan at most this many pending preemptors (queue order) on each side.",
     ),
@@ -52,7 +52,7 @@ def audit(
         str | None,
         typer.Option(
             "--namespace",
-            "-n",
+            "-n", metavar="NAMESPACE",
             help="Only plan preemptors of this namespace (the graph stays cluster-wide).",
             show_default=False,
         ),

@@ -22,14 +22,15 @@ class TextFormat(str, Enum):
 FormatOpt = Annotated[
     TextFormat,
     typer.Option(
-        "--format",
+        "--format", metavar="text|github",
         help="github: print GitHub Actions ::error annotations naming each offending object's "
         "file, instead of the table.",
     ),
 ]
 MaxCyclesOpt = Annotated[
     int,
-    typer.Option("--max-cycles", min=1, help="List at most this many cycles (shortest first)."),
+    typer.Option("--max-cycles", metavar="N", min=1,
+                 help="List at most this many cycles (shortest first)."),
 ]
 
 
@@ -42,7 +43,7 @@ def check_cycles(
         str | None,
         typer.Option(
             "--namespace",
-            "-n",
+            "-n", metavar="NAMESPACE",
             help="Only report cycles with a member in this namespace and its violations "
             "(priorities stay cluster-wide).",
             show_default=False,

@@ -81,6 +81,7 @@ def parse_duration(text: str | float) -> float:
 SnapshotPaths = Annotated[
     list[str] | None,
     typer.Argument(
+        metavar="FILE|DIR|-",
         help="Snapshot files or directories (*.yaml, *.yml, *.json), or - for stdin. "
         "Omit them to read the live cluster of --kubeconfig / --context.",
         show_default=False,
@@ -90,19 +91,23 @@ KubeconfigOpt = Annotated[
     str | None,
     typer.Option(
         "--kubeconfig",
+        metavar="FILE",
         help="Read a live cluster through this kubeconfig (default: $KUBECONFIG, "
         "~/.kube/config, then in-cluster config).",
         show_default=False,
     ),
 ]
 ContextOpt = Annotated[
-    str | None, typer.Option("--context", help="kubeconfig context to use.", show_default=False)
+    str | None,
+    typer.Option("--context", metavar="NAME", help="kubeconfig context to use.",
+                 show_default=False)
 ]
 NamespaceOpt = Annotated[
     str | None,
     typer.Option(
         "--namespace",
         "-n",
+        metavar="NAMESPACE",
         help="Only consider preemptors in this namespace (victims stay cluster-wide).",
         show_default=False,
     ),
@@ -117,12 +122,15 @@ RequestTimeoutOpt = Annotated[
     ),
 ]
 PageSizeOpt = Annotated[
-    int, typer.Option("--page-size", min=1, help="Objects per page when listing a cluster.")
+    int,
+    typer.Option("--page-size", min=1, metavar="N",
+                 help="Objects per page when listing a cluster."),
 ]
 MaxInputSizeOpt = Annotated[
     str | None,
     typer.Option(
         "--max-input-size",
+        metavar="SIZE",
         help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi).",
         show_default=False,
     ),
@@ -132,8 +140,9 @@ OutputOpt = Annotated[
     typer.Option(
         "--output",
         "-o",
-        help="table or wide (more columns) for people; json or yaml for machines; name prints "
-        "one kind/NAMESPACE/NAME per line.",
+        metavar="FORMAT",
+        help="One of: table, wide (more columns), json, yaml, name (one kind/NAMESPACE/NAME "
+        "per line, for xargs).",
     ),
 ]
 NoColorOpt = Annotated[
@@ -143,7 +152,8 @@ ColorOpt = Annotated[
     ColorMode,
     typer.Option(
         "--color",
-        help="auto colours on a terminal unless NO_COLOR is set; always; never.",
+        metavar="WHEN",
+        help="Colour: auto (on a terminal, unless NO_COLOR is set), always, or never.",
     ),
 ]
 AllNamespacesOpt = Annotated[

@@ -18,7 +18,7 @@ from wapctl.errors import ExitCode
 
 MaxStepsOpt = Annotated[
     int,
-    typer.Option("--max-steps", min=1,
+    typer.Option("--max-steps", metavar="N", min=1,
                  help="Stop after this many steps if the queue has neither converged nor "
                  "cycled (exit 1)."),
 ]

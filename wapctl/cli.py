@@ -125,6 +125,14 @@ def main() -> None:
     from wapctl.commands.common import exit_code_for, report_interrupt
 
     commands = frozenset(c.name for c in app.registered_commands if c.name)
+    if sys.argv[1:2] in (["__complete"], ["__completeNoDesc"]):  # kubectl_complete-wap
+        from wapctl.commands.plugin_complete import cobra_complete
+
+        rest = sys.argv[2:]
+        words = normalize_argv(rest[:-1], commands) + rest[-1:]
+        sys.stdout.write(cobra_complete(app, words,
+                                        descriptions=sys.argv[1] == "__complete"))
+        sys.exit(0)
     args = normalize_argv(sys.argv[1:], commands)
     try:
         code = app(args=args, prog_name=prog_name(sys.argv[0]), standalone_mode=False)

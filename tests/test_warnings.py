@@ -94,3 +94,14 @@ def test_snapshot_warnings_reach_plan_and_table(monkeypatch):
     first = table.splitlines()[:2]
     assert first[0].startswith("Warning: Pod prod/web-1 spec.priorityClassName: ")
     assert first[1].startswith("Warning: PodGroup prod/etl/main: ")
+
+
+def test_github_format_turns_warnings_into_warning_annotations():
+    """check-cycles --format github: each load warning is a ::warning workflow command."""
+    export = ROOT / "fixtures" / "exports" / "k8s-1.36" / "kubectl"
+    result = CliRunner().invoke(
+        app, ["check-cycles", str(export / "get-nodes-pods-priorityclasses-pdb.yaml"),
+              "--format", "github"], catch_exceptions=False)
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert 3 == len(warnings)  # the pods of three PodGroups the export left out
+    assert warnings[0].startswith("::warning title=wapctl MissingPodGroup::Pod batch/etl-shard-0 ")

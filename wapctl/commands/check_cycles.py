@@ -83,7 +83,12 @@ def check_cycles(
     snapshot = common.load_snapshot(opts, progress=True)
     report = graph.check(snapshot, namespace=namespace, limit=max_cycles)
     if text_format is TextFormat.github:
-        sys.stdout.write("".join(line + "\n" for line in render.github_lines(report)))
+        from wapctl.render.warnings import warning_line, warnings_to_list
+
+        notes = [render.annotation("warning", f"wapctl {w['code']}",
+                                   warning_line(w).removeprefix("Warning: "), None)
+                 for w in warnings_to_list(snapshot.warnings)]
+        sys.stdout.write("".join(line + "\n" for line in notes + render.github_lines(report)))
         sys.stdout.flush()
     else:
         from wapctl.render.names import cycle_names

@@ -105,3 +105,11 @@ def test_github_format_turns_warnings_into_warning_annotations():
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert 3 == len(warnings)  # the pods of three PodGroups the export left out
     assert warnings[0].startswith("::warning title=wapctl MissingPodGroup::Pod batch/etl-shard-0 ")
+
+
+def test_output_name_keeps_stdout_to_names_and_warns_on_stderr():
+    export = ROOT / "fixtures" / "exports" / "kubectl-no-system-classes.yaml"
+    result = CliRunner().invoke(app, ["plan", str(export), "-o", "name"],
+                                catch_exceptions=False)
+    assert ("pod/batch/etl-worker-0\n", 0) == (result.stdout, result.exit_code)
+    assert result.stderr.startswith("Warning: Pod batch/etl-worker-0 spec.priorityClassName: ")

@@ -334,7 +334,10 @@ def emit(
         sys.stdout.write(dump_json(doc))
     elif fmt is OutputFormat.yaml:
         sys.stdout.write(dump_yaml(doc))
-    elif fmt is OutputFormat.name:
+    elif fmt is OutputFormat.name:  # stdout stays names only: warnings go to stderr
+        from wapctl.render.warnings import warning_line
+
+        sys.stderr.write("".join(f"{warning_line(w)}\n" for w in doc.get("warnings") or []))
         sys.stdout.write("".join(f"{n}\n" for n in (names() if names is not None else [])))
     else:
         if fmt is OutputFormat.wide and wide is not None:

@@ -90,3 +90,13 @@ def test_pipe_lines_are_as_long_as_needed(tmp_path):
     verdict = [line for line in lines if line.startswith("RequiresPreemption")]
     assert 1 == len(verdict) and verdict[0].endswith("PodDisruptionBudget violations.")
     assert "\x1b[" not in proc.stdout
+
+
+def test_audit_table_explains_its_profile_notation():
+    """A short legend where the notation is not obvious (issue 15): 1000/100 in audit tables."""
+    cycles = Path(__file__).resolve().parent.parent / "fixtures" / "cycles"
+    proc = subprocess.run([WAPCTL, "audit", str(cycles / "kep-ab.yaml"), "--change",
+                           str(cycles / "kep-ab-fixed.yaml")], capture_output=True, text=True,
+                          timeout=60, env=_env())
+    assert 0 == proc.returncode
+    assert "Profiles read SCHEDULING/PREEMPTION priority" in proc.stdout

@@ -118,6 +118,7 @@ RequestTimeoutOpt = Annotated[
         "--request-timeout",
         parser=parse_duration,
         metavar="DURATION",
+        show_default="30s",
         help="How long to wait for each API request: seconds (30) or a duration (30s, 1m).",
     ),
 ]

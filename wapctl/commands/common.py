@@ -118,8 +118,9 @@ RequestTimeoutOpt = Annotated[
         "--request-timeout",
         parser=parse_duration,
         metavar="DURATION",
-        show_default="30s",
-        help="How long to wait for each API request: seconds (30) or a duration (30s, 1m).",
+        show_default=False,
+        help="How long to wait for each API request: seconds or a duration such as 30s or "
+        "1m (default 30s).",
     ),
 ]
 PageSizeOpt = Annotated[

@@ -138,13 +138,13 @@ def test_parse_deletion(text: str, expected: ObjectRef) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("Workload/a", "--delete Workload/a: expected Workload/NAMESPACE/NAME"),
-        ("PriorityClass/ns/x", "--delete PriorityClass/ns/x: expected PriorityClass/NAME"),
-        ("Workload/ml/", "--delete Workload/ml/: expected Workload/NAMESPACE/NAME"),
+        ("Workload/a", "deletion Workload/a: expected Workload/NAMESPACE/NAME"),
+        ("PriorityClass/ns/x", "deletion PriorityClass/ns/x: expected PriorityClass/NAME"),
+        ("Workload/ml/", "deletion Workload/ml/: expected Workload/NAMESPACE/NAME"),
         (
             "Deployment/ml/a",
             (
-                "--delete Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
+                "deletion Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
                 "Pod, PodDisruptionBudget, PodGroup, PriorityClass, Workload)"
             ),
         ),
@@ -203,11 +203,11 @@ def test_apply_change_rejects_duplicates_in_the_change() -> None:
 @pytest.mark.parametrize(
     ("change", "deletion", "message"),
     [
-        ([], "PriorityClass/nope", "--delete PriorityClass/nope: no such object in the snapshot"),
+        ([], "PriorityClass/nope", "deletion PriorityClass/nope: no such object in the snapshot"),
         (
             [doc(pclass("low", 5), "c.yaml")],
             "PriorityClass/low",
-            "PriorityClass/low is both in the change files and in --delete",
+            "PriorityClass/low is both in the change files and deleted",
         ),
     ],
     ids=["unknown", "changed-and-deleted"],
@@ -526,8 +526,8 @@ def test_delete_an_unused_class() -> None:
             "error: with the change applied: ",
         ),
         ([CLUSTER], "error: nothing to audit: give --change FILE and/or --delete KIND/NAME"),
-        ([CLUSTER, "--delete", "Workload/x"], "error: --delete Workload/x: expected "),
-        ([CLUSTER, "--delete", "Workload/ml/nope"], "error: --delete Workload/ml/nope: no such"),
+        ([CLUSTER, "--delete", "Workload/x"], "error: deletion Workload/x: expected "),
+        ([CLUSTER, "--delete", "Workload/ml/nope"], "error: deletion Workload/ml/nope: no such"),
         ([CLUSTER, "--change", "missing.yaml"], "error: missing.yaml: no such file"),
         ([CLUSTER, "--change", "-", "-"], "error: stdin (-) can be the snapshot or a change"),
     ],

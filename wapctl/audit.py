@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 from wapctl import graph as g
 from wapctl import load, preemption, preemptor
-from wapctl.errors import InputError, Source, UsageError
+from wapctl.errors import InputError, Source, UsageError, did_you_mean
 from wapctl.model import Snapshot
 from wapctl.models import BehaviourModel, select_model
 
@@ -102,13 +102,13 @@ def parse_deletion(text: str) -> ObjectRef:
     kind, _, rest = text.partition("/")
     if kind not in KIND_GROUPS:
         raise UsageError(
-            f"--delete {text}: unknown kind {kind!r} (one of {', '.join(sorted(KIND_GROUPS))})"
+            f"deletion {text}: unknown kind {kind!r} (one of {', '.join(sorted(KIND_GROUPS))})"
         )
     parts = rest.split("/") if rest else []
     want = 1 if kind in CLUSTER_SCOPED else 2
     if len(parts) != want or not all(parts):
         shape = f"{kind}/NAME" if want == 1 else f"{kind}/NAMESPACE/NAME"
-        raise UsageError(f"--delete {text}: expected {shape}")
+        raise UsageError(f"deletion {text}: expected {shape}")
     namespace, name = ("", parts[0]) if want == 1 else (parts[0], parts[1])
     return ObjectRef(KIND_GROUPS[kind], kind, namespace, name)
 
@@ -149,7 +149,7 @@ def apply_change(
             )
         seen[ref] = doc.source
         if ref in deleted:
-            raise UsageError(f"{ref.spec} is both in the change files and in --delete")
+            raise UsageError(f"{ref.spec} is both in the change files and deleted")
         if ref in index:
             replaced[index[ref]] = doc
             same = base[index[ref]].obj == doc.obj
@@ -160,7 +160,10 @@ def apply_change(
     removed = set()
     for ref in deleted:
         if ref not in index:
-            raise UsageError(f"--delete {ref.spec}: no such object in the snapshot")
+            near = [r.name for r in index if r.kind == ref.kind and r.namespace == ref.namespace]
+            prefix = f"{ref.kind}/{ref.namespace + '/' if ref.namespace else ''}"
+            raise UsageError(f"deletion {ref.spec}: no such object in the snapshot"
+                             f"{did_you_mean(ref.name, near, prefix=prefix)}")
         removed.add(index[ref])
         items.append(ChangeItem("deleted", ref, None))
     out = [replaced.get(i, doc) for i, doc in enumerate(base) if i not in removed]

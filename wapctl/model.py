@@ -149,6 +149,10 @@ class Pod:
     # status condition DisruptionTarget=True, reason PreemptionByScheduler: terminating because
     # the scheduler preempted it (upstream PodTerminatingByPreemption)
     preempted_by_scheduler: bool = False
+    # What the pod alone says (spec.priority, else its class), whatever its pod group says; it
+    # differs from ``priority`` when a PodGroup's priority overrides it (a LoadWarning notes
+    # a v1alpha2/v1alpha3 divergence). None when the pod names no class and has no number.
+    own_priority: int | None = None
     # Inter-pod constraints (wapctl.filters): required terms only, DoNotSchedule spread only.
     affinity_terms: tuple[PodAffinityTerm, ...] = ()
     anti_affinity_terms: tuple[PodAffinityTerm, ...] = ()

@@ -22,14 +22,15 @@ class TextFormat(str, Enum):
 FormatOpt = Annotated[
     TextFormat,
     typer.Option(
-        "--format",
+        "--format", metavar="text|github",
         help="github: print GitHub Actions ::error annotations naming each offending object's "
         "file, instead of the table.",
     ),
 ]
 MaxCyclesOpt = Annotated[
     int,
-    typer.Option("--max-cycles", min=1, help="List at most this many cycles (shortest first)."),
+    typer.Option("--max-cycles", metavar="N", min=1,
+                 help="List at most this many cycles (shortest first)."),
 ]
 
 
@@ -42,12 +43,13 @@ def check_cycles(
         str | None,
         typer.Option(
             "--namespace",
-            "-n",
+            "-n", metavar="NAMESPACE",
             help="Only report cycles with a member in this namespace and its violations "
             "(priorities stay cluster-wide).",
             show_default=False,
         ),
     ] = None,
+    all_namespaces: common.AllNamespacesOpt = False,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
@@ -56,6 +58,7 @@ def check_cycles(
     max_cycles: MaxCyclesOpt = graph.DEFAULT_CYCLE_LIMIT,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Find preemption cycles and priority-rule violations before they happen.
@@ -67,7 +70,8 @@ def check_cycles(
     Exit 0 when there are none, 1 when there are cycles or violations, 2 on bad input,
     4 when the cluster cannot be read.
     """
-    if text_format is TextFormat.github and output is not common.OutputFormat.table:
+    namespace = common.resolve_namespace(namespace, all_namespaces)
+    if text_format is TextFormat.github and not output.human:
         raise UsageError("--format github replaces the table; do not combine it with -o json|yaml")
     opts = common.SnapshotOptions(
         paths=tuple(paths or ()),
@@ -84,9 +88,16 @@ def check_cycles(
     behaviour = common.behaviour_model(snapshot, model, feature_gates)
     report = graph.check(as_seen_by(snapshot, behaviour), namespace=namespace, limit=max_cycles)
     if text_format is TextFormat.github:
-        sys.stdout.write("".join(line + "\n" for line in render.github_lines(report)))
+        from wapctl.render.warnings import warning_line, warnings_to_list
+
+        notes = [render.annotation("warning", f"wapctl {w['code']}",
+                                   warning_line(w).removeprefix("Warning: "), None)
+                 for w in warnings_to_list(snapshot.warnings)]
+        sys.stdout.write("".join(line + "\n" for line in notes + render.github_lines(report)))
         sys.stdout.flush()
     else:
+        from wapctl.render.names import cycle_names
+
         doc = render.report_to_dict(report, snapshot.warnings)
         doc["model"] = behaviour.to_dict()
         common.emit(
@@ -94,5 +105,7 @@ def check_cycles(
             output,
             no_color,
             lambda console: render.render_table(report, console),
+            color=color,
+            names=lambda: cycle_names(doc),
         )
     raise typer.Exit(int(ExitCode.OK if report.clean else ExitCode.FINDINGS))

@@ -252,6 +252,10 @@ def _plan_text(plan: Plan | None) -> str:
     return f"{plan.status}: {victims}" if victims else plan.status
 
 
+PROFILE_LEGEND = ("Profiles read SCHEDULING/PREEMPTION priority (1000/100: schedules at 1000, "
+                  "is preempted as 100); A → B: before → after the change.")
+
+
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     for column in columns:
@@ -333,6 +337,9 @@ def render_table(report: AuditReport, console: Console) -> None:
         )
     if not report.cycle_comparison_complete:
         console.print("[yellow]Too many cycles to compare them all; counts are minimums.[/]")
+    if report.edges_added or report.edges_removed or report.cycles_introduced \
+            or report.cycles_fixed or report.lost_protection:
+        console.print(Text(PROFILE_LEGEND, style="dim"))
     if report.risky:
         console.print(
             f"[red]RISKY[/]: introduces {s['cyclesIntroduced']} cycle(s) and "

@@ -46,11 +46,13 @@ def vertex(
         "workloads": workloads,
         "podGroups": groups,
         "pods": list(pods),
+        "templates": [],
         "counts": {
             "workloads": len(workloads),
             "podGroups": len(groups),
             "pods": len(pods),
             "groupPods": group_pods,
+            "templates": 0,
         },
     }
 
@@ -79,7 +81,10 @@ TRAINING_VIOLATION = {
     "inCycle": True,
     "message": "Workload ml/training: preemption priority 100 (class low) is below its "
     f"scheduling priority 1000 (class high); {RULE}; it is on a preemption cycle",
+    "fix": "raise ml/training's preemption priority to >= 1000 (a preemptionPriorityClassName "
+    "of value >= 1000, or none), or lower its scheduling priority to <= 100",
 }
+TRAINING_FIX = "raise the preemption priority of ml/training to >= 1000"
 
 
 def summary(**kw: Any) -> dict[str, Any]:
@@ -91,9 +96,11 @@ def summary(**kw: Any) -> dict[str, Any]:
         "cyclesCountComplete": True,
         "profilesInCycles": 2,
         "violations": 1,
+        "findings": 0,
         "workloads": 2,
         "podGroups": 2,
         "pods": 0,
+        "templates": 0,
         "namespace": None,
     }
     return base | kw
@@ -174,9 +181,11 @@ def test_kep_ab_document() -> None:
                     vertex("1000/100", ["ml/training"], ["ml/training/workers"], group_pods=2),
                 ],
                 "edges": [edge("500/500", "1000/100"), edge("1000/100", "500/500")],
+                "fix": TRAINING_FIX,
             }
         ],
         "violations": [TRAINING_VIOLATION],
+        "findings": [],
         "summary": summary(),
     }
     assert expected == report(KEP_AB)
@@ -189,6 +198,7 @@ def test_kep_ab_fixed_document() -> None:
         "kind": "CycleReport",
         "cycles": [],
         "violations": [],
+        "findings": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0, violations=0),
     }
     assert expected == report(CYCLES / "kep-ab-fixed.yaml")
@@ -212,6 +222,7 @@ def test_never_breaks_the_cycle_but_the_violation_stays() -> None:
                 "preemptionPolicy is Never, so it closes no cycle today",
             }
         ],
+        "findings": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0),
     }
     assert expected == report(CYCLES / "never-breaks-cycle.yaml")
@@ -228,6 +239,7 @@ def test_standalone_pod_closes_a_cycle() -> None:
                 vertex("1000/100", ["ml/training"], ["ml/training/workers"]),
             ],
             "edges": [edge("500/500", "1000/100"), edge("1000/100", "500/500")],
+            "fix": TRAINING_FIX,
         }
     ]
     expected = (expected_cycles, [TRAINING_VIOLATION], summary(workloads=1, podGroups=1, pods=1))
@@ -330,14 +342,15 @@ def test_github_annotations_name_the_file() -> None:
     result = run("check-cycles", KEP_AB, "--format", "github")
     expected = [
         (
-            f"::error file={KEP_AB},title=KEP-5710 preemption cycle::preemption cycle of 2 "
+            # line 37: ml/training's spec.preemptionPriorityClassName in kep-ab.yaml
+            f"::error file={KEP_AB},line=37,title=KEP-5710 preemption cycle::preemption cycle of 2 "
             "profiles: 500/500 [batch/report] → 1000/100 [ml/training] → 500/500: each can preempt "
-            "the next, so they can preempt each other forever (document 4)"
+            "the next, so they can preempt each other forever"
         ),
         (
-            f"::error file={KEP_AB},title=KEP-5710 priority rule::Workload ml/training: preemption "
-            "priority 100 (class low) is below its scheduling priority 1000 (class high); "
-            f"{RULE}; it is on a preemption cycle (document 4)"
+            f"::error file={KEP_AB},line=37,title=KEP-5710 priority rule::Workload ml/training: "
+            "preemption priority 100 (class low) is below its scheduling priority 1000 (class "
+            f"high); {RULE}; it is on a preemption cycle"
         ),
         "wapctl check-cycles: 1 cycle, 1 rule violation",
     ]
@@ -354,9 +367,11 @@ def test_github_cycle_is_annotated_at_the_rule_breakers_file(tmp_path: Path) -> 
     lines = run("check-cycles", tmp_path, "--format", "github").stdout.splitlines()
     heads = [line.split("::")[1] for line in lines[:-1]]
     file = tmp_path / "b-training.yaml"
+    # safe_dump sorts keys: apiVersion, kind, metadata (2 lines), spec, then podGroups (4 lines
+    # and policy), preemptionPriorityClassName on line 12
     expected = [
-        f"error file={file},title=KEP-5710 preemption cycle",
-        f"error file={file},title=KEP-5710 priority rule",
+        f"error file={file},line=12,title=KEP-5710 preemption cycle",
+        f"error file={file},line=12,title=KEP-5710 priority rule",
     ]
     assert expected == heads
 

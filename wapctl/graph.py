@@ -18,6 +18,18 @@ Vertices
     Pods of a pod group that share the group's profile are counted (``groupPods``), not listed:
     the group is the member.
 
+    - every controller pod template (``Snapshot.templates``: a Deployment's, a JobSet replicated
+      job's, a Workload's podGroupTemplate not yet instantiated, ...), named ``Kind ns/name`` or
+      ``Kind ns/name/template``: manifests take part before any pod exists. A template whose pods
+      join a pod group is in the group's unit; one naming an unknown PriorityClass has no
+      profile and is a finding (``unknown-priority-class``) instead.
+
+Models
+    ``profile_of`` maps each member's profile as the snapshot gives it (KEP-5710: scheduling and
+    preemption priority apart) to the profile a behaviour model sees — e.g. kube-scheduler 1.36,
+    which has no separate preemption priority, sees ``Profile(s, s, policy)``. The default keeps
+    it.
+
 Edges
     ``X -> Y`` when a member of X may preempt a member of Y: X's policy is not ``Never`` and
     ``X.scheduling > Y.preemption`` (only *strictly* lower priority is a victim, as upstream).
@@ -56,6 +68,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
+from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Snapshot
@@ -106,15 +119,17 @@ class Vertex:
     group_pod_count: int  # pods of the member pod groups (not listed)
     unit_count: int  # distinct pod groups + pods on their own (self-loops need two)
     namespaces: frozenset[str]
-    source: Source | None  # where the first listed member (Workload first, else pod) comes from
+    source: Source | None  # where the first listed member (Workload, else pod, else template) is
+    templates: tuple[str, ...] = ()  # controller pod templates, "Kind ns/name[/template]"
+    template_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Member:
     """One member of the graph: a PodGroup, or a pod on its own."""
 
-    kind: str  # "PodGroup" | "Pod"
-    name: str  # PodGroup key, or pod "ns/name"
+    kind: str  # "PodGroup" | "Pod" | "Template"
+    name: str  # PodGroup key, pod "ns/name", or template key "Kind ns/name[/template]"
     unit: str  # its pod group key, or the pod key: who does not preempt itself
     workload: str | None  # Workload "ns/name" when the member belongs to one
 
@@ -203,10 +218,11 @@ class CycleReport:
     cycle_count_complete: bool
     violations: tuple[Violation, ...]
     namespace: str | None = None
+    findings: tuple[f.Finding, ...] = ()  # unknown classes, drift, Kueue (findings.py)
 
     @property
     def clean(self) -> bool:
-        return self.cycle_count == 0 and not self.violations
+        return self.cycle_count == 0 and not self.violations and not self.findings
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -220,31 +236,48 @@ class _Acc:
     group_pods: int = 0
     units: set[str] = field(default_factory=set)
     namespaces: set[str] = field(default_factory=set)
+    templates: list[str] = field(default_factory=list)
 
 
 def _sample(names: Iterable[str], size: int) -> tuple[str, ...]:
     return tuple(heapq.nsmallest(size, names))
 
 
+ProfileOf = Callable[[Profile], Profile]
+
+
+def _same(profile: Profile) -> Profile:
+    return profile
+
+
 def build_graph(
-    snapshot: Snapshot, *, sample_size: int = DEFAULT_SAMPLE, max_edges: int = MAX_EDGES
+    snapshot: Snapshot,
+    *,
+    sample_size: int = DEFAULT_SAMPLE,
+    max_edges: int = MAX_EDGES,
+    profile_of: ProfileOf | None = None,
 ) -> PriorityGraph:
     """The priority graph of a snapshot. O(pods + profiles·log + edges).
 
+    ``profile_of``: the behaviour model's view of a member's profile (module docstring).
     Raises InputError when the graph would exceed ``max_edges`` edges.
     """
     with gc_paused():
-        return _build_graph(snapshot, sample_size, max_edges)
+        return _build_graph(snapshot, sample_size, max_edges, profile_of or _same)
 
 
-def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> PriorityGraph:
+def _build_graph(
+    snapshot: Snapshot, sample_size: int, max_edges: int, profile_of: ProfileOf
+) -> PriorityGraph:
     accs: dict[Profile, _Acc] = {}
     memberships: dict[tuple[str, str], Profile] = {}
     members: dict[tuple[str, str], Member] = {}
     group_profile: dict[str, Profile] = {}
 
     for key, group in snapshot.pod_groups.items():
-        profile = Profile(group.priority, group.preemption_priority, group.preemption_policy)
+        profile = profile_of(
+            Profile(group.priority, group.preemption_priority, group.preemption_policy)
+        )
         group_profile[key] = profile
         workload = f"{group.namespace}/{group.workload}"
         acc = accs.setdefault(profile, _Acc())
@@ -260,15 +293,10 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
             continue
         gk = pod.group_key
         gp = group_profile.get(gk) if gk is not None else None
-        if (
-            gp is not None
-            and gp.scheduling == pod.priority
-            and gp.preemption == pod.preemption_priority
-            and gp.policy == pod.preemption_policy
-        ):
+        profile = profile_of(Profile(pod.priority, pod.preemption_priority, pod.preemption_policy))
+        if gp is not None and gp == profile:
             accs[gp].group_pods += 1  # the usual case: counted, nothing allocated
             continue
-        profile = Profile(pod.priority, pod.preemption_priority, pod.preemption_policy)
         group = snapshot.pod_groups[gk] if gp is not None else None  # type: ignore[index]
         workload = f"{group.namespace}/{group.workload}" if group is not None else None
         acc = accs.setdefault(profile, _Acc())
@@ -279,6 +307,20 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
         memberships[("Pod", key)] = profile
         members[("Pod", key)] = Member("Pod", key, unit, workload)
 
+    for key, t in snapshot.templates.items():
+        if t.priority is None or t.preemption_priority is None:
+            continue  # an unknown PriorityClass: a finding, no profile
+        profile = profile_of(Profile(t.priority, t.preemption_priority, t.preemption_policy))
+        acc = accs.setdefault(profile, _Acc())
+        acc.templates.append(key)
+        unit = t.group_key or key
+        acc.units.add(unit)
+        acc.namespaces.add(t.namespace)
+        group = snapshot.pod_groups.get(t.group_key) if t.group_key else None
+        workload = f"{group.namespace}/{group.workload}" if group is not None else None
+        memberships[("Template", key)] = profile
+        members[("Template", key)] = Member("Template", key, unit, workload)
+
     vertices: dict[Profile, Vertex] = {}
     for profile in sorted(accs):
         acc = accs[profile]
@@ -287,8 +329,11 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
         if workloads:
             wl = snapshot.workloads.get(workloads[0])
             source = wl.source if wl is not None else None
+        elif pods:
+            source = snapshot.pods[pods[0]].source
         else:
-            source = snapshot.pods[pods[0]].source if pods else None
+            templates = _sample(acc.templates, 1)
+            source = snapshot.templates[templates[0]].source if templates else None
         vertices[profile] = Vertex(
             profile=profile,
             workloads=workloads,
@@ -301,6 +346,8 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
             unit_count=len(acc.units),
             namespaces=frozenset(acc.namespaces),
             source=source,
+            templates=_sample(acc.templates, sample_size),
+            template_count=len(acc.templates),
         )
 
     import networkx as nx  # imported here: the CLI should not pay for it on every command
@@ -449,7 +496,51 @@ def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation
                 source=pod.source,
             )
         )
-    return tuple(sorted(out, key=lambda v: v.sort_key))
+    for (kind, key), profile in graph.memberships.items():
+        if kind != "Template" or not profile.violates:
+            continue
+        t = snapshot.templates[key]
+        if t.group_key is not None:
+            continue  # its pod group's Workload is the violation
+        out.append(
+            Violation(
+                kind=t.kind,
+                name=f"{t.namespace}/{t.name}",
+                namespace=t.namespace,
+                profile=profile,
+                pod_groups=(),
+                priority_class_name=t.priority_class_name,
+                preemption_priority_class_name=None,
+                in_cycle=profile in cyclic,
+                source=t.source,
+            )
+        )
+    return tuple(sorted(set(out), key=lambda v: v.sort_key))
+
+
+def template_findings(snapshot: Snapshot) -> tuple[f.Finding, ...]:
+    """A pod template naming a PriorityClass that does not exist (its pods would be rejected
+    at admission, and nothing here can say what they would preempt)."""
+    known = ", ".join(sorted(snapshot.priority_classes)) or "none"
+    out = []
+    for t in snapshot.templates.values():
+        if t.unknown_class is None:
+            continue
+        out.append(
+            f.Finding(
+                rule=f.UNKNOWN_CLASS,
+                object=t.key,
+                namespace=t.namespace,
+                message=f"{t.key}: its pod template names PriorityClass {t.unknown_class!r}, "
+                "which no PriorityClass of the manifests (or of --cluster) defines; "
+                "the API server would reject its pods",
+                fix=f"create PriorityClass {t.unknown_class!r} or name an existing one "
+                f"(known: {known})",
+                source=t.source,
+                field=f"{t.field}.priorityClassName",
+            )
+        )
+    return tuple(sorted(out, key=lambda x: x.sort_key))
 
 
 def check(
@@ -460,11 +551,16 @@ def check(
     count_limit: int = DEFAULT_COUNT_LIMIT,
     sample_size: int = DEFAULT_SAMPLE,
     max_edges: int = MAX_EDGES,
+    profile_of: ProfileOf | None = None,
+    findings: Iterable[f.Finding] = (),
 ) -> CycleReport:
     """Everything ``check-cycles`` reports. With ``namespace``, only the cycles with a member in
     that namespace and the violations in it (the graph itself stays cluster-wide: priorities
-    are)."""
-    graph = build_graph(snapshot, sample_size=sample_size, max_edges=max_edges)
+    are). ``findings`` (drift, Kueue: ``drift.py``) are reported beside the unknown-class
+    findings of the templates."""
+    graph = build_graph(
+        snapshot, sample_size=sample_size, max_edges=max_edges, profile_of=profile_of
+    )
     keep = None
     if namespace is not None:
 
@@ -473,8 +569,10 @@ def check(
 
     search = find_cycles(graph, limit=limit, count_limit=count_limit, keep=keep)
     violations = find_violations(snapshot, graph)
+    found = tuple(sorted({*template_findings(snapshot), *findings}, key=lambda x: x.sort_key))
     if namespace is not None:
         violations = tuple(v for v in violations if v.namespace == namespace)
+        found = tuple(x for x in found if x.namespace in (None, namespace))
     return CycleReport(
         graph=graph,
         cycles=search.cycles,
@@ -482,4 +580,5 @@ def check(
         cycle_count_complete=search.complete,
         violations=violations,
         namespace=namespace,
+        findings=found,
     )

@@ -96,6 +96,7 @@ from typing import Any, BinaryIO, NamedTuple
 import yaml
 
 from wapctl import priority as prio
+from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
 from wapctl.model import (
@@ -107,6 +108,7 @@ from wapctl.model import (
     Pod,
     PodDisruptionBudget,
     PodGroup,
+    PodTemplateWorkload,
     PriorityClass,
     SelectorRequirement,
     Snapshot,
@@ -1491,7 +1493,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
 # ---- the snapshot --------------------------------------------------------------------------
 
 # (API group, kind) -> reader; the core group is "".
-_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP = range(6)
+_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _TEMPLATE = range(7)
 _KINDS = {
     ("", "Node"): _NODE,
     ("", "Pod"): _POD,
@@ -1508,6 +1510,7 @@ _LABELS = {
     _PDB: "PodDisruptionBudget",
     _WORKLOAD: "Workload",
     _PODGROUP: "PodGroup",
+    _TEMPLATE: "object",  # controllers with pod templates (templates.KINDS); key "Kind ns/name"
 }
 
 
@@ -1537,6 +1540,8 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     else:
         group = api.rpartition("/")[0] if "/" in api else ""
     which = _KINDS.get((group, kind))
+    if which is None and (group, kind) in tmpl.KINDS:
+        return _TEMPLATE
     if which is None:
         ignored[f"{kind}.{group}" if kind in _KIND_NAMES else kind] += 1
         return None
@@ -1577,8 +1582,8 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
 
 def _build(documents: Iterable[Document]) -> Snapshot:
     ignored: Counter[str] = Counter()
-    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(6)]
-    seen: list[dict[str, Source]] = [{} for _ in range(6)]
+    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(7)]
+    seen: list[dict[str, Source]] = [{} for _ in range(7)]
     for source, obj in documents:
         which = _classify(obj, source, ignored)
         if which is None:
@@ -1586,6 +1591,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         namespaced = which not in (_NODE, _CLASS)
         head = _meta(obj, source, namespaced)
         key = f"{head[1]}/{head[2]}" if namespaced else head[2]
+        if which == _TEMPLATE:
+            key = f"{obj['kind']} {key}"
         bucket_seen = seen[which]
         if key in bucket_seen:
             _register(bucket_seen, _LABELS[which], key, source)
@@ -1659,6 +1666,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             source=wl.source,
         )
 
+    templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     pods.sort(key=lambda p: p.key)
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=lambda p: p.key)
@@ -1670,7 +1678,33 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         workloads=model_workloads,
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
+        templates=templates,
     )
+
+
+def _templates(
+    owners: list[tuple[Source, dict[str, Any], _Head]],
+    workloads: dict[str, _WorkloadDef],
+    classes: dict[str, PriorityClass],
+    default: PriorityClass | None,
+    groups: dict[str, PodGroup],
+) -> dict[str, PodTemplateWorkload]:
+    """Controllers' pod templates, and the podGroupTemplates of v1alpha2/3 Workloads that no
+    PodGroup object instantiates yet (templates.py)."""
+    objects = {f"{g.namespace}/{g.name}": k for k, g in groups.items() if g.api_version != V1ALPHA1}
+    out: list[PodTemplateWorkload] = []
+    for source, obj, (_, ns, name) in owners:
+        for raw in tmpl.extract(obj["kind"], obj, source, ns, name):
+            out.append(tmpl.resolve(raw, classes, default, groups, objects))
+    for wl in workloads.values():
+        if wl.templates and not wl.group_names:
+            out.extend(
+                tmpl.from_pod_group_templates(
+                    wl.namespace, wl.name, wl.source, wl.templates, wl.priority_class,
+                    wl.preemption_class, default,
+                )
+            )
+    return {t.key: t for t in sorted(out, key=lambda t: t.key)}
 
 
 def _workload_class(wl: _WorkloadDef, which: str) -> str | None:

@@ -351,6 +351,7 @@ def summary(**kw: Any) -> dict[str, Any]:
         "preemptorsPlanned": 1,
         "plansTruncated": False,
         "plansChanged": 0,
+        "keptOldPriority": 0,
         "listLimit": 100,
     }
     return base | kw
@@ -397,6 +398,7 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
         },
         "violations": {"introduced": [violation], "fixed": []},
         "plans": [],
+        "keptOldPriority": [],
         "summary": summary(
             edgesAdded=2,
             lostProtection=2,
@@ -459,6 +461,7 @@ def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
                 },
             }
         ],
+        "keptOldPriority": [],
         "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
     }
     assert (0, expected) == (code, d)

@@ -102,6 +102,7 @@ def summary(**kw: Any) -> dict[str, Any]:
         "pods": 0,
         "templates": 0,
         "namespace": None,
+        "outsideManifests": None,
     }
     return base | kw
 

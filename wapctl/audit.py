@@ -21,6 +21,10 @@ Then both snapshots are compared:
   by the numbers: moving a class value along an existing cycle between the same parties neither
   introduces nor fixes it; a new party joining a cycle's profile does introduce one.
 - **Violations introduced / fixed**, by object (Workload or pod).
+- **Pods that keep the old value** (``drift.kept_old_values``): PriorityClass values are
+  immutable, so changing one means deleting and re-creating it; running pods that name it keep
+  the priority they were admitted with. Information, not a reason to exit 1. (The graph and
+  plans above take a pod's ``spec.priority`` when written, else its class's new value.)
 - **Plans that change:** the pending preemptors (``preemptor.pending_preemptors``) of both
   snapshots, planned with ``preemption.plan`` on each — at most ``max_plans`` of them, in
   queue order of the changed snapshot — reported when status or victims differ.
@@ -34,9 +38,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from wapctl import drift, load, preemption, preemptor
 from wapctl import graph as g
-from wapctl import load, preemption, preemptor
 from wapctl.errors import InputError, Source, UsageError
+from wapctl.findings import Finding
 from wapctl.model import Snapshot
 
 DEFAULT_MAX_PLANS = 50
@@ -242,6 +247,7 @@ class AuditReport:
     cycles_introduced_count: int
     cycles_fixed_count: int
     limit: int = DEFAULT_LIST_LIMIT
+    kept_old_values: tuple[Finding, ...] = ()  # running pods keeping a changed class's old value
 
     @property
     def cycle_comparison_complete(self) -> bool:
@@ -440,4 +446,5 @@ def audit(
         cycles_introduced_count=len(introduced),
         cycles_fixed_count=len(fixed),
         limit=limit,
+        kept_old_values=drift.kept_old_values(before, after, documents),
     )

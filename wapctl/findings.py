@@ -54,6 +54,7 @@ class Finding:
     fix: str  # one line: what to change
     source: Source | None = None
     field: str | None = None  # the field path in the object, e.g. "spec.template.spec.priority"
+    priority_class: str | None = None  # the PriorityClass it is about, if one
 
     @property
     def sort_key(self) -> tuple[str, str, str]:

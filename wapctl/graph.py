@@ -219,10 +219,47 @@ class CycleReport:
     violations: tuple[Violation, ...]
     namespace: str | None = None
     findings: tuple[f.Finding, ...] = ()  # unknown classes, drift, Kueue (findings.py)
+    scope: Scope | None = None  # --cluster: only what the manifests take part in is reported
+    outside: tuple[int, int, int] = (0, 0, 0)  # (cycles, violations, findings) left out by scope
 
     @property
     def clean(self) -> bool:
         return self.cycle_count == 0 and not self.violations and not self.findings
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Manifests checked against a cluster: what the manifests take part in. A member is in
+    scope when it comes from a manifest document (``sources``) or names a PriorityClass the
+    manifests define (``classes``: re-defining a class moves everything that names it)."""
+
+    sources: frozenset[Source]
+    classes: frozenset[str]
+
+    def touches(self, source: Source | None, *classes: str | None) -> bool:
+        return source in self.sources or any(c in self.classes for c in classes if c)
+
+
+def scope_profiles(snapshot: Snapshot, graph: PriorityGraph, scope: Scope) -> frozenset[Profile]:
+    """The vertices holding at least one member in scope."""
+    out = set()
+    for (kind, name), profile in graph.memberships.items():
+        if profile in out:
+            continue
+        if kind == "PodGroup":
+            g = snapshot.pod_groups[name]
+            wl = snapshot.workloads.get(f"{g.namespace}/{g.workload}")
+            hit = scope.touches(g.source, g.priority_class_name, g.preemption_priority_class_name)
+            hit = hit or (wl is not None and scope.touches(wl.source))
+        elif kind == "Pod":
+            pod = snapshot.pods[name]
+            hit = scope.touches(pod.source, pod.priority_class_name)
+        else:
+            t = snapshot.templates[name]
+            hit = scope.touches(t.source, t.priority_class_name)
+        if hit:
+            out.add(profile)
+    return frozenset(out)
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -538,6 +575,7 @@ def template_findings(snapshot: Snapshot) -> tuple[f.Finding, ...]:
                 f"(known: {known})",
                 source=t.source,
                 field=f"{t.field}.priorityClassName",
+                priority_class=t.unknown_class,
             )
         )
     return tuple(sorted(out, key=lambda x: x.sort_key))
@@ -553,19 +591,28 @@ def check(
     max_edges: int = MAX_EDGES,
     profile_of: ProfileOf | None = None,
     findings: Iterable[f.Finding] = (),
+    scope: Scope | None = None,
 ) -> CycleReport:
     """Everything ``check-cycles`` reports. With ``namespace``, only the cycles with a member in
     that namespace and the violations in it (the graph itself stays cluster-wide: priorities
     are). ``findings`` (drift, Kueue: ``drift.py``) are reported beside the unknown-class
-    findings of the templates."""
+    findings of the templates. With ``scope`` (manifests against a cluster) only the cycles
+    through a vertex holding a member in scope, and the violations and findings of objects in
+    scope, are reported; ``outside`` counts the rest."""
     graph = build_graph(
         snapshot, sample_size=sample_size, max_edges=max_edges, profile_of=profile_of
     )
-    keep = None
-    if namespace is not None:
+    def in_namespace(cycle: Cycle) -> bool:
+        return namespace is None or any(
+            namespace in graph.vertices[v].namespaces for v in cycle.vertices
+        )
+
+    keep: Callable[[Cycle], bool] | None = None if namespace is None else in_namespace
+    if scope is not None:
+        touched = scope_profiles(snapshot, graph, scope)
 
         def keep(cycle: Cycle) -> bool:
-            return any(namespace in graph.vertices[v].namespaces for v in cycle.vertices)
+            return in_namespace(cycle) and any(v in touched for v in cycle.vertices)
 
     search = find_cycles(graph, limit=limit, count_limit=count_limit, keep=keep)
     violations = find_violations(snapshot, graph)
@@ -573,6 +620,25 @@ def check(
     if namespace is not None:
         violations = tuple(v for v in violations if v.namespace == namespace)
         found = tuple(x for x in found if x.namespace in (None, namespace))
+    outside = (0, 0, 0)
+    if scope is not None:
+        everything = find_cycles(
+            graph,
+            limit=1,
+            count_limit=count_limit,
+            keep=None if namespace is None else in_namespace,
+        )
+        kept_v = tuple(
+            v for v in violations
+            if scope.touches(v.source, v.priority_class_name, v.preemption_priority_class_name)
+        )
+        kept_f = tuple(x for x in found if scope.touches(x.source, x.priority_class))
+        outside = (
+            max(0, everything.count - search.count),
+            len(violations) - len(kept_v),
+            len(found) - len(kept_f),
+        )
+        violations, found = kept_v, kept_f
     return CycleReport(
         graph=graph,
         cycles=search.cycles,
@@ -581,4 +647,6 @@ def check(
         violations=violations,
         namespace=namespace,
         findings=found,
+        scope=scope,
+        outside=outside,
     )

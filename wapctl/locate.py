@@ -25,7 +25,8 @@ from wapctl.errors import Source
 
 MAX_LOCATE_SIZE = 16 * 1024 * 1024
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+# steps: name, [index], or ["a.key/with.dots"] (a label key)
+_STEP = re.compile(r'([^.\[\]"]+)|\[(\d+)\]|\["([^"]+)"\]')
 
 
 class Locator:
@@ -58,7 +59,8 @@ class Locator:
                 return fallback
             node = items.value[source.item]
         line = node.start_mark.line + 1
-        for key, index in _STEP.findall(field or ""):
+        for name, index, quoted in _STEP.findall(field or ""):
+            key = name or quoted
             if index:
                 if not isinstance(node, yaml.SequenceNode) or int(index) >= len(node.value):
                     break

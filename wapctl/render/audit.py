@@ -10,6 +10,7 @@ The JSON/YAML document (``audit_to_dict``)::
      "cycles": {"introduced": [<cycle>, ...], "fixed": [<cycle>, ...]},
      "violations": {"introduced": [<violation>, ...], "fixed": [<violation>, ...]},
      "plans": [<plan change>, ...],
+     "keptOldPriority": [<finding>, ...],   # running pods keeping a changed class's old value
      "summary": {...}}
 
 ``<change>``: ``{"action": "added|changed|unchanged|deleted", "kind": "PriorityClass",
@@ -30,6 +31,8 @@ preempt (added) or no longer preempt (removed) members of ``victim``.
 
 ``<cycle>`` and ``<violation>`` are exactly the CycleReport items (``wapctl.render.cycles``):
 introduced ones from the changed snapshot, fixed ones from the original.
+
+``<finding>`` is a CycleReport finding (``wapctl.render.cycles``, rule ``priority-drift``).
 
 ``<plan change>``: a pending preemptor whose plan status or victims differ::
 
@@ -60,7 +63,13 @@ from rich.text import Text
 from wapctl.audit import AuditReport, Cell, ChangeItem, EdgeChange, PlanChange
 from wapctl.model import Snapshot
 from wapctl.preemption import Plan
-from wapctl.render.cycles import API_VERSION, cycle_path, cycle_to_dict, violation_to_dict
+from wapctl.render.cycles import (
+    API_VERSION,
+    cycle_path,
+    cycle_to_dict,
+    finding_to_dict,
+    violation_to_dict,
+)
 
 EXAMPLES = 3
 
@@ -167,6 +176,7 @@ def summary_to_dict(report: AuditReport) -> dict[str, Any]:
         "preemptorsPlanned": report.preemptors_planned,
         "plansTruncated": report.preemptors_planned < report.preemptors_pending,
         "plansChanged": len(report.plans),
+        "keptOldPriority": len(report.kept_old_values),
         "listLimit": report.limit,
     }
 
@@ -198,6 +208,7 @@ def audit_to_dict(report: AuditReport) -> dict[str, Any]:
             "fixed": [violation_to_dict(v) for v in report.violations_fixed],
         },
         "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
+        "keptOldPriority": [finding_to_dict(x) for x in report.kept_old_values],
         "summary": summary_to_dict(report),
     }
 
@@ -311,6 +322,14 @@ def render_table(report: AuditReport, console: Console) -> None:
             for v in violations:
                 table.add_row(Text(f"{v.kind} {v.name}"), v.profile.id)
             console.print(table)
+    if report.kept_old_values:
+        table = _table(
+            f"Running pods that keep the old priority ({len(report.kept_old_values)})",
+            "pod", "why",
+        )
+        for x in report.kept_old_values:
+            table.add_row(Text(x.object), Text(x.message))
+        console.print(table)
     planned = f"{s['preemptorsPlanned']} of {s['preemptorsPending']} pending preemptors planned"
     if report.plans:
         table = _table(

@@ -61,7 +61,9 @@ instantiated). Each ``<cycle>`` also has ``"fix"``: what to change to break it.
      "profilesInCycles": 2, "violations": 1, "findings": 0,
      "workloads": 2, "podGroups": 2, "pods": 1,   # members of the graph, cluster-wide
      "templates": 0,                          # controllers' pod templates in the graph
-     "namespace": null}                       # the --namespace filter, if any
+     "namespace": null,                       # the --namespace filter, if any
+     "outsideManifests": null}                # with --cluster: {"cycles", "violations",
+                                              # "findings"} of the cluster alone, left out
 
 Source files are deliberately absent: the document must be byte-identical however the same
 objects are split over files or ordered. The table and the GitHub format name the files.
@@ -226,6 +228,9 @@ def summary_to_dict(report: CycleReport) -> dict[str, Any]:
         "pods": sum(v.pod_count for v in vertices),
         "templates": sum(v.template_count for v in vertices),
         "namespace": report.namespace,
+        "outsideManifests": None
+        if report.scope is None
+        else dict(zip(("cycles", "violations", "findings"), report.outside, strict=True)),
     }
 
 

@@ -188,6 +188,7 @@ def test_kep_ab_document() -> None:
         "violations": [TRAINING_VIOLATION],
         "findings": [],
         "summary": summary(),
+        "warnings": [],
     }
     assert expected == report(KEP_AB)
 
@@ -201,6 +202,7 @@ def test_kep_ab_fixed_document() -> None:
         "violations": [],
         "findings": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0, violations=0),
+        "warnings": [],
     }
     assert expected == report(CYCLES / "kep-ab-fixed.yaml")
 
@@ -225,6 +227,7 @@ def test_never_breaks_the_cycle_but_the_violation_stays() -> None:
         ],
         "findings": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0),
+        "warnings": [],
     }
     assert expected == report(CYCLES / "never-breaks-cycle.yaml")
 

@@ -128,7 +128,7 @@ def check_cycles(
         findings=drift.find(documents, snapshot),
         scope=scope,
     )
-    _print(report, output, text_format, no_color)
+    _print(report, output, text_format, no_color, snapshot.warnings)
     raise typer.Exit(int(ExitCode.OK if report.clean else ExitCode.FINDINGS))
 
 
@@ -168,7 +168,11 @@ def _documents(
 
 
 def _print(
-    report: graph.CycleReport, output: CheckOutput, text_format: TextFormat, no_color: bool
+    report: graph.CycleReport,
+    output: CheckOutput,
+    text_format: TextFormat,
+    no_color: bool,
+    warnings: Any,
 ) -> None:
     if text_format is TextFormat.github:
         text = "".join(line + "\n" for line in render.github_lines(report))
@@ -186,7 +190,7 @@ def _print(
         text = picture.mermaid(report)
     else:
         common.emit(
-            render.report_to_dict(report),
+            render.report_to_dict(report, warnings),
             common.OutputFormat(output.value),
             no_color,
             lambda console: render.render_table(report, console),

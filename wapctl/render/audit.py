@@ -70,6 +70,7 @@ from wapctl.render.cycles import (
     finding_to_dict,
     violation_to_dict,
 )
+from wapctl.render.warnings import warnings_to_list
 
 EXAMPLES = 3
 
@@ -210,6 +211,7 @@ def audit_to_dict(report: AuditReport) -> dict[str, Any]:
         "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
         "keptOldPriority": [finding_to_dict(x) for x in report.kept_old_values],
         "summary": summary_to_dict(report),
+        "warnings": warnings_to_list(report.before.warnings, report.after.warnings),
     }
 
 

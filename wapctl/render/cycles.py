@@ -71,6 +71,7 @@ objects are split over files or ordered. The table and the GitHub format name th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
@@ -82,7 +83,8 @@ from wapctl.errors import Source
 from wapctl.findings import Finding
 from wapctl.graph import Cycle, CycleReport, Edge, PriorityGraph, Profile, Vertex, Violation
 from wapctl.locate import Locator
-from wapctl.model import NEVER
+from wapctl.model import NEVER, LoadWarning
+from wapctl.render.warnings import warnings_to_list
 
 API_VERSION = "wapctl/v1"
 EXAMPLES = 3  # member names shown per vertex in human-readable text
@@ -234,8 +236,9 @@ def summary_to_dict(report: CycleReport) -> dict[str, Any]:
     }
 
 
-def report_to_dict(report: CycleReport) -> dict[str, Any]:
-    """The CycleReport document (module docstring), deterministic."""
+def report_to_dict(report: CycleReport, warnings: Iterable[LoadWarning] = ()) -> dict[str, Any]:
+    """The CycleReport document (module docstring), deterministic; ``warnings``: the
+    snapshot's load warnings."""
     return {
         "apiVersion": API_VERSION,
         "kind": "CycleReport",
@@ -243,6 +246,7 @@ def report_to_dict(report: CycleReport) -> dict[str, Any]:
         "violations": [violation_to_dict(v) for v in report.violations],
         "findings": [finding_to_dict(x) for x in report.findings],
         "summary": summary_to_dict(report),
+        "warnings": warnings_to_list(warnings),
     }
 
 

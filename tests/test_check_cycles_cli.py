@@ -131,8 +131,10 @@ def test_exit_codes_of_the_fixtures(fixture: str, code: int) -> None:
         (
             [KEP_AB, CYCLES / "never-breaks-cycle.yaml"],
             (
-                f"error: {CYCLES / 'never-breaks-cycle.yaml'}, document 1, field metadata.name: "
-                f"duplicate PriorityClass low (first defined at {KEP_AB}, document 1)\n"
+                # both files open with comments; their first objects start at lines 15 and 16
+                f"error: {CYCLES / 'never-breaks-cycle.yaml'}:15, document 1, "
+                "field metadata.name: "
+                f"duplicate PriorityClass low (first defined at {KEP_AB}, document 1, line 16)\n"
             ),
         ),
     ],
@@ -326,17 +328,19 @@ def test_same_objects_in_another_order_and_format_give_identical_json(
 
 
 def test_github_annotations_name_the_file() -> None:
-    """--format github prints one ::error per cycle and per violation, at the Workload's file."""
+    """--format github prints one ::error per cycle and per violation, at the Workload's file
+    and line (document 4, Workload ml/training, starts at line 32 after its comment line)."""
     result = run("check-cycles", KEP_AB, "--format", "github")
     expected = [
         (
-            f"::error file={KEP_AB},title=KEP-5710 preemption cycle::preemption cycle of 2 "
+            f"::error file={KEP_AB},line=32,title=KEP-5710 preemption cycle::preemption cycle of 2 "
             "profiles: 500/500 [batch/report] → 1000/100 [ml/training] → 500/500: each can preempt "
             "the next, so they can preempt each other forever (document 4)"
         ),
         (
-            f"::error file={KEP_AB},title=KEP-5710 priority rule::Workload ml/training: preemption "
-            "priority 100 (class low) is below its scheduling priority 1000 (class high); "
+            f"::error file={KEP_AB},line=32,title=KEP-5710 priority rule::Workload ml/training: "
+            "preemption priority 100 (class low) is below its scheduling priority 1000 "
+            "(class high); "
             f"{RULE}; it is on a preemption cycle (document 4)"
         ),
         "wapctl check-cycles: 1 cycle, 1 rule violation",
@@ -354,9 +358,9 @@ def test_github_cycle_is_annotated_at_the_rule_breakers_file(tmp_path: Path) -> 
     lines = run("check-cycles", tmp_path, "--format", "github").stdout.splitlines()
     heads = [line.split("::")[1] for line in lines[:-1]]
     file = tmp_path / "b-training.yaml"
-    expected = [
-        f"error file={file},title=KEP-5710 preemption cycle",
-        f"error file={file},title=KEP-5710 priority rule",
+    expected = [  # the file holds only the Workload: its first line
+        f"error file={file},line=1,title=KEP-5710 preemption cycle",
+        f"error file={file},line=1,title=KEP-5710 priority rule",
     ]
     assert expected == heads
 
@@ -366,7 +370,7 @@ def test_github_annotations_from_stdin_have_no_file() -> None:
     result = run("check-cycles", "-", "--format", "github", input=KEP_AB.read_text())
     first = result.stdout.splitlines()[0]
     assert first.startswith("::error title=KEP-5710 preemption cycle::") and first.endswith(
-        "(<stdin>, document 4)"
+        "(<stdin>:32, document 4)"  # stdin's lines are known too
     )
 
 

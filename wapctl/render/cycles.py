@@ -290,12 +290,16 @@ def _escape_property(text: str) -> str:
 def annotation(level: str, title: str, message: str, source: Source | None) -> str:
     """One workflow command: ``::error file=<path>,title=<title>::<message>``.
 
-    ``file`` is given only for a real file (not ``<stdin>``, not a cluster URL); the document
-    number goes into the message, as annotations know lines, not documents."""
+    ``file`` (and ``line`` where the reader knows it) is given only for a real file (not
+    ``<stdin>``, not a cluster URL); the document number goes into the message, as annotations
+    know lines, not documents."""
     props = []
     if source is not None and not source.file.startswith("<") and "://" not in source.file:
         props.append(f"file={_escape_property(source.file)}")
-        where = source.describe()[len(source.file) + 2 :]  # "document 3[, item 1]" or ""
+        line = source.located_line()
+        if line is not None:
+            props.append(f"line={line}")
+        where = source.describe(line=False)[len(source.file) + 2 :]  # "document 3[, item 1]"
         if where:
             message += f" ({where})"
     elif source is not None:

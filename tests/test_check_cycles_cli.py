@@ -139,8 +139,10 @@ def test_exit_codes_of_the_fixtures(fixture: str, code: int) -> None:
         (
             [KEP_AB, CYCLES / "never-breaks-cycle.yaml"],
             (
-                f"error: {CYCLES / 'never-breaks-cycle.yaml'}, document 1, field metadata.name: "
-                f"duplicate PriorityClass low (first defined at {KEP_AB}, document 1)\n"
+                # both files open with comments; their first objects start at lines 15 and 16
+                f"error: {CYCLES / 'never-breaks-cycle.yaml'}:15, document 1, "
+                "field metadata.name: "
+                f"duplicate PriorityClass low (first defined at {KEP_AB}, document 1, line 16)\n"
             ),
         ),
     ],
@@ -342,7 +344,8 @@ def test_same_objects_in_another_order_and_format_give_identical_json(
 
 
 def test_github_annotations_name_the_file() -> None:
-    """--format github prints one ::error per cycle and per violation, at the Workload's file."""
+    """--format github prints one ::error per cycle and per violation, at the Workload's file
+    and line (document 4, Workload ml/training, starts at line 32 after its comment line)."""
     result = run("check-cycles", KEP_AB, "--format", "github")
     expected = [
         (
@@ -385,7 +388,7 @@ def test_github_annotations_from_stdin_have_no_file() -> None:
     result = run("check-cycles", "-", "--format", "github", input=KEP_AB.read_text())
     first = result.stdout.splitlines()[0]
     assert first.startswith("::error title=KEP-5710 preemption cycle::") and first.endswith(
-        "(<stdin>, document 4)"
+        "(<stdin>:32, document 4)"  # stdin's lines are known too
     )
 
 

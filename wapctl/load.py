@@ -152,6 +152,10 @@ _WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3)
 _PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3)
 
 
+# where a document starts (1-based line) and where each of its ``items`` starts, when known
+Lines = tuple[int | None, list[int] | None]
+
+
 class Document(NamedTuple):
     """One Kubernetes object and where it came from (List items are already flattened)."""
 
@@ -293,18 +297,18 @@ def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) ->
         raise InputError("empty input: no YAML or JSON documents", Source(name))
     if b"\x00" in data:
         raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
-    docs: list[tuple[int, Any]] | None = None
+    docs: list[tuple[int, Any, Lines]] | None = None
     if json_only or data[start : start + 1] in (b"{", b"["):
         docs = _parse_json(name, data, json_only)
     if docs is None:
         docs = _parse_yaml(name, data)
     if not docs:
         raise InputError("no YAML or JSON documents (only empty ones)", Source(name))
-    for number, obj in docs:
-        _flatten(name, number, obj, out)
+    for number, obj, lines in docs:
+        _flatten(name, number, obj, out, lines)
 
 
-def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any]] | None:
+def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any, Lines]] | None:
     try:
         obj = json.loads(data)
     except RecursionError:
@@ -320,10 +324,10 @@ def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any]]
             ) from None
         raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
-    return [(1, obj)]
+    return [(1, obj, (data.count(b"\n", 0, _LEADING_SPACE.match(data).end()) + 1, None))]  # type: ignore[union-attr]
 
 
-def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
+def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any, Lines]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -332,12 +336,16 @@ def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
         _check_events(name, text)
     docs: list[tuple[int, Any]] = []
     number = 0
+    loader = _LOADER(text)
     try:
-        for obj in yaml.load_all(text, Loader=_LOADER):
+        # what yaml.load_all does, keeping each document's composed node for its line marks
+        while loader.check_node():
+            node = loader.get_node()
+            obj = loader.construct_document(node)
             number += 1
             if obj is not None:
-                _check_depth(obj, Source(name, number))
-                docs.append((number, obj))
+                _check_depth(obj, Source(name, number, line=node.start_mark.line + 1))
+                docs.append((number, obj, _node_lines(node)))
     except InputError:
         raise
     except yaml.YAMLError as exc:
@@ -350,7 +358,20 @@ def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
         raise InputError(
             f"invalid YAML value ({type(exc).__name__}: {exc})", Source(name, number + 1)
         ) from None
+    finally:
+        loader.dispose()
     return docs
+
+
+def _node_lines(node: Any) -> tuple[int, list[int] | None]:
+    """The 1-based line where a composed document starts and, when it has an ``items`` list,
+    where each item starts (only read when the document turns out to be a List)."""
+    items = None
+    if type(node) is yaml.MappingNode:
+        for key, value in node.value:
+            if key.value == "items" and type(value) is yaml.SequenceNode:
+                items = [item.start_mark.line + 1 for item in value.value]
+    return node.start_mark.line + 1, items
 
 
 def _yaml_message(exc: yaml.YAMLError) -> str:
@@ -447,11 +468,14 @@ def _check_depth(obj: Any, source: Source) -> None:
         depth += 1
 
 
-def _flatten(name: str, number: int, obj: Any, out: list[Document]) -> None:
+def _flatten(
+    name: str, number: int, obj: Any, out: list[Document], lines: Lines = (None, None)
+) -> None:
+    line, item_lines = lines
     if type(obj) is not dict:
         raise InputError(
             f"a document must be a mapping (a Kubernetes object or List), not {_typename(obj)}",
-            Source(name, number),
+            Source(name, number),  # not an object: the document number says where
         )
     kind = obj.get("kind")
     items = obj.get("items")
@@ -460,17 +484,19 @@ def _flatten(name: str, number: int, obj: Any, out: list[Document]) -> None:
             if items is None:
                 return  # an empty List as some tools print it
             raise InputError(
-                f"must be a list, not {_typename(items)}", Source(name, number), "items"
+                f"must be a list, not {_typename(items)}", Source(name, number, line=line), "items"
             )
+        if item_lines is None or len(item_lines) != len(items):
+            item_lines = [None] * len(items)  # type: ignore[list-item]
         for i, item in enumerate(items):
             if type(item) is not dict:
                 raise InputError(
                     f"a List item must be a mapping (a Kubernetes object), not {_typename(item)}",
-                    Source(name, number, i),
+                    Source(name, number, i, item_lines[i]),
                 )
-            out.append(Document(Source(name, number, i), item))
+            out.append(Document(Source(name, number, i, item_lines[i]), item))
         return
-    out.append(Document(Source(name, number), obj))
+    out.append(Document(Source(name, number, line=line), obj))
 
 
 def _typename(value: Any) -> str:
@@ -1563,11 +1589,18 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     return which
 
 
+def _place(source: Source) -> str:
+    """``file, document N[, item I][, line L]``: the line last, so the place reads the same
+    with and without it."""
+    line = source.located_line()
+    return source.describe(line=False) + ("" if line is None else f", line {line}")
+
+
 def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> None:
     first = seen.get(key)
     if first is not None:
         raise InputError(
-            f"duplicate {label} {key} (first defined at {first.describe()})",
+            f"duplicate {label} {key} (first defined at {_place(first)})",
             source,
             "metadata.name",
         )

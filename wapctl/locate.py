@@ -10,7 +10,7 @@ documents count).
 
 Files larger than ``MAX_LOCATE_SIZE`` are not re-read (a cluster snapshot, not a manifest); stdin
 and cluster URLs cannot be; there the object's line comes from ``Source.line`` when the reader
-recorded it, else there is none. Never raises: a line is a convenience.
+recorded it (``Source.located_line``), else there is none. Never raises: a line is a convenience.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Locator:
         """1-based line of ``field`` in the object at ``source`` (module docstring)."""
         if source is None:
             return None
-        fallback = getattr(source, "line", None)  # the reader's document line, when known
+        fallback = source.located_line()  # where the object starts, when the reader knows it
         if source.file.startswith("<") or "://" in source.file or source.document is None:
             return fallback
         docs = self._documents(source.file)

@@ -416,13 +416,15 @@ def annotation(
 ) -> str:
     """One workflow command: ``::error file=<path>,line=<n>,title=<title>::<message>``.
 
-    ``file`` is given only for a real file (not ``<stdin>``, not a cluster URL); without a
-    ``line`` the document number goes into the message, as annotations know lines, not
-    documents."""
+    ``file`` is given only for a real file (not ``<stdin>``, not a cluster URL), with ``line``
+    (else the line where the object starts, when the reader knows it); without any line the
+    document number goes into the message, as annotations know lines, not documents."""
     props = []
     if source is not None and not source.file.startswith("<") and "://" not in source.file:
         props.append(f"file={_escape_property(source.file)}")
-        where = source.describe()[len(source.file) + 2 :]  # "document 3[, item 1]" or ""
+        if line is None:
+            line = source.located_line()
+        where = source.describe(line=False)[len(source.file) + 2 :]  # "document 3[, item 1]"
         if line is not None:
             props.append(f"line={line}")
         elif where:

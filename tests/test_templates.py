@@ -309,3 +309,28 @@ def test_helm_template_through_stdin() -> None:
     assert 1 == run("check-cycles", "-", input=text).exit_code
     fixed = (MANIFESTS / "chart-fixed.yaml").read_text()
     assert 0 == run("check-cycles", "-", input=fixed).exit_code
+
+
+def test_table_explains_the_notation_and_fixes_each_finding() -> None:
+    """The table ends with one fix per finding (the cycle's breaker and the violation, derived
+    in chart-cycle.yaml's header) and says what 500/500 and the arrow mean."""
+    result = run("check-cycles", MANIFESTS / "chart-cycle.yaml", "--no-color")
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    start = lines.index("How to fix:")
+    expected = [
+        "How to fix:",
+        "  - cycle 1: raise the preemption priority of ml/training (and 1 more member of "
+        "1000/100) to >= 1000",
+        "  - Workload ml/training: raise ml/training's preemption priority to >= 1000 (a",
+        "    preemptionPriorityClassName of value >= 1000, or none), or lower its scheduling "
+        "priority to <=",
+        "    100",
+    ]
+    assert expected == lines[start : start + 5]
+    legend = " ".join(lines[start + 5 : -1])
+    assert legend.startswith("How to read: a profile is written scheduling/preemption — "
+                             "1000/100 schedules (preempts others) at")
+    assert "X → Y: members of X can preempt members of Y" in legend
+    assert ("Priority graph: 3 profiles, 4 preemption edges; 1 workload, 1 pod group, "
+            "0 standalone pods, 4 pod templates") == " ".join(lines[:2])
+    assert "FAIL: 1 cycle, 1 rule violation" == lines[-1]

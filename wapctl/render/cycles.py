@@ -390,8 +390,12 @@ def render_table(
         console.print(table)
     if not report.clean:
         console.print(Text(fix_title))
+        fixes = Table.grid(padding=(0, 1))  # wrapped lines hang under their text, not the dash
+        fixes.add_column(justify="right", width=3)
+        fixes.add_column(overflow="fold")
         for line in fix_lines(report):
-            console.print(Text(f"  - {line}"))
+            fixes.add_row("-", Text(line))
+        console.print(fixes)
     if report.cycles:
         console.print(Text(LEGEND), style="dim")
     if report.clean:

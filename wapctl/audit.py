@@ -55,6 +55,17 @@ KIND_GROUPS = {
     "Pod": "",
     "Node": "",
     "PodDisruptionBudget": "policy",
+    # controllers whose pod templates the loader reads (templates.KINDS)
+    "Deployment": "apps",
+    "ReplicaSet": "apps",
+    "StatefulSet": "apps",
+    "DaemonSet": "apps",
+    "ReplicationController": "",
+    "PodTemplate": "",
+    "Job": "batch",
+    "CronJob": "batch",
+    "JobSet": "jobset.x-k8s.io",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
 }
 CLUSTER_SCOPED = frozenset({"PriorityClass", "Node"})
 
@@ -191,10 +202,12 @@ class Cell:
     pod_group_count: int
     pod_count: int
     unit_count: int
+    templates: tuple[str, ...] = ()  # controllers' pod templates, "Kind ns/name[/template]"
+    template_count: int = 0
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
-        first = (self.pod_groups or self.pods or ("",))[0]
+        first = (self.pod_groups or self.pods or self.templates or ("",))[0]
         return (self.before or _ABSENT, self.after or _ABSENT, first)
 
 
@@ -269,6 +282,7 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
         workloads = sorted({m.workload for m in members if m.kind == "PodGroup"})
         pod_groups = [m.name for m in members if m.kind == "PodGroup"]
         pods = [m.name for m in members if m.kind == "Pod"]
+        templates = [m.name for m in members if m.kind == "Template"]
         cells.append(
             Cell(
                 before=b,
@@ -280,6 +294,8 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
                 pod_group_count=len(pod_groups),
                 pod_count=len(pods),
                 unit_count=len({m.unit for m in members}),
+                templates=tuple(templates[:sample]),
+                template_count=len(templates),
             )
         )
     cells.sort(key=lambda c: c.sort_key)

@@ -24,7 +24,8 @@ when the object does not exist on that side.
 
     {"profileBefore": "300/600", "profileAfter": "1000/600",   # null: absent on that side
      "workloads": ["ml/training"], "podGroups": ["ml/training/workers"], "pods": [],
-     "counts": {"workloads": 1, "podGroups": 1, "pods": 0}}      # samples of at most 10
+     "templates": [],                                            # "Kind ns/name[/template]"
+     "counts": {"workloads": 1, "podGroups": 1, "pods": 0, "templates": 0}}  # samples <= 10
 
 ``<edge>``: ``{"preemptor": <cell>, "victim": <cell>}`` — members of ``preemptor`` may now
 preempt (added) or no longer preempt (removed) members of ``victim``.
@@ -42,7 +43,7 @@ introduced ones from the changed snapshot, fixed ones from the original.
               "victims": [{"pod": "ns/name", "node": "node-a"}], "victimCount": 2}
 
 ``summary``: ``changes`` counts the objects added, changed or deleted; ``changesIgnored`` the
-objects of kinds wapctl does not read (Deployments, ...: applied, then skipped by the loader);
+objects of kinds wapctl does not read (Services, ...: applied, then skipped by the loader);
 then counts of everything else above (``edgesAdded`` etc. count all, lists hold at most
 ``listLimit``), ``cycleCountComplete`` (false: a side had more cycles than were enumerated),
 ``preemptorsPending`` / ``preemptorsPlanned`` / ``plansTruncated``.
@@ -126,10 +127,12 @@ def cell_to_dict(cell: Cell) -> dict[str, Any]:
         "workloads": list(cell.workloads),
         "podGroups": list(cell.pod_groups),
         "pods": list(cell.pods),
+        "templates": list(cell.templates),
         "counts": {
             "workloads": cell.workload_count,
             "podGroups": cell.pod_group_count,
             "pods": cell.pod_count,
+            "templates": cell.template_count,
         },
     }
 
@@ -240,7 +243,8 @@ def cell_label(cell: Cell, examples: int = EXAMPLES) -> str:
     """``ml/training (300/600 → 1000/600)``: a few members and the profile change."""
     names = list(cell.workloads[:examples])
     names += list(cell.pods[: max(0, examples - len(names))])
-    total = cell.workload_count + cell.pod_count
+    names += list(cell.templates[: max(0, examples - len(names))])
+    total = cell.workload_count + cell.pod_count + cell.template_count
     more = f" +{total - len(names)} more" if total > len(names) else ""
     if cell.before == cell.after:
         profile = cell.after.id if cell.after is not None else "-"

@@ -287,6 +287,12 @@ def _same(profile: Profile) -> Profile:
     return profile
 
 
+def without_preemption_priority(profile: Profile) -> Profile:
+    """``profile_of`` for a model without a separate preemption priority (kube-scheduler 1.36,
+    upstream): a member is a victim at its scheduling priority."""
+    return Profile(profile.scheduling, profile.scheduling, profile.policy)
+
+
 def build_graph(
     snapshot: Snapshot,
     *,

@@ -334,3 +334,13 @@ def test_table_explains_the_notation_and_fixes_each_finding() -> None:
     assert ("Priority graph: 3 profiles, 4 preemption edges; 1 workload, 1 pod group, "
             "0 standalone pods, 4 pod templates") == " ".join(lines[:2])
     assert "FAIL: 1 cycle, 1 rule violation" == lines[-1]
+
+
+def test_validate_counts_pod_templates_by_kind() -> None:
+    """validate lists what it reads: the chart has a CronJob, a Deployment and two JobSet
+    templates (one per replicated job, one job in each JobSet)."""
+    result = run("validate", MANIFESTS / "chart-cycle.yaml", "-o", "json")
+    doc = json.loads(result.stdout)
+    assert (0, {"CronJob": 1, "Deployment": 1, "JobSet": 2}, {}) == (
+        result.exit_code, doc["podTemplates"], doc["ignoredKinds"]
+    )

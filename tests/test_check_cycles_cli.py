@@ -189,6 +189,7 @@ def test_kep_ab_document() -> None:
         ],
         "violations": [TRAINING_VIOLATION],
         "findings": [],
+        "newVictims": [],
         "summary": summary(),
         "warnings": [],
     }
@@ -203,6 +204,7 @@ def test_kep_ab_fixed_document() -> None:
         "cycles": [],
         "violations": [],
         "findings": [],
+        "newVictims": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0, violations=0),
         "warnings": [],
     }
@@ -228,6 +230,7 @@ def test_never_breaks_the_cycle_but_the_violation_stays() -> None:
             }
         ],
         "findings": [],
+        "newVictims": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0),
         "warnings": [],
     }

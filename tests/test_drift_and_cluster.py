@@ -127,6 +127,19 @@ def test_manifests_against_a_cluster_find_the_cycle_with_running_workloads() -> 
         code, members, s["profiles"], s["edges"], [v["name"] for v in doc["violations"]]
     )
     assert {"cycles": 0, "violations": 0, "findings": 0} == s["outsideManifests"]
+    # the new victims (hand-worked in new-training.yaml): the training (1000/100) can preempt
+    # both running pods, batch/report-0 (500) and web/frontend-0 (100)
+    assert [
+        {
+            "profile": "1000/100",
+            "schedulingPriority": 1000,
+            "preemptionPriority": 100,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "members": ["JobSet ml/training/workers", "ml/training/workers"],
+            "victims": ["batch/report-0", "web/frontend-0"],
+            "counts": {"members": 2, "victims": 2},
+        }
+    ] == doc["newVictims"]
 
 
 def test_manifests_alone_lack_the_clusters_classes() -> None:
@@ -206,3 +219,21 @@ def test_audit_pod_without_spec_priority_keeps_the_value_before() -> None:
     [x] = json.loads(result.stdout)["keptOldPriority"]
     assert ("Pod batch/report-0", "spec.priorityClassName") == (x["object"], x["field"])
     assert x["message"].startswith("Pod batch/report-0 keeps priority 500: PriorityClass 'medium'")
+
+
+def test_new_victims_only_with_a_cluster() -> None:
+    """Without --cluster there is no 'running cluster' to be a victim: newVictims is []."""
+    _, doc = check_json(MANIFESTS / "chart-cycle.yaml")
+    assert [] == doc["newVictims"]
+
+
+def test_pending_cluster_pods_are_not_new_victims(tmp_path: Path) -> None:
+    """Only running pods are victims: the same cluster with report-0 pending lists only
+    web/frontend-0."""
+    pending = tmp_path / "cluster.yaml"
+    pending.write_text(CLUSTER.read_text().replace(
+        "  metadata: {name: report-0, namespace: batch}\n  spec:\n    nodeName: n1\n",
+        "  metadata: {name: report-0, namespace: batch}\n  spec:\n",
+    ))
+    _, doc = check_json(MANIFESTS / "new-training.yaml", "--cluster", pending)
+    assert [["web/frontend-0"]] == [e["victims"] for e in doc["newVictims"]]

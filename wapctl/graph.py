@@ -221,6 +221,7 @@ class CycleReport:
     findings: tuple[f.Finding, ...] = ()  # unknown classes, drift, Kueue (findings.py)
     scope: Scope | None = None  # --cluster: only what the manifests take part in is reported
     outside: tuple[int, int, int] = (0, 0, 0)  # (cycles, violations, findings) left out by scope
+    exposures: tuple[Exposure, ...] = ()  # --cluster: running workloads the manifests can preempt
 
     @property
     def clean(self) -> bool:
@@ -240,26 +241,71 @@ class Scope:
         return source in self.sources or any(c in self.classes for c in classes if c)
 
 
+def in_scope(snapshot: Snapshot, scope: Scope, kind: str, name: str) -> bool:
+    """Whether a graph member (``PriorityGraph.members`` key) comes from the manifests or names
+    one of their classes."""
+    if kind == "PodGroup":
+        g = snapshot.pod_groups[name]
+        wl = snapshot.workloads.get(f"{g.namespace}/{g.workload}")
+        hit = scope.touches(g.source, g.priority_class_name, g.preemption_priority_class_name)
+        return hit or (wl is not None and scope.touches(wl.source))
+    if kind == "Pod":
+        pod = snapshot.pods[name]
+        return scope.touches(pod.source, pod.priority_class_name)
+    t = snapshot.templates[name]
+    return scope.touches(t.source, t.priority_class_name)
+
+
 def scope_profiles(snapshot: Snapshot, graph: PriorityGraph, scope: Scope) -> frozenset[Profile]:
     """The vertices holding at least one member in scope."""
     out = set()
     for (kind, name), profile in graph.memberships.items():
-        if profile in out:
-            continue
-        if kind == "PodGroup":
-            g = snapshot.pod_groups[name]
-            wl = snapshot.workloads.get(f"{g.namespace}/{g.workload}")
-            hit = scope.touches(g.source, g.priority_class_name, g.preemption_priority_class_name)
-            hit = hit or (wl is not None and scope.touches(wl.source))
-        elif kind == "Pod":
-            pod = snapshot.pods[name]
-            hit = scope.touches(pod.source, pod.priority_class_name)
-        else:
-            t = snapshot.templates[name]
-            hit = scope.touches(t.source, t.priority_class_name)
-        if hit:
+        if profile not in out and in_scope(snapshot, scope, kind, name):
             out.add(profile)
     return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Exposure:
+    """What the manifests' members of one profile can preempt among the cluster's running
+    workloads: the victims applying the manifests adds."""
+
+    profile: Profile
+    members: tuple[str, ...]  # the manifests' members of this profile (sorted sample)
+    member_count: int
+    victims: tuple[str, ...]  # running pod groups and pods of the cluster (sorted sample)
+    victim_count: int
+
+
+def exposures(
+    snapshot: Snapshot, graph: PriorityGraph, scope: Scope, sample_size: int = DEFAULT_SAMPLE
+) -> tuple[Exposure, ...]:
+    """Per profile holding manifest members, the running cluster members it can preempt (a
+    pod group counts when one of its pods runs). O(members + profiles²)."""
+    running_groups = {p.group_key for p in snapshot.pods.values() if p.running and p.group_key}
+    ours: dict[Profile, list[str]] = {}
+    theirs: dict[Profile, list[str]] = {}
+    for (kind, name), profile in graph.memberships.items():
+        if in_scope(snapshot, scope, kind, name):
+            ours.setdefault(profile, []).append(name)
+        elif (kind == "Pod" and snapshot.pods[name].running) or (
+            kind == "PodGroup" and name in running_groups
+        ):
+            theirs.setdefault(profile, []).append(name)
+    out = []
+    for profile in sorted(ours):
+        victims = [n for v, names in theirs.items() if profile.can_preempt(v) for n in names]
+        if victims:
+            out.append(
+                Exposure(
+                    profile=profile,
+                    members=_sample(ours[profile], sample_size),
+                    member_count=len(ours[profile]),
+                    victims=_sample(victims, sample_size),
+                    victim_count=len(victims),
+                )
+            )
+    return tuple(out)
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -645,6 +691,7 @@ def check(
             len(found) - len(kept_f),
         )
         violations, found = kept_v, kept_f
+    exposed = exposures(snapshot, graph, scope, sample_size) if scope is not None else ()
     return CycleReport(
         graph=graph,
         cycles=search.cycles,
@@ -655,4 +702,5 @@ def check(
         findings=found,
         scope=scope,
         outside=outside,
+        exposures=exposed,
     )

@@ -43,6 +43,15 @@ preemption priority is below its scheduling priority (KEP-5710 wants preemption 
 ``kind`` may also be a controller kind (``Workload`` for a podGroupTemplate not yet
 instantiated). Each ``<cycle>`` also has ``"fix"``: what to change to break it.
 
+``newVictims`` — with ``--cluster`` only (else ``[]``): per profile holding the manifests'
+members, the cluster's running pod groups and pods they can preempt (samples of at most 10)::
+
+    {"profile": "1000/100", "schedulingPriority": 1000, "preemptionPriority": 100,
+     "preemptionPolicy": "PreemptLowerPriority",
+     "members": ["JobSet ml/training/workers", "ml/training/workers"],
+     "victims": ["batch/report-0", "web/frontend-0"],
+     "counts": {"members": 2, "victims": 2}}
+
 ``findings`` — everything else that is wrong with priorities (``wapctl.findings``)::
 
     {"rule": "unknown-priority-class",       # or priority-drift, podgroup-priority-divergence,
@@ -81,7 +90,16 @@ from rich.text import Text
 
 from wapctl.errors import Source
 from wapctl.findings import Finding
-from wapctl.graph import Cycle, CycleReport, Edge, PriorityGraph, Profile, Vertex, Violation
+from wapctl.graph import (
+    Cycle,
+    CycleReport,
+    Edge,
+    Exposure,
+    PriorityGraph,
+    Profile,
+    Vertex,
+    Violation,
+)
 from wapctl.locate import Locator
 from wapctl.model import NEVER, LoadWarning
 from wapctl.render.warnings import warnings_to_list
@@ -201,6 +219,15 @@ def violation_to_dict(v: Violation) -> dict[str, Any]:
     }
 
 
+def exposure_to_dict(e: Exposure) -> dict[str, Any]:
+    return {
+        **profile_fields(e.profile),
+        "members": list(e.members),
+        "victims": list(e.victims),
+        "counts": {"members": e.member_count, "victims": e.victim_count},
+    }
+
+
 def finding_to_dict(x: Finding) -> dict[str, Any]:
     return {
         "rule": x.rule,
@@ -245,6 +272,7 @@ def report_to_dict(report: CycleReport, warnings: Iterable[LoadWarning] = ()) ->
         "cycles": [cycle_to_dict(report.graph, c) for c in report.cycles],
         "violations": [violation_to_dict(v) for v in report.violations],
         "findings": [finding_to_dict(x) for x in report.findings],
+        "newVictims": [exposure_to_dict(e) for e in report.exposures],
         "summary": summary_to_dict(report),
         "warnings": warnings_to_list(warnings),
     }
@@ -289,6 +317,12 @@ def count_text(report: CycleReport) -> str:
         k = len(report.findings)
         text += f", {k} other finding{'s' if k != 1 else ''}"
     return text
+
+
+def _names(names: tuple[str, ...], total: int, examples: int = EXAMPLES) -> str:
+    shown = min(examples, len(names))
+    more = f" +{total - shown} more" if total > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -387,6 +421,20 @@ def render_table(
         table.add_column("where", overflow="fold", ratio=1)
         for x in report.findings:
             table.add_row(x.rule, Text(x.message), Text(where(x.source, x.field)))
+        console.print(table)
+    if report.exposures:
+        table = Table(
+            title="Running workloads these manifests can preempt",
+            box=box.SIMPLE_HEAD,
+            title_justify="left",
+        )
+        table.add_column("manifests' members", overflow="fold")
+        table.add_column("can preempt (running)", overflow="fold")
+        for e in report.exposures:
+            table.add_row(
+                Text(f"{e.profile.id} [{_names(e.members, e.member_count)}]"),
+                Text(_names(e.victims, e.victim_count)),
+            )
         console.print(table)
     if not report.clean:
         console.print(Text(fix_title))

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from wapctl import graph, load
@@ -343,4 +345,54 @@ def test_validate_counts_pod_templates_by_kind() -> None:
     doc = json.loads(result.stdout)
     assert (0, {"CronJob": 1, "Deployment": 1, "JobSet": 2}, {}) == (
         result.exit_code, doc["podTemplates"], doc["ignoredKinds"]
+    )
+
+
+# ---- property: a template resolves exactly as the pod it will create ------------------------
+
+
+
+@st.composite
+def class_set_and_spec(draw: st.DrawFn) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    n = draw(st.integers(1, 4))
+    values = draw(st.lists(st.integers(-10, 10), min_size=n, max_size=n))
+    default = draw(st.one_of(st.none(), st.integers(0, n - 1)))
+    classes = []
+    for i, v in enumerate(values):
+        c: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                             "metadata": {"name": f"c{i}"}, "value": v}
+        if i == default:
+            c["globalDefault"] = True
+        if draw(st.booleans()):
+            c["preemptionPolicy"] = "Never"
+        classes.append(c)
+    spec: dict[str, Any] = {}
+    if draw(st.booleans()):
+        spec["priorityClassName"] = f"c{draw(st.integers(0, n - 1))}"
+    if draw(st.booleans()):
+        spec["priority"] = draw(st.integers(-10, 10))
+    policy = draw(st.sampled_from([None, "Never", "PreemptLowerPriority"]))
+    if policy is not None:
+        spec["preemptionPolicy"] = policy
+    return classes, spec
+
+
+@settings(max_examples=60, deadline=None)
+@given(class_set_and_spec())
+def test_template_profile_equals_the_pods(
+    case: tuple[list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    """Oracle: the loader's pod resolution. A Job's template and a pod with the same spec get
+    the same (scheduling, preemption, policy)."""
+    classes, spec = case
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": dict(spec)}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+           "spec": dict(spec)}
+    docs = [load.Document(Source("t", i + 1), d) for i, d in enumerate([*classes, job, pod])]
+    snap = load.build_snapshot(docs)
+    t = snap.templates["Job n/j"]
+    p = snap.pods["n/p"]
+    assert (p.priority, p.preemption_priority, p.preemption_policy) == (
+        t.priority, t.preemption_priority, t.preemption_policy
     )

@@ -52,11 +52,16 @@ def validate(log: dict[str, Any]) -> None:
 def test_sarif_validates_against_the_2_1_0_schema(
     fixture: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every fixture's SARIF log is valid SARIF 2.1.0; exit codes are check-cycles' own."""
+    """Every fixture's SARIF log is valid SARIF 2.1.0; exit codes are check-cycles' own; every
+    result points at its file and a line."""
     monkeypatch.chdir(ROOT)
     code, log = sarif(fixture)
     validate(log)
     assert code == (0 if fixture.endswith("fixed.yaml") else 1)
+    for result in log["runs"][0]["results"]:
+        physical = result["locations"][0]["physicalLocation"]
+        assert fixture == physical["artifactLocation"]["uri"]
+        assert physical["region"]["startLine"] >= 1
 
 
 def test_sarif_from_stdin_validates_and_has_no_file() -> None:

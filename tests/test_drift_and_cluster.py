@@ -237,3 +237,21 @@ def test_pending_cluster_pods_are_not_new_victims(tmp_path: Path) -> None:
     ))
     _, doc = check_json(MANIFESTS / "new-training.yaml", "--cluster", pending)
     assert [["web/frontend-0"]] == [e["victims"] for e in doc["newVictims"]]
+
+
+def test_manifests_against_a_live_cluster(apiserver: Any, tmp_path: Path) -> None:
+    """Manifests with --kubeconfig read the cluster live (GET only) and report exactly what
+    --cluster with a file of the same objects reports."""
+    import yaml
+
+    objects = yaml.safe_load(CLUSTER.read_text())["items"]
+    fake = apiserver(objects)
+    kc = fake.write_kubeconfig(tmp_path / "kc")
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    live = run("check-cycles", MANIFESTS / "new-training.yaml", "--kubeconfig", kc, "-o", "json")
+    from_file = run("check-cycles", MANIFESTS / "new-training.yaml", "--cluster", snap,
+                    "-o", "json")
+    assert (1, from_file.stdout) == (live.exit_code, live.stdout)
+    assert 1 == json.loads(live.stdout)["summary"]["cycles"]
+    assert {"GET"} == fake.methods()

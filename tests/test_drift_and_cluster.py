@@ -48,7 +48,8 @@ def test_drift_fixture_findings() -> None:
         "Pod batch/etl-0 runs with priority 500, but PriorityClass 'batch' is now 1000 "
         "(re-created with another value; a pod keeps the value it was admitted with); pods "
         "created now with class 'batch' schedule at 1000 and can preempt it (1000 > 500), "
-        "although they share its class"
+        "although they share its class; 1 other (Pod batch/etl-1) with a priority from 501 to "
+        "1000 can preempt it now, which its class's value would not allow"
     )
     assert etl["fix"].startswith("recreate the pod (e.g. roll out its controller)")
 
@@ -68,6 +69,40 @@ def test_drift_downwards_says_the_pod_preempts_its_own_class() -> None:
         "it can preempt pods created now with class 'c' (900 > 100), although they share its "
         "class"
     )
+
+
+def test_drift_names_who_else_it_lets_preempt() -> None:
+    """Hand-worked: class c re-created 900 -> 100 under running pod p (spec.priority 900).
+    q (class d=500, preemption 500) is in [100, 900): p can preempt it now, which p at its
+    class's value (100) could not; r (class e=950) is not. Lowered the other way (p at 100,
+    class now 900), q (500) in (100, 900] can preempt p now; a Never pod cannot."""
+
+    def case(admitted: int, current: int) -> str:
+        objs = [
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "c"}, "value": current},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "d"}, "value": 500},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "e"}, "value": 950},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "c", "priority": admitted},
+             "status": {"phase": "Running"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "d"}, "status": {"phase": "Running"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "r", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "e"}, "status": {"phase": "Running"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "s", "namespace": "n"},
+             "spec": {"priorityClassName": "d", "preemptionPolicy": "Never"}},
+        ]
+        docs = [load.Document(load.Source("t", i + 1), o) for i, o in enumerate(objs)]
+        [x] = drift.find(docs, load.build_snapshot(docs))
+        return x.message.split("although they share its class; ")[1]
+
+    assert ("it can preempt 2 others (Pod n/q, Pod n/s) with a preemption priority from 100 "
+            "to 899, which its class's value would not allow") == case(900, 100)
+    assert ("1 other (Pod n/q) with a priority from 101 to 900 can preempt it now, which its "
+            "class's value would not allow") == case(100, 900)
 
 
 def test_finished_pods_do_not_drift() -> None:

@@ -28,13 +28,14 @@ carry Kueue's objects are not flagged for naming them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.load import Document
-from wapctl.model import Snapshot
+from wapctl.model import NEVER, Snapshot
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_LABEL = "kueue.x-k8s.io/priority-class"
@@ -70,14 +71,15 @@ def find(documents: Iterable[Document], snapshot: Snapshot) -> tuple[f.Finding, 
     """Every drift and divergence finding of the input (module docstring), sorted."""
     documents = list(documents)
     wpcs = kueue_classes(documents)
+    reach = _lazy_reach(snapshot)
     out: list[f.Finding] = []
     for source, obj in documents:
         kind = obj.get("kind")
         group = _group_of(obj.get("apiVersion"))
         if kind == "Pod" and group in ("", None):
-            out.extend(_pod(obj, source, snapshot, wpcs))
+            out.extend(_pod(obj, source, snapshot, wpcs, reach))
         elif kind == "PodGroup" and group == "scheduling.k8s.io":
-            out.extend(_pod_group(obj, source, snapshot))
+            out.extend(_pod_group(obj, source, snapshot, reach))
     if wpcs:
         for t in snapshot.templates.values():
             name = t.labels.get(KUEUE_LABEL)
@@ -94,8 +96,24 @@ def _names(obj: dict[str, Any]) -> tuple[str, str]:
     return str(meta.get("namespace") or "default"), str(meta.get("name"))
 
 
+def _lazy_reach(snapshot: Snapshot) -> Callable[[], Reach]:
+    """The snapshot's Reach, built on first use (most inputs have no drift at all)."""
+    built: list[Reach] = []
+
+    def get() -> Reach:
+        if not built:
+            built.append(Reach(snapshot))
+        return built[0]
+
+    return get
+
+
 def _pod(
-    obj: dict[str, Any], source: Source, snapshot: Snapshot, wpcs: dict[str, tuple[int, Source]]
+    obj: dict[str, Any],
+    source: Source,
+    snapshot: Snapshot,
+    wpcs: dict[str, tuple[int, Source]],
+    reach: Callable[[], Reach],
 ) -> list[f.Finding]:
     ns, name = _names(obj)
     key = f"{ns}/{name}"
@@ -116,7 +134,8 @@ def _pod(
                 namespace=ns,
                 message=f"Pod {key} {state} with priority {number}, but PriorityClass "
                 f"{pc.name!r} is now {pc.value} (re-created with another value; a pod keeps "
-                f"the value it was admitted with); {_consequence(number, pc.value, pc.name)}",
+                "the value it was admitted with); "
+                + reach().consequence(number, pc.value, pc.name, pod.preemption_policy),
                 fix=f"recreate the pod (e.g. roll out its controller) so it is admitted at "
                 f"{pc.value}, or give class {pc.name!r} back its value {number}",
                 source=source,
@@ -156,19 +175,76 @@ def _pod(
     return out
 
 
-def _consequence(admitted: int, current: int, cls: str) -> str:
-    if current > admitted:
-        return (
-            f"pods created now with class {cls!r} schedule at {current} and can preempt it "
-            f"({current} > {admitted}), although they share its class"
+class Reach:
+    """Who else the drift concerns: the snapshot's pods (not finished) and pod templates, by
+    scheduling priority (those that preempt) and by preemption priority. Built once, answered
+    by bisection, so many drifted pods cost O(n log n) in all."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        preemptors: list[tuple[int, str]] = []
+        victims: list[tuple[int, str]] = []
+        for pod in snapshot.pods.values():
+            if pod.finished:
+                continue
+            if pod.preemption_policy != NEVER:
+                preemptors.append((pod.priority, f"Pod {pod.key}"))
+            victims.append((pod.preemption_priority, f"Pod {pod.key}"))
+        for t in snapshot.templates.values():
+            if t.priority is None or t.preemption_priority is None:
+                continue
+            if t.preemption_policy != NEVER:
+                preemptors.append((t.priority, t.key))
+            victims.append((t.preemption_priority, t.key))
+        self.preemptors = sorted(preemptors)
+        self.victims = sorted(victims)
+
+    @staticmethod
+    def _between(items: list[tuple[int, str]], lo: int, hi: int) -> list[str]:
+        """Names with a value v, lo <= v < hi."""
+        start = bisect_left(items, (lo, ""))
+        end = bisect_left(items, (hi, ""))
+        return [name for _, name in items[start:end]]
+
+    def consequence(self, admitted: int, current: int, cls: str, policy: str) -> str:
+        """What the drift lets preempt what: the pods of its own class, and everyone whose
+        relation to it differs from what its class's value would give."""
+        if current > admitted:
+            text = (
+                f"pods created now with class {cls!r} schedule at {current} and can preempt it "
+                f"({current} > {admitted}), although they share its class"
+            )
+            # preemptors p with admitted < p <= current: can preempt it now, not at `current`
+            newly = self._between(self.preemptors, admitted + 1, current + 1)
+            if newly:
+                text += (
+                    f"; {_count(newly)} with a priority from {admitted + 1} to {current} can "
+                    "preempt it now, which its class's value would not allow"
+                )
+            return text
+        text = (
+            f"it can preempt pods created now with class {cls!r} ({admitted} > {current}), "
+            "although they share its class"
         )
-    return (
-        f"it can preempt pods created now with class {cls!r} ({admitted} > {current}), "
-        "although they share its class"
-    )
+        if policy != NEVER:
+            # victims v with current <= v < admitted: it can preempt them now, not at `current`
+            newly = self._between(self.victims, current, admitted)
+            if newly:
+                text += (
+                    f"; it can preempt {_count(newly)} with a preemption priority from "
+                    f"{current} to {admitted - 1}, which its class's value would not allow"
+                )
+        return text
 
 
-def _pod_group(obj: dict[str, Any], source: Source, snapshot: Snapshot) -> list[f.Finding]:
+def _count(names: list[str], examples: int = 3) -> str:
+    shown = ", ".join(names[:examples])
+    more = f" and {len(names) - examples} more" if len(names) > examples else ""
+    return f"{len(names)} other{'s' if len(names) != 1 else ''} ({shown}{more})"
+
+
+def _pod_group(
+    obj: dict[str, Any], source: Source, snapshot: Snapshot, reach: Callable[[], Reach]
+) -> list[f.Finding]:
     ns, name = _names(obj)
     spec = obj.get("spec") or {}
     number = spec.get("priority")
@@ -183,7 +259,8 @@ def _pod_group(obj: dict[str, Any], source: Source, snapshot: Snapshot) -> list[
             namespace=ns,
             message=f"PodGroup {ns}/{name} has priority {number}, but PriorityClass {pc.name!r} "
             f"is now {pc.value} (re-created with another value; the group and its pods keep "
-            f"the old value); {_consequence(number, pc.value, pc.name)}",
+            "the old value); "
+            + reach().consequence(number, pc.value, pc.name, _group_policy(snapshot, ns, name)),
             fix=f"recreate the PodGroup (and its pods) so it takes {pc.value}, or give class "
             f"{pc.name!r} back its value {number}",
             source=source,
@@ -251,6 +328,7 @@ def kept_old_values(
     if not changed:
         return ()
     out = []
+    reach = _lazy_reach(after)
     for source, obj in after_documents:
         if obj.get("kind") != "Pod" or _group_of(obj.get("apiVersion")) not in ("", None):
             continue
@@ -272,7 +350,7 @@ def kept_old_values(
                 namespace=ns,
                 message=f"Pod {pod.key} keeps priority {admitted}: PriorityClass {pcn!r} goes "
                 f"from {old} to {new}, and a running pod keeps the value it was admitted with; "
-                f"{_consequence(admitted, new, pcn)}",
+                + reach().consequence(admitted, new, pcn, pod.preemption_policy),
                 fix=f"roll out the pod's controller after re-creating {pcn!r} so it is admitted "
                 f"at {new}",
                 source=source,
@@ -281,3 +359,11 @@ def kept_old_values(
             )
         )
     return tuple(sorted(out, key=lambda x: x.sort_key))
+
+
+def _group_policy(snapshot: Snapshot, namespace: str, name: str) -> str:
+    """The preemption policy of the PodGroup object ``namespace/name``."""
+    for g in snapshot.pod_groups.values():
+        if g.namespace == namespace and g.name == name:
+            return g.preemption_policy
+    return "PreemptLowerPriority"

@@ -654,6 +654,7 @@ def check(
     graph = build_graph(
         snapshot, sample_size=sample_size, max_edges=max_edges, profile_of=profile_of
     )
+
     def in_namespace(cycle: Cycle) -> bool:
         return namespace is None or any(
             namespace in graph.vertices[v].namespaces for v in cycle.vertices

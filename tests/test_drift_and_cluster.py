@@ -290,3 +290,24 @@ def test_manifests_against_a_live_cluster(apiserver: Any, tmp_path: Path) -> Non
     assert (1, from_file.stdout) == (live.exit_code, live.stdout)
     assert 1 == json.loads(live.stdout)["summary"]["cycles"]
     assert {"GET"} == fake.methods()
+
+
+def test_table_shows_the_first_50_findings_and_counts_the_rest(tmp_path: Path) -> None:
+    """A re-created class under 60 running pods: 60 drift findings; the table lists 50 (and 50
+    fixes) and says how many more -o json lists, which has all 60."""
+    import yaml
+
+    objs = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "c"}, "value": 200}]
+    objs += [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i:02}", "namespace": "n"},
+              "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 100},
+              "status": {"phase": "Running"}} for i in range(60)]
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump_all(objs))
+    wide = CliRunner().invoke(app, ["check-cycles", str(path), "--no-color"],
+                              env={"COLUMNS": "300"})
+    lines = wide.stdout.splitlines()
+    more = "... and 10 more findings (-o json or -o sarif lists all)"
+    assert (1, 2) == (wide.exit_code, lines.count(more))
+    assert 50 == sum(1 for line in lines if line.strip().startswith("- Pod n/p"))
+    assert 60 == len(check_json(path)[1]["findings"])

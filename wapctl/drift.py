@@ -199,11 +199,12 @@ class Reach:
         self.victims = sorted(victims)
 
     @staticmethod
-    def _between(items: list[tuple[int, str]], lo: int, hi: int) -> list[str]:
-        """Names with a value v, lo <= v < hi."""
+    def _between(items: list[tuple[int, str]], lo: int, hi: int) -> tuple[int, list[str]]:
+        """How many have a value v, lo <= v < hi, and the first few names (O(log n): a drift
+        finding per pod of a big re-created class must not cost a pass over everyone)."""
         start = bisect_left(items, (lo, ""))
         end = bisect_left(items, (hi, ""))
-        return [name for _, name in items[start:end]]
+        return end - start, [name for _, name in items[start : min(end, start + _EXAMPLES)]]
 
     def consequence(self, admitted: int, current: int, cls: str, policy: str) -> str:
         """What the drift lets preempt what: the pods of its own class, and everyone whose
@@ -215,9 +216,9 @@ class Reach:
             )
             # preemptors p with admitted < p <= current: can preempt it now, not at `current`
             newly = self._between(self.preemptors, admitted + 1, current + 1)
-            if newly:
+            if newly[0]:
                 text += (
-                    f"; {_count(newly)} with a priority from {admitted + 1} to {current} can "
+                    f"; {_count(*newly)} with a priority from {admitted + 1} to {current} can "
                     "preempt it now, which its class's value would not allow"
                 )
             return text
@@ -228,18 +229,20 @@ class Reach:
         if policy != NEVER:
             # victims v with current <= v < admitted: it can preempt them now, not at `current`
             newly = self._between(self.victims, current, admitted)
-            if newly:
+            if newly[0]:
                 text += (
-                    f"; it can preempt {_count(newly)} with a preemption priority from "
+                    f"; it can preempt {_count(*newly)} with a preemption priority from "
                     f"{current} to {admitted - 1}, which its class's value would not allow"
                 )
         return text
 
 
-def _count(names: list[str], examples: int = 3) -> str:
-    shown = ", ".join(names[:examples])
-    more = f" and {len(names) - examples} more" if len(names) > examples else ""
-    return f"{len(names)} other{'s' if len(names) != 1 else ''} ({shown}{more})"
+_EXAMPLES = 3
+
+
+def _count(total: int, names: list[str]) -> str:
+    more = f" and {total - len(names)} more" if total > len(names) else ""
+    return f"{total} other{'s' if total != 1 else ''} ({', '.join(names)}{more})"
 
 
 def _pod_group(

@@ -329,6 +329,8 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
+TABLE_FINDINGS = 50  # findings (and their fixes) shown in the table; -o json|sarif list all
+
 LEGEND = (
     "How to read: a profile is written scheduling/preemption — 1000/100 schedules (preempts "
     "others) at 1000 and is a victim at 100; /Never: it never preempts. X → Y: members of X can "
@@ -344,6 +346,14 @@ def fix_lines(report: CycleReport) -> list[str]:
     lines += [f"{v.kind} {v.name}: {violation_fix(v)}" for v in report.violations]
     lines += [f"{x.object}: {x.fix}" for x in report.findings]
     return lines
+
+
+def _more_findings(report: CycleReport) -> str | None:
+    hidden = len(report.findings) - TABLE_FINDINGS
+    if hidden <= 0:
+        return None
+    plural = "s" if hidden != 1 else ""
+    return f"... and {hidden} more finding{plural} (-o json or -o sarif lists all)"
 
 
 def render_table(
@@ -419,9 +429,12 @@ def render_table(
         table.add_column("rule", overflow="fold")
         table.add_column("finding", overflow="fold", ratio=3)
         table.add_column("where", overflow="fold", ratio=1)
-        for x in report.findings:
+        for x in report.findings[:TABLE_FINDINGS]:
             table.add_row(x.rule, Text(x.message), Text(where(x.source, x.field)))
         console.print(table)
+        more = _more_findings(report)
+        if more:
+            console.print(Text(more))
     if report.exposures:
         table = Table(
             title="Running workloads these manifests can preempt",
@@ -441,9 +454,14 @@ def render_table(
         fixes = Table.grid(padding=(0, 1))  # wrapped lines hang under their text, not the dash
         fixes.add_column(justify="right", width=3)
         fixes.add_column(overflow="fold")
-        for line in fix_lines(report):
+        lines = fix_lines(report)
+        shown = len(lines) - max(0, len(report.findings) - TABLE_FINDINGS)
+        for line in lines[:shown]:
             fixes.add_row("-", Text(line))
         console.print(fixes)
+        more = _more_findings(report)
+        if more:
+            console.print(Text(more))
     if report.cycles:
         console.print(Text(LEGEND), style="dim")
     if report.clean:

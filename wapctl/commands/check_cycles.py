@@ -46,7 +46,8 @@ OutputOpt = Annotated[
     typer.Option(
         "--output",
         "-o",
-        help="table (or wide) for people; json or yaml for machines; sarif (2.1.0) for code scanning; "
+        help="table (or wide) for people; json or yaml for machines; sarif (2.1.0) for code "
+        "scanning; "
         "dot or mermaid: the priority graph as a picture; name: one offending object a line.",
     ),
 ]

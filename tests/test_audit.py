@@ -142,10 +142,12 @@ def test_parse_deletion(text: str, expected: ObjectRef) -> None:
         ("PriorityClass/ns/x", "deletion PriorityClass/ns/x: expected PriorityClass/NAME"),
         ("Workload/ml/", "deletion Workload/ml/: expected Workload/NAMESPACE/NAME"),
         (
-            "Deployment/ml/a",
-            (
-                "deletion Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
-                "Pod, PodDisruptionBudget, PodGroup, PriorityClass, Workload)"
+            "Service/ml/a",
+            (  # controllers are read since pod templates are (deliberate change)
+                "deletion Service/ml/a: unknown kind 'Service' (one of CronJob, DaemonSet, "
+                "Deployment, Job, JobSet, LeaderWorkerSet, Node, Pod, PodDisruptionBudget, "
+                "PodGroup, PodTemplate, PriorityClass, ReplicaSet, ReplicationController, "
+                "StatefulSet, Workload)"
             ),
         ),
     ],
@@ -317,10 +319,12 @@ def cell(
         if workload
         else [],
         "pods": [pod] if pod else [],
+        "templates": [],
         "counts": {
             "workloads": int(bool(workload)),
             "podGroups": int(bool(workload)),
             "pods": int(bool(pod)),
+            "templates": 0,
         },
     }
 
@@ -355,6 +359,7 @@ def summary(**kw: Any) -> dict[str, Any]:
         "preemptorsPlanned": 1,
         "plansTruncated": False,
         "plansChanged": 0,
+        "keptOldPriority": 0,
         "listLimit": 100,
     }
     return base | kw
@@ -401,6 +406,7 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
         },
         "violations": {"introduced": [violation], "fixed": []},
         "plans": [],
+        "keptOldPriority": [],
         "summary": summary(
             edgesAdded=2,
             lostProtection=2,
@@ -465,6 +471,7 @@ def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
                 },
             }
         ],
+        "keptOldPriority": [],
         "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
         "warnings": [],
         "model": AUDIT_MODEL,
@@ -571,9 +578,10 @@ def test_max_plans_truncates() -> None:
 
 
 def test_other_kinds_in_the_change_are_counted_not_listed(tmp_path: Path) -> None:
-    """A Deployment among the changed manifests is not listed, only counted as ignored."""
+    """A Service among the changed manifests is not listed, only counted as ignored. (It was a
+    Deployment before pod templates were read: deliberate change.)"""
     change = tmp_path / "change.yaml"
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    deployment = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}}
     change.write_text(
         yaml.safe_dump_all([deployment, yaml.safe_load((AUDIT / "raise-medium.yaml").read_text())])
     )
@@ -641,3 +649,26 @@ def test_table_risky_verdict() -> None:
     result = run("audit", CLUSTER, "--change", AUDIT / "raise-train.yaml", "--no-color")
     last = result.stdout.rstrip().splitlines()[-1]
     assert (1, "RISKY: introduces 3 cycle(s) and 1 rule violation(s)") == (result.exit_code, last)
+
+
+def test_a_deployment_in_the_change_takes_part(tmp_path: Path) -> None:
+    """A Deployment's pod template is a member: adding one whose class is above a running
+    pod's lists it and its new edge to the victim (cluster.yaml of fixtures/cycles/audit:
+    web/frontend-0 runs at 750/750; a template of class `train` (300) cannot preempt it, one
+    of a 1000 class can)."""
+    change = tmp_path / "change.yaml"
+    change.write_text(yaml.safe_dump_all([
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "top"}, "value": 1000},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "api", "namespace": "web"},
+         "spec": {"template": {"spec": {"priorityClassName": "top"}}}},
+    ]))
+    code, d = audit_json(CLUSTER, "--change", change)
+    assert ("added", "Deployment", "api") in [
+        (c["action"], c["kind"], c["name"]) for c in d["changes"]
+    ]
+    preemptors = [e["preemptor"] for e in d["edges"]["added"]]
+    assert any(p["templates"] == ["Deployment web/api"] for p in preemptors)
+    victims = {v for e in d["edges"]["added"] for v in e["victim"]["pods"]}
+    assert "web/frontend-0" in victims and 0 == code

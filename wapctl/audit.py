@@ -21,6 +21,10 @@ Then both snapshots are compared:
   by the numbers: moving a class value along an existing cycle between the same parties neither
   introduces nor fixes it; a new party joining a cycle's profile does introduce one.
 - **Violations introduced / fixed**, by object (Workload or pod).
+- **Pods that keep the old value** (``drift.kept_old_values``): PriorityClass values are
+  immutable, so changing one means deleting and re-creating it; running pods that name it keep
+  the priority they were admitted with. Information, not a reason to exit 1. (The graph and
+  plans above take a pod's ``spec.priority`` when written, else its class's new value.)
 - **Plans that change:** the pending preemptors (``preemptor.pending_preemptors``) of both
   snapshots, planned with ``preemption.plan`` on each — at most ``max_plans`` of them, in
   queue order of the changed snapshot — reported when status or victims differ.
@@ -34,9 +38,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from wapctl import drift, load, preemption, preemptor
 from wapctl import graph as g
-from wapctl import load, preemption, preemptor
 from wapctl.errors import InputError, Source, UsageError, did_you_mean
+from wapctl.findings import Finding
 from wapctl.model import Snapshot
 from wapctl.models import BehaviourModel, select_model
 
@@ -51,6 +56,17 @@ KIND_GROUPS = {
     "Pod": "",
     "Node": "",
     "PodDisruptionBudget": "policy",
+    # controllers whose pod templates the loader reads (templates.KINDS)
+    "Deployment": "apps",
+    "ReplicaSet": "apps",
+    "StatefulSet": "apps",
+    "DaemonSet": "apps",
+    "ReplicationController": "",
+    "PodTemplate": "",
+    "Job": "batch",
+    "CronJob": "batch",
+    "JobSet": "jobset.x-k8s.io",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
 }
 CLUSTER_SCOPED = frozenset({"PriorityClass", "Node"})
 
@@ -190,10 +206,12 @@ class Cell:
     pod_group_count: int
     pod_count: int
     unit_count: int
+    templates: tuple[str, ...] = ()  # controllers' pod templates, "Kind ns/name[/template]"
+    template_count: int = 0
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
-        first = (self.pod_groups or self.pods or ("",))[0]
+        first = (self.pod_groups or self.pods or self.templates or ("",))[0]
         return (self.before or _ABSENT, self.after or _ABSENT, first)
 
 
@@ -247,6 +265,7 @@ class AuditReport:
     cycles_fixed_count: int
     limit: int = DEFAULT_LIST_LIMIT
     model: BehaviourModel | None = None  # the behaviour model both sides were planned with
+    kept_old_values: tuple[Finding, ...] = ()  # running pods keeping a changed class's old value
 
     @property
     def cycle_comparison_complete(self) -> bool:
@@ -268,6 +287,7 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
         workloads = sorted({m.workload for m in members if m.kind == "PodGroup"})
         pod_groups = [m.name for m in members if m.kind == "PodGroup"]
         pods = [m.name for m in members if m.kind == "Pod"]
+        templates = [m.name for m in members if m.kind == "Template"]
         cells.append(
             Cell(
                 before=b,
@@ -279,6 +299,8 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
                 pod_group_count=len(pod_groups),
                 pod_count=len(pods),
                 unit_count=len({m.unit for m in members}),
+                templates=tuple(templates[:sample]),
+                template_count=len(templates),
             )
         )
     cells.sort(key=lambda c: c.sort_key)
@@ -454,4 +476,5 @@ def audit(
         cycles_fixed_count=len(fixed),
         limit=limit,
         model=behaviour,
+        kept_old_values=drift.kept_old_values(before, after, documents),
     )

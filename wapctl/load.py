@@ -108,6 +108,7 @@ import yaml
 
 from wapctl import load_constraints as constraints
 from wapctl import priority as prio
+from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
 from wapctl.model import (
@@ -120,6 +121,7 @@ from wapctl.model import (
     Pod,
     PodDisruptionBudget,
     PodGroup,
+    PodTemplateWorkload,
     PriorityClass,
     SelectorRequirement,
     Snapshot,
@@ -160,6 +162,10 @@ V1ALPHA2 = "scheduling.k8s.io/v1alpha2"
 V1ALPHA3 = "scheduling.k8s.io/v1alpha3"
 _WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3)
 _PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3)
+
+
+# where a document starts (1-based line) and where each of its ``items`` starts, when known
+Lines = tuple[int | None, list[int] | None]
 
 
 class Document(NamedTuple):
@@ -303,18 +309,18 @@ def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) ->
         raise InputError("empty input: no YAML or JSON documents", Source(name))
     if b"\x00" in data:
         raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
-    docs: list[tuple[int, Any]] | None = None
+    docs: list[tuple[int, Any, Lines]] | None = None
     if json_only or data[start : start + 1] in (b"{", b"["):
         docs = _parse_json(name, data, json_only)
     if docs is None:
         docs = _parse_yaml(name, data)
     if not docs:
         raise InputError("no YAML or JSON documents (only empty ones)", Source(name))
-    for number, obj in docs:
-        _flatten(name, number, obj, out)
+    for number, obj, lines in docs:
+        _flatten(name, number, obj, out, lines)
 
 
-def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any]] | None:
+def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any, Lines]] | None:
     try:
         obj = json.loads(data)
     except RecursionError:
@@ -330,10 +336,10 @@ def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any]]
             ) from None
         raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
-    return [(1, obj)]
+    return [(1, obj, (data.count(b"\n", 0, _LEADING_SPACE.match(data).end()) + 1, None))]  # type: ignore[union-attr]
 
 
-def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
+def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any, Lines]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -342,12 +348,16 @@ def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
         _check_events(name, text)
     docs: list[tuple[int, Any]] = []
     number = 0
+    loader = _LOADER(text)
     try:
-        for obj in yaml.load_all(text, Loader=_LOADER):
+        # what yaml.load_all does, keeping each document's composed node for its line marks
+        while loader.check_node():
+            node = loader.get_node()
+            obj = loader.construct_document(node)
             number += 1
             if obj is not None:
-                _check_depth(obj, Source(name, number))
-                docs.append((number, obj))
+                _check_depth(obj, Source(name, number, line=node.start_mark.line + 1))
+                docs.append((number, obj, _node_lines(node)))
     except InputError:
         raise
     except yaml.YAMLError as exc:
@@ -360,7 +370,20 @@ def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any]]:
         raise InputError(
             f"invalid YAML value ({type(exc).__name__}: {exc})", Source(name, number + 1)
         ) from None
+    finally:
+        loader.dispose()
     return docs
+
+
+def _node_lines(node: Any) -> tuple[int, list[int] | None]:
+    """The 1-based line where a composed document starts and, when it has an ``items`` list,
+    where each item starts (only read when the document turns out to be a List)."""
+    items = None
+    if type(node) is yaml.MappingNode:
+        for key, value in node.value:
+            if key.value == "items" and type(value) is yaml.SequenceNode:
+                items = [item.start_mark.line + 1 for item in value.value]
+    return node.start_mark.line + 1, items
 
 
 def _yaml_message(exc: yaml.YAMLError) -> str:
@@ -457,11 +480,14 @@ def _check_depth(obj: Any, source: Source) -> None:
         depth += 1
 
 
-def _flatten(name: str, number: int, obj: Any, out: list[Document]) -> None:
+def _flatten(
+    name: str, number: int, obj: Any, out: list[Document], lines: Lines = (None, None)
+) -> None:
+    line, item_lines = lines
     if type(obj) is not dict:
         raise InputError(
             f"a document must be a mapping (a Kubernetes object or List), not {_typename(obj)}",
-            Source(name, number),
+            Source(name, number),  # not an object: the document number says where
         )
     kind = obj.get("kind")
     items = obj.get("items")
@@ -470,25 +496,27 @@ def _flatten(name: str, number: int, obj: Any, out: list[Document]) -> None:
             if items is None:
                 return  # an empty List as some tools print it
             raise InputError(
-                f"must be a list, not {_typename(items)}", Source(name, number), "items"
+                f"must be a list, not {_typename(items)}", Source(name, number, line=line), "items"
             )
         # A raw API list (``kubectl get --raw``, curl: ``PodList``) leaves kind and apiVersion
         # off its items: they are the list's. The item is copied, never modified.
         item_kind = kind[: -len("List")] if kind != "List" else None
         api = obj.get("apiVersion")
+        if item_lines is None or len(item_lines) != len(items):
+            item_lines = [None] * len(items)  # type: ignore[list-item]
         for i, item in enumerate(items):
             if type(item) is not dict:
                 raise InputError(
                     f"a List item must be a mapping (a Kubernetes object), not {_typename(item)}",
-                    Source(name, number, i),
+                    Source(name, number, i, item_lines[i]),
                 )
             if item_kind and "kind" not in item:
                 item = {**item, "kind": item_kind}
                 if "apiVersion" not in item and type(api) is str:
                     item["apiVersion"] = api
-            out.append(Document(Source(name, number, i), item))
+            out.append(Document(Source(name, number, i, item_lines[i]), item))
         return
-    out.append(Document(Source(name, number), obj))
+    out.append(Document(Source(name, number, line=line), obj))
 
 
 def _typename(value: Any) -> str:
@@ -1674,7 +1702,7 @@ def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
 # ---- the snapshot --------------------------------------------------------------------------
 
 # (API group, kind) -> reader; the core group is "".
-_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _NAMESPACE = range(7)
+_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _TEMPLATE, _NAMESPACE = range(8)
 _KINDS = {
     ("", "Node"): _NODE,
     ("", "Pod"): _POD,
@@ -1692,6 +1720,7 @@ _LABELS = {
     _PDB: "PodDisruptionBudget",
     _WORKLOAD: "Workload",
     _PODGROUP: "PodGroup",
+    _TEMPLATE: "object",  # controllers with pod templates (templates.KINDS); key "Kind ns/name"
     _NAMESPACE: "Namespace",
 }
 
@@ -1722,6 +1751,8 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     else:
         group = api.rpartition("/")[0] if "/" in api else ""
     which = _KINDS.get((group, kind))
+    if which is None and (group, kind) in tmpl.KINDS:
+        return _TEMPLATE
     if which is None:
         ignored[f"{kind}.{group}" if kind in _KIND_NAMES else kind] += 1
         return None
@@ -1751,11 +1782,18 @@ def _about(which: int, head: _Head) -> Iterator[None]:
         raise exc.about(label) from None
 
 
+def _place(source: Source) -> str:
+    """``file, document N[, item I][, line L]``: the line last, so the place reads the same
+    with and without it."""
+    line = source.located_line()
+    return source.describe(line=False) + ("" if line is None else f", line {line}")
+
+
 def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> None:
     first = seen.get(key)
     if first is not None:
         raise InputError(
-            f"duplicate {label} {key} (first defined at {first.describe()})",
+            f"duplicate {label} {key} (first defined at {_place(first)})",
             source,
             "metadata.name",
         )
@@ -1773,8 +1811,8 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
 
 def _build(documents: Iterable[Document]) -> Snapshot:
     ignored: Counter[str] = Counter()
-    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(7)]
-    seen: list[dict[str, Source]] = [{} for _ in range(7)]
+    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
+    seen: list[dict[str, Source]] = [{} for _ in range(8)]
     for source, obj in documents:
         which = _classify(obj, source, ignored)
         if which is None:
@@ -1782,6 +1820,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
         head = _meta(obj, source, namespaced)
         key = f"{head[1]}/{head[2]}" if namespaced else head[2]
+        if which == _TEMPLATE:
+            key = f"{obj['kind']} {key}"
         bucket_seen = seen[which]
         if key in bucket_seen:
             _register(bucket_seen, _LABELS[which], key, source)
@@ -1877,6 +1917,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             source=wl.source,
         )
 
+    templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     pods.sort(key=lambda p: p.key)
     ctx.warnings.extend(constraints.namespace_warnings(pods, namespaces))
     nodes.sort(key=lambda n: n.name)
@@ -1890,8 +1931,34 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
         namespaces={name: namespaces[name] for name in sorted(namespaces)},
+        templates=templates,
         warnings=sorted_warnings(ctx.finish(groups)),
     )
+
+
+def _templates(
+    owners: list[tuple[Source, dict[str, Any], _Head]],
+    workloads: dict[str, _WorkloadDef],
+    classes: dict[str, PriorityClass],
+    default: PriorityClass | None,
+    groups: dict[str, PodGroup],
+) -> dict[str, PodTemplateWorkload]:
+    """Controllers' pod templates, and the podGroupTemplates of v1alpha2/3 Workloads that no
+    PodGroup object instantiates yet (templates.py)."""
+    objects = {f"{g.namespace}/{g.name}": k for k, g in groups.items() if g.api_version != V1ALPHA1}
+    out: list[PodTemplateWorkload] = []
+    for source, obj, (_, ns, name) in owners:
+        for raw in tmpl.extract(obj["kind"], obj, source, ns, name):
+            out.append(tmpl.resolve(raw, classes, default, groups, objects))
+    for wl in workloads.values():
+        if wl.templates and not wl.group_names:
+            out.extend(
+                tmpl.from_pod_group_templates(
+                    wl.namespace, wl.name, wl.source, wl.templates, wl.priority_class,
+                    wl.preemption_class, default,
+                )
+            )
+    return {t.key: t for t in sorted(out, key=lambda t: t.key)}
 
 
 def _workload_class(wl: _WorkloadDef, which: str) -> str | None:

@@ -272,6 +272,29 @@ def sorted_warnings(warnings: Iterable[LoadWarning]) -> tuple[LoadWarning, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class PodTemplateWorkload:
+    """A controller's pod template (a Deployment's, a JobSet replicated job's, a Workload's
+    PodGroupTemplate, ...): the pods it will create, as ``check-cycles`` sees them in manifests
+    before any pod exists. Built by ``templates.py``; ``priority`` is None when the template
+    names a PriorityClass that does not exist (``unknown_class``)."""
+
+    kind: str  # the owner's kind: Deployment, CronJob, JobSet, LeaderWorkerSet, Workload, ...
+    namespace: str
+    name: str  # the owner's name
+    template: str | None  # which of the owner's templates (replicated job, leader/worker, ...)
+    key: str  # "Kind ns/name" or "Kind ns/name/template"
+    field: str  # where the pod template spec sits in the owner, e.g. "spec.template.spec"
+    priority_class_name: str | None
+    priority: int | None  # scheduling priority; None when unresolved
+    preemption_priority: int | None
+    preemption_policy: PreemptionPolicy = PREEMPT_LOWER
+    group_key: str | None = None  # the pod group its pods join (workloadRef / schedulingGroup)
+    unknown_class: str | None = None  # a PriorityClass it names that does not exist
+    labels: Mapping[str, str] = field(default_factory=dict)  # the owner's, then the template's
+    source: Source | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """A whole cluster. Mappings are keyed as noted and iterate in sorted key order."""
 
@@ -284,5 +307,6 @@ class Snapshot:
     ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
     # Namespace labels by name, from Namespace objects (for affinity namespaceSelector).
     namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    templates: Mapping[str, PodTemplateWorkload] = field(default_factory=dict)  # by key
     # What loaded but deserves a note, sorted by LoadWarning.sort_key, without duplicates.
     warnings: tuple[LoadWarning, ...] = ()

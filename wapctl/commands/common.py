@@ -151,6 +151,7 @@ ModelOpt = Annotated[
     str | None,
     typer.Option(
         "--model",
+        metavar="1.36|upstream|kep-5710",
         help="Scheduler behaviour to predict: 1.36 (released kube-scheduler), upstream (newest "
         "upstream code; see 'wapctl version'), kep-5710 (the KEP design, a what-if). Default: "
         "the cluster's server version, else kep-5710 when the input uses KEP-only fields, "
@@ -162,6 +163,7 @@ FeatureGatesOpt = Annotated[
     str | None,
     typer.Option(
         "--feature-gates",
+        metavar="NAME=BOOL,...",
         help="kube-scheduler feature gates, e.g. PodGroupPreemptionPolicy=true (comma-separated).",
         show_default=False,
     ),

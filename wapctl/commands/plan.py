@@ -40,12 +40,12 @@ def plan(
     max_input_size: common.MaxInputSizeOpt = None,
     samples: Annotated[
         int,
-        typer.Option("--samples", min=0,
+        typer.Option("--samples", min=0, metavar="N",
                      help="Also replay the plan N times with seeded random tie orders (as the "
                      "scheduler's random choices would fall) and report the spread: pods "
                      "preempted always / sometimes, min/median/max victim count."),
     ] = 0,
-    seed: Annotated[int, typer.Option("--seed", help="First seed of --samples.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="First seed of --samples.")] = 0,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,

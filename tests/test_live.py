@@ -17,7 +17,7 @@ import pytest
 import yaml
 from fake_apiserver import SCHEDULING, synthetic_cluster
 
-from wapctl import live
+from wapctl import live, load
 from wapctl.errors import ClusterError, ExitCode, Source, UsageError
 
 # ---- a small cluster: a pending high-priority pod that needs a victim ---------------------
@@ -120,12 +120,10 @@ def closed_port() -> int:
 
 
 def cli() -> Any:
-    """The wapctl Typer app (it needs every registered command module)."""
-    cli_module = pytest.importorskip(
-        "wapctl.cli", reason="wapctl.cli imports command modules not landed yet",
-        exc_type=ImportError,
-    )
-    return cli_module.app
+    """The wapctl Typer app."""
+    from wapctl.cli import app
+
+    return app
 
 
 def run(args: list[str]) -> Any:
@@ -159,7 +157,6 @@ def test_live_documents_are_the_objects_as_kubectl_shows_them(apiserver, tmp_pat
 def test_live_documents_equal_the_documents_of_a_file(apiserver, tmp_path):
     """The loader's documents of a kubectl List file equal the live documents of the same
     objects."""
-    load = pytest.importorskip("wapctl.load")
     objects = small_cluster()
     fake = apiserver(objects)
     live_docs = fetch(fake.write_kubeconfig(tmp_path / "kc"))
@@ -651,7 +648,6 @@ def test_snapshot_is_deterministic(apiserver, tmp_path):
 def test_snapshot_round_trips_through_the_loader(apiserver, tmp_path):
     """The snapshot file reads back through load.read_documents + build_snapshot with the same
     objects."""
-    load = pytest.importorskip("wapctl.load")
     objects = small_cluster()
     fake = apiserver(objects)
     out = tmp_path / "snap.yaml"
@@ -702,9 +698,6 @@ def test_unreachable_port_exits_4(tmp_path, apiserver):
 def test_plan_from_live_server_equals_plan_from_file(apiserver, tmp_path):
     """plan -o json gives byte-identical output for the live server and a file of the same
     objects."""
-    pytest.importorskip("wapctl.load")
-    pytest.importorskip("wapctl.preemption")
-    pytest.importorskip("wapctl.commands.plan")
     objects = small_cluster()
     fake = apiserver(objects)
     kc = fake.write_kubeconfig(tmp_path / "kc")
@@ -729,10 +722,7 @@ def test_plan_from_live_server_equals_plan_from_file(apiserver, tmp_path):
 )
 def test_other_commands_read_live_as_files(apiserver, tmp_path, command):
     """validate, check-cycles, simulate and audit give the same output and exit code for the
-    live server as for a file of the same objects (skipped for a command not registered yet)."""
-    names = {c.name for c in cli().registered_commands}
-    if command[0] not in names:
-        pytest.skip(f"wapctl {command[0]} is not registered yet")
+    live server as for a file of the same objects."""
     change = tmp_path / "change.yaml"
     change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
                       "metadata: {name: high}\nvalue: 50\n", encoding="utf-8")

@@ -563,12 +563,12 @@ def test_tls_server_trusted_by_its_ca(apiserver, tmp_path):
 
 
 def test_snapshot_writes_a_sorted_list(apiserver, tmp_path):
-    """snapshot -o FILE writes one kind: List with items by kind, namespace, name, and reports
-    the counts on stderr."""
+    """snapshot --output-file FILE writes one kind: List with items by kind, namespace, name,
+    and reports the counts on stderr."""
     fake = apiserver(small_cluster())
     kc = fake.write_kubeconfig(tmp_path / "kc")
     out = tmp_path / "snap.yaml"
-    result = run(["snapshot", "--kubeconfig", str(kc), "-o", str(out)])
+    result = run(["snapshot", "--kubeconfig", str(kc), "--output-file", str(out)])
     assert 0 == result.exit_code, result.output
     doc = yaml.safe_load(out.read_text())
     assert ("v1", "List") == (doc["apiVersion"], doc["kind"])
@@ -582,7 +582,7 @@ def test_snapshot_writes_a_sorted_list(apiserver, tmp_path):
     ] == [key(item) for item in doc["items"]]
     assert "" == result.stdout
     assert (f"wrote 10 objects (2 PriorityClass, 2 Node, 1 Workload, 1 PodDisruptionBudget, "
-            f"4 Pod) to {out}\n") == result.stderr
+            f"4 Pod; only the fields wapctl reads) to {out}\n") == result.stderr
 
 
 @pytest.mark.parametrize(
@@ -590,26 +590,27 @@ def test_snapshot_writes_a_sorted_list(apiserver, tmp_path):
     [
         ([], "snap.yaml", yaml.safe_load),
         ([], "snap.json", json.loads),
-        (["--format", "json"], "snap.txt", json.loads),
-        (["--format", "yaml"], "snap.json", yaml.safe_load),
+        (["-o", "json"], "snap.txt", json.loads),
+        (["-o", "yaml"], "snap.json", yaml.safe_load),
     ],
     ids=["yaml-default", "json-by-suffix", "json-flag", "yaml-flag-wins"],
 )
 def test_snapshot_format(apiserver, tmp_path, args, name, parse):
-    """--format picks yaml or json; without it the file suffix .json means json, else yaml;
-    stdout gets the same text when there is no -o."""
+    """-o picks yaml or json; without it the file suffix .json means json, else yaml;
+    stdout gets the same text when there is no --output-file."""
     fake = apiserver(small_cluster())
     kc = fake.write_kubeconfig(tmp_path / "kc")
     out = tmp_path / name
-    result = run(["snapshot", "--kubeconfig", str(kc), "-o", str(out), *args])
+    result = run(["snapshot", "--kubeconfig", str(kc), "--output-file", str(out), *args])
     assert 0 == result.exit_code, result.output
     text = out.read_text()
     doc = parse(text)
     assert 10 == len(doc["items"])
     assert (parse is json.loads) == text.startswith("{")
+    assert (parse is yaml.safe_load) == text.startswith("# wapctl snapshot")
     fmt = [a for a in args if a in ("json", "yaml")] or (["json"] if name.endswith(".json")
                                                         else [])
-    stdout = run(["snapshot", "--kubeconfig", str(kc), *(["--format", fmt[0]] if fmt else [])])
+    stdout = run(["snapshot", "--kubeconfig", str(kc), *(["-o", fmt[0]] if fmt else [])])
     assert text == stdout.stdout
 
 
@@ -652,13 +653,13 @@ def test_snapshot_round_trips_through_the_loader(apiserver, tmp_path):
     fake = apiserver(objects)
     out = tmp_path / "snap.yaml"
     result = run(["snapshot", "--kubeconfig", str(fake.write_kubeconfig(tmp_path / "kc")),
-                  "-o", str(out)])
+                  "--output-file", str(out), "--full"])
     assert 0 == result.exit_code, result.output
     documents = load.read_documents([str(out)])
     assert sorted(as_kubectl_shows(objects), key=key) == sorted((d.obj for d in documents),
                                                                 key=key)
     snap = load.build_snapshot(documents)
-    assert snap is not None
+    assert "v1.36.2" == snap.server_version
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["no-file", "existing-file"])
@@ -670,7 +671,7 @@ def test_failed_snapshot_leaves_no_file(apiserver, tmp_path, existing):
     out = tmp_path / "snap.yaml"
     if existing:
         out.write_text("old\n")
-    result = run(["snapshot", "--kubeconfig", str(kc), "-o", str(out)])
+    result = run(["snapshot", "--kubeconfig", str(kc), "--output-file", str(out)])
     assert ExitCode.CLUSTER == result.exit_code
     assert result.stderr.startswith(f"error: cluster {fake.url}: 401 Unauthorized")
     assert 1 == len(result.stderr.splitlines())
@@ -781,7 +782,8 @@ def test_interrupted_snapshot_exits_130_and_leaves_no_file(apiserver, tmp_path, 
         return real(self, target, page_size, bar)
 
     monkeypatch.setattr(live._HttpGet, "list_all", interrupt_on_nodes)
-    result = run(["snapshot", "--kubeconfig", str(kc), "-o", str(tmp_path / "snap.yaml")])
+    result = run(["snapshot", "--kubeconfig", str(kc), "--output-file",
+                  str(tmp_path / "snap.yaml")])
     assert ExitCode.INTERRUPTED == result.exit_code
     assert ["PriorityClass", "Node"] == calls
     assert "interrupted\n" == result.stderr

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wapctl.errors import ClusterError, Source, UsageError
-from wapctl.load import Document
+from wapctl.load import Document, Documents
 
 SCHEDULING_GROUP = "scheduling.k8s.io"
 # The Workload API versions wapctl reads, newest first (issue 9): the newest served one that has
@@ -65,8 +65,9 @@ def fetch_documents(
     request_timeout: float,
     page_size: int,
     progress: bool,
-) -> list[Document]:
-    """List Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
+) -> Documents:
+    """List Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups; the
+    result's ``server_version`` is the ``gitVersion`` of ``GET /version`` (None if unreadable).
 
     Config: ``kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``, else the in-cluster
     service account. Raises ClusterError (exit 4) with one line naming the server and what failed.
@@ -85,8 +86,9 @@ def fetch_documents(
             # insecure-skip-tls-verify is the kubeconfig's explicit choice: no warning per page.
             warnings.filterwarnings("ignore", message="Unverified HTTPS request")
             api.probe()
+            documents = Documents()
+            documents.server_version = api.server_version()
             targets = [*CORE_TARGETS, *api.workload_targets(), *LATE_TARGETS]
-            documents: list[Document] = []
             with _progress(progress) as bar:
                 for target in targets:
                     documents.extend(api.list_all(target, page_size, bar))
@@ -371,6 +373,17 @@ class _HttpGet:
             raise self.status_error(status, doc, "/api", "the core API")
         if not isinstance(doc, dict) or "v1" not in (doc.get("versions") or []):
             raise self.fail("GET /api did not list v1: this is not a Kubernetes API server")
+
+    def server_version(self) -> str | None:
+        """``gitVersion`` of ``GET /version`` ("v1.36.2"); None when the server does not say
+        (it is informative only: a failure here does not stop the listing)."""
+        status, body = self.raw("/version")
+        try:
+            doc = json.loads(body) if status == 200 else None
+        except ValueError:
+            doc = None
+        version = doc.get("gitVersion") if isinstance(doc, dict) else None
+        return version if isinstance(version, str) and version else None
 
     def workload_targets(self) -> list[ListTarget]:
         """Workloads and PodGroups in the newest served alpha version that has each of them.

@@ -195,3 +195,6 @@ class Snapshot:
     workloads: Mapping[str, Workload]  # by "ns/name"
     pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
     ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
+    # The API server's version ("v1.36.2"): the live /version, or the List annotation
+    # wapctl.io/server-version of a file written by `wapctl snapshot`; None when unknown.
+    server_version: str | None = None

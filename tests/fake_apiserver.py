@@ -213,7 +213,7 @@ class FakeApiServer:
     Authentication: ``token`` (a bearer token for ``user``; None: no check), ``users`` (more
     tokens: token -> user name; those users may use discovery but not list anything, as a user
     without RBAC bindings) and, over TLS with a client CA, a client certificate (its CN is the
-    user).
+    user, with the rights of ``user``).
 
     Knobs a test can set after construction: ``forbidden`` (plurals ``user`` may not list),
     ``fail`` (path -> status code), ``delay`` (seconds before each list answer),
@@ -369,7 +369,7 @@ class FakeApiServer:
         cluster.update(extra_cluster or {})
         user: dict[str, Any] = {}
         tok = token if token is not None else self.token
-        if tok is not None:
+        if tok:  # "" writes a user without a token
             user["token"] = tok
         user.update(extra_user or {})
         config = {
@@ -448,7 +448,7 @@ class FakeApiServer:
         if res is None or len(rest) > 2 or (namespace is not None and not res.namespaced):
             return _status(404, "NotFound", "the server could not find the requested resource",
                            details={})
-        if who != self.user or res.plural in self.forbidden:
+        if who in self.users.values() or res.plural in self.forbidden:
             verb = "get" if len(rest) == 2 else "list"
             scope = (f'in the namespace "{namespace}"' if namespace is not None
                      else "at the cluster scope")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 import socket
-import ssl
 import subprocess
 import sys
 import urllib.request
@@ -509,54 +508,7 @@ def test_kubernetes_client_is_not_imported_by_file_commands():
     assert "False" == out.stdout.strip()
 
 
-# ---- TLS ------------------------------------------------------------------------------------
-
-
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 made with the cryptography package."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fake-apiserver")])
-    now = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name)
-        .public_key(private.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=36500))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(
-            ipaddress.ip_address("127.0.0.1"))]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(private, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "server.crt", tmp_path / "server.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(private.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption()))
-    return cert_path, key_path
-
-
-def test_tls_server_trusted_by_its_ca(apiserver, tmp_path):
-    """Over https with the server's CA in the kubeconfig, listing works; without it, exit 4
-    with a certificate-verify message."""
-    pytest.importorskip("cryptography")
-    cert, private = _self_signed(tmp_path)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, private)
-    fake = apiserver(small_cluster(), tls=context)
-    kc = fake.write_kubeconfig(tmp_path / "kc",
-                               extra_cluster={"certificate-authority": str(cert)})
-    assert 10 == len(fetch(kc))
-    untrusted = fake.write_kubeconfig(tmp_path / "kc2")
-    with pytest.raises(ClusterError) as caught:
-        fetch(untrusted)
-    assert "TLS failure: certificate verify failed" in str(caught.value)
+# TLS: tests/test_live_tls.py
 
 
 # ---- wapctl snapshot (through the CLI) ------------------------------------------------------

@@ -1,0 +1,299 @@
+"""Behaviours that surviving mutants of the core showed no test pinned (issue 17).
+
+Each test states the hand-worked answer and where the rule comes from. They go through the
+public entry points only (``wapctl plan -o json``, ``check-cycles -o json``,
+``wapctl.graph.build_graph``), so they survive rewrites of the engine's internals.
+
+Upstream: kubernetes/kubernetes pkg/scheduler/framework/preemption/preemption.go
+(``pickOneNodeForPreemption``, ``filterPodsWithPDBViolation``) and
+pkg/scheduler/framework/plugins/noderesources/fit.go (``fitsRequest``: a request fits when
+``requested + request <= allocatable``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from wapctl import graph, load
+from wapctl.cli import app
+from wapctl.errors import InputError
+
+CLASSES = [
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": n},
+     "value": v} for n, v in (("low", 100), ("mid", 200), ("medium", 500), ("high", 1000))
+]
+
+
+def node(name: str, cpu: str = "4") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "110"}}}
+
+
+def pod(name: str, cpu: str, cls: str, *, node_name: str | None = None,
+        start: str = "2026-01-01T09:00:00Z", labels: dict[str, str] | None = None,
+        ns: str = "default", **spec: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": ns}
+    if labels is not None:
+        meta["labels"] = labels
+    body: dict[str, Any] = {"priorityClassName": cls, "containers": [
+        {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}], **spec}
+    if node_name is None:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": body,
+                "status": {"phase": "Pending"}}
+    body["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": body,
+            "status": {"phase": "Running", "startTime": start}}
+
+
+def pdb(name: str, allowed: int, selector: dict[str, Any], ns: str = "default") -> dict[str, Any]:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"minAvailable": 1, "selector": selector},
+            "status": {"disruptionsAllowed": allowed}}
+
+
+def plan(tmp_path: Path, objects: list[dict[str, Any]], preemptor: str) -> dict[str, Any]:
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                                    "items": CLASSES + objects}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["plan", str(snap), "--pod", preemptor, "-o", "json"])
+    assert result.exit_code in (0, 3), result.output
+    return json.loads(result.stdout)
+
+
+def victims(doc: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    return [(v["pod"], v["node"], v["pdbViolation"]) for v in doc["victims"]]
+
+
+# ---- the single-pod node search -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("later", ["a", "b"])
+def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later):
+    """Two nodes alike but for the start time of their one victim; each also holds a smaller,
+    lower-priority pod that the reprieve gives back.
+
+    Each node (4 cpu): low-N (priority 100, 1 cpu) and mid-N (priority 200, 3 cpu). urgent
+    (priority 1000) needs 3 cpu. Removing the 100s frees 1 cpu (not enough); removing up to
+    200 frees 4; reprieve (most important first) cannot give mid back (1 free), gives low back
+    (3 free). So each node's victims are exactly {mid-N}: same PDB violations (0), highest
+    victim priority (200), priority sum and count (1); upstream pickOneNodeForPreemption then
+    takes the node whose highest-priority victims started latest. The nodes sort by their
+    lowest unit (100) and name, so node a is scored first: node b must still be scored after
+    its level search even though a is a one-victim best (the level search's units of level
+    200 start after the reprieved 100s)."""
+    starts = {"a": "2026-01-01T09:00:00Z", "b": "2026-01-01T09:00:00Z"}
+    starts[later] = "2026-01-01T10:00:00Z"
+    objects = [node("a"), node("b")]
+    for n in ("a", "b"):
+        objects += [pod(f"low-{n}", "1", "low", node_name=n, start="2026-01-01T08:00:00Z"),
+                    pod(f"mid-{n}", "3", "mid", node_name=n, start=starts[n])]
+    objects.append(pod("urgent", "3", "high"))
+    doc = plan(tmp_path, objects, "default/urgent")
+    assert "RequiresPreemption" == doc["status"]
+    assert [("default/urgent", later)] == [(p["pod"], p["node"]) for p in doc["placements"]]
+    assert [(f"default/mid-{later}", later, False)] == victims(doc)
+
+
+# ---- PDBs --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", [("a-loose", "b-strict"), ("a-strict", "b-loose")],
+                         ids=["loose-first", "strict-first"])
+def test_a_pod_matched_by_two_pdbs_violates_if_either_has_no_disruption_left(tmp_path, order):
+    """filterPodsWithPDBViolation decrements every matching PDB and marks the pod violating
+    when any of them goes below zero — whichever order the PDBs come in. The pod matches
+    `loose` (1 allowed) and `strict` (0 allowed): preempting it violates `strict`."""
+    loose = next(n for n in order if n.endswith("loose"))
+    strict = next(n for n in order if n.endswith("strict"))
+    objects = [node("n1"),
+               pod("web", "4", "low", node_name="n1", labels={"app": "web", "tier": "front"}),
+               pdb(loose, 1, {"matchLabels": {"app": "web"}}),
+               pdb(strict, 0, {"matchLabels": {"tier": "front"}}),
+               pod("urgent", "4", "high")]
+    doc = plan(tmp_path, objects, "default/urgent")
+    assert [("default/web", "n1", True)] == victims(doc)
+    assert 1 == doc["summary"]["pdbViolations"]
+
+
+def test_a_pod_matched_by_two_pdbs_with_room_in_both_violates_none(tmp_path):
+    """Both PDBs allow one disruption: the pod uses one of each, no violation."""
+    objects = [node("n1"),
+               pod("web", "4", "low", node_name="n1", labels={"app": "web", "tier": "front"}),
+               pdb("a", 1, {"matchLabels": {"app": "web"}}),
+               pdb("b", 1, {"matchLabels": {"tier": "front"}}),
+               pod("urgent", "4", "high")]
+    assert [("default/web", "n1", False)] == victims(plan(tmp_path, objects, "default/urgent"))
+
+
+def test_a_violating_pod_stops_counting_against_its_other_pdbs(tmp_path):
+    """Upstream's podIsViolating (the workload-aware filterPodsWithPDBViolation) returns as
+    soon as one matching PDB goes below zero, so the pod's other PDBs keep their budget.
+
+    mid-web (priority 200, app=web, tier=front) matches a-strict (0 allowed) and b-shared
+    (1 allowed); low-front (priority 100, tier=front) matches b-shared only. Both must go
+    (4 cpu needed, 2 + 2 on the node). Taken most important first: mid-web drives a-strict to
+    -1 (violation) and stops, b-shared keeps 1; low-front uses it: no violation. (Decrementing
+    b-shared for mid-web too would make low-front a violation.)"""
+    objects = [node("n1"),
+               pod("mid-web", "2", "mid", node_name="n1",
+                   labels={"app": "web", "tier": "front"}),
+               pod("low-front", "2", "low", node_name="n1", labels={"tier": "front"}),
+               pdb("a-strict", 0, {"matchLabels": {"app": "web"}}),
+               pdb("b-shared", 1, {"matchLabels": {"tier": "front"}}),
+               pod("urgent", "4", "high")]
+    doc = plan(tmp_path, objects, "default/urgent")
+    assert {("default/mid-web", "n1", True), ("default/low-front", "n1", False)} == set(
+        victims(doc))
+
+
+@pytest.mark.parametrize("expression", [
+    {"key": "app", "operator": "DoesNotExist"},
+    {"key": "app", "operator": "NotIn", "values": ["web"]},
+], ids=["DoesNotExist", "NotIn"])
+@pytest.mark.parametrize("labels", [None, {"team": "x"}], ids=["no-labels", "other-labels"])
+def test_negative_selectors_never_match_a_pod_without_labels(tmp_path, expression, labels):
+    """Such a selector matches an empty label set, but upstream's filterPodsWithPDBViolation
+    only looks at PDBs for pods that have labels (`if len(pod.Labels) != 0`): a pod without
+    labels violates nothing; the same pod with an unrelated label violates the PDB (0
+    allowed)."""
+    objects = [node("n1"), pod("batch", "4", "low", node_name="n1", labels=labels),
+               pdb("guard", 0, {"matchExpressions": [expression]}),
+               pod("urgent", "4", "high")]
+    doc = plan(tmp_path, objects, "default/urgent")
+    assert [("default/batch", "n1", labels is not None)] == victims(doc)
+
+
+# ---- exact fits with fractional CPU ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("allocatable", "used", "wanted", "fits"), [
+    ("1.5", "0.5", "1", True),        # 500m + 1000m = 1500m: exactly full
+    ("1.5", "0.5", "1001m", False),   # 1m over
+    ("1500m", "0.25", "1.25", True),  # decimal and milli spellings mix
+    ("0.1", "0", "100m", True),
+    ("2.001", "1", "1.001", True),
+])
+def test_exact_fit_needs_no_preemption(tmp_path, allocatable, used, wanted, fits):
+    """fitsRequest: requested + request <= allocatable, in millicores. An exact fit needs no
+    victim; one millicore more needs the running (lower-priority) pod preempted."""
+    objects = [node("n1", allocatable), pod("urgent", wanted, "high")]
+    if used != "0":
+        objects.append(pod("bystander", used, "low", node_name="n1"))
+    doc = plan(tmp_path, objects, "default/urgent")
+    if fits:
+        assert [] == doc["victims"]
+        assert "RequiresPreemption" != doc["status"]
+    else:
+        assert [("default/bystander", "n1", False)] == victims(doc)
+
+
+def test_exact_fit_after_preemption_keeps_the_reprieved_pod(tmp_path):
+    """n1 has 1.5 cpu: low (100, 1 cpu) and mid (200, 0.5 cpu). urgent needs 1 cpu. Removing
+    the 100s frees exactly 1 cpu: enough (<=), so mid is never a victim."""
+    objects = [node("n1", "1.5"), pod("low", "1", "low", node_name="n1"),
+               pod("mid", "0.5", "mid", node_name="n1"), pod("urgent", "1", "high")]
+    assert [("default/low", "n1", False)] == victims(plan(tmp_path, objects, "default/urgent"))
+
+
+# ---- the priority graph ------------------------------------------------------------------------
+
+NEVER_MEMBER = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: medium}, value: 500}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: training, namespace: ml}
+  spec:
+    priorityClassName: high
+    preemptionPriorityClassName: low
+    podGroups: [{name: workers, policy: {gang: {minCount: 2}}}]
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: report, namespace: batch}
+  spec:
+    priorityClassName: medium
+    podGroups: [{name: main, policy: {basic: {}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: w-0, namespace: ml}
+  spec: {workloadRef: {name: training, podGroup: workers}, containers: [{name: c, image: x}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: w-1, namespace: ml}
+  spec: {workloadRef: {name: training, podGroup: workers}, POLICY containers: [{name: c, image: x}]}
+"""
+
+
+def _cycles(tmp_path: Path, never: bool) -> dict[str, Any]:
+    text = NEVER_MEMBER.replace("POLICY", "preemptionPolicy: Never," if never else "")
+    snap = tmp_path / "cluster.yaml"
+    snap.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(app, ["check-cycles", str(snap), "-o", "json"])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def test_a_never_member_makes_its_group_never_in_the_graph(tmp_path):
+    """ml/training schedules at 1000 and counts 100 as a victim (a KEP-5710 violation);
+    batch/report is 500/500. With PreemptLowerPriority this is the A/B cycle (training preempts
+    report: 1000 > 500; report preempts training: 500 > 100). One member pod whose own policy
+    is Never makes the whole group Never (a unit preempts as one): no edge leaves training, so
+    no cycle — the violation is still reported, with the Never profile."""
+    doc = _cycles(tmp_path, never=False)
+    assert 1 == doc["summary"]["cycles"]
+    doc = _cycles(tmp_path, never=True)
+    assert (0, 1) == (doc["summary"]["cycles"], doc["summary"]["edges"])
+    assert [("Workload", "ml/training", "1000/100/Never", False)] == [
+        (v["kind"], v["name"], v["profile"], v["inCycle"]) for v in doc["violations"]]
+
+
+EDGES = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p50}, value: 50}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p100}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p500}, value: 500}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p1000}, value: 1000}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: w, namespace: ns}
+  spec:
+    priorityClassName: p500
+    preemptionPriorityClassName: p50
+    podGroups: [{name: g, policy: {basic: {}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: ns}
+  spec: {priorityClassName: p100, containers: [{name: c, image: x}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: b, namespace: ns}
+  spec: {priorityClassName: p1000, containers: [{name: c, image: x}]}
+"""
+
+
+def test_edge_count_limit_is_exact(tmp_path):
+    """Profiles (scheduling/preemption): W 500/50 (violating, one unit: no self-loop),
+    a 100/100, b 1000/1000. Edges X -> Y when X.scheduling > Y.preemption, X not Never, no
+    self-loop for a single unit: b->W, b->a (2); a->W (1); W->a (W->W needs two units) (1).
+    Four edges: a limit of 4 builds them, a limit of 3 is refused naming the count."""
+    path = tmp_path / "edges.yaml"
+    path.write_text(EDGES, encoding="utf-8")
+    snap = load.build_snapshot(load.read_documents([str(path)]))
+    built = graph.build_graph(snap, max_edges=4)
+    assert 4 == built.graph.number_of_edges()
+    with pytest.raises(InputError, match=r"would have 4 edges between 3 distinct priority "
+                                         r"profiles \(limit 3\)"):
+        graph.build_graph(snap, max_edges=3)

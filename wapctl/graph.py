@@ -260,11 +260,12 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
             continue
         gk = pod.group_key
         gp = group_profile.get(gk) if gk is not None else None
+        # A pod preempts as its group (the group's policy: Never when any member is Never, as
+        # priority.group_values says), so only a different priority makes it stand apart.
         if (
             gp is not None
             and gp.scheduling == pod.priority
             and gp.preemption == pod.preemption_priority
-            and gp.policy == pod.preemption_policy
         ):
             accs[gp].group_pods += 1  # the usual case: counted, nothing allocated
             continue

@@ -297,3 +297,62 @@ def test_edge_count_limit_is_exact(tmp_path):
     with pytest.raises(InputError, match=r"would have 4 edges between 3 distinct priority "
                                          r"profiles \(limit 3\)"):
         graph.build_graph(snap, max_edges=3)
+
+
+# ---- found by the mutation run (tests/mutation/README.md) ----------------------------------------
+
+
+@pytest.mark.parametrize(("pods", "fits"), [("2", True), ("1", False)])
+def test_pod_count_limit_is_exact(tmp_path, pods, fits):
+    """fitsRequest counts the pod itself: len(pods) + 1 > allocatable pods is too many. With
+    one pod running, a node for 2 pods takes the preemptor as it is; a node for 1 needs the
+    running (lower-priority) pod preempted."""
+    objects = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": pods}}},
+               pod("small", "100m", "low", node_name="n1"), pod("urgent", "100m", "high")]
+    doc = plan(tmp_path, objects, "default/urgent")
+    assert ([] if fits else [("default/small", "n1", False)]) == victims(doc)
+
+
+def _complete_graph_snapshot(tmp_path: Path) -> Any:
+    """Four Workloads, each scheduling at 1000+i and preempted at 10+i: every scheduling value
+    exceeds every preemption value, so the priority graph is the complete digraph on 4
+    vertices (one unit each: no self-loops). Its elementary cycles: C(4,2)*1! + C(4,3)*2! +
+    C(4,4)*3! = 6 + 8 + 6 = 20. W0, W1 live in namespace a, W2, W3 in b; the cycles with no
+    vertex in a are those inside {W2, W3}: one."""
+    items: list[dict[str, Any]] = []
+    for i in range(4):
+        items += [
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": f"s{i}"}, "value": 1000 + i},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": f"p{i}"}, "value": 10 + i},
+            {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+             "metadata": {"name": f"w{i}", "namespace": "a" if i < 2 else "b"},
+             "spec": {"priorityClassName": f"s{i}", "preemptionPriorityClassName": f"p{i}",
+                      "podGroups": [{"name": "g", "policy": {"basic": {}}}]}},
+        ]
+    path = tmp_path / "complete.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    return load.build_snapshot(load.read_documents([str(path)]))
+
+
+def test_cycle_count_is_exact_when_the_whole_graph_fits_the_budget(tmp_path):
+    """limit 3 lists the three smallest (2-cycles); the count is all 20, complete; filtered
+    to namespace a it is 19 (the cycles the filter drops are not counted either)."""
+    snap = _complete_graph_snapshot(tmp_path)
+    report = graph.check(snap, limit=3)
+    assert (3, 20, True) == (len(report.cycles), report.cycle_count,
+                             report.cycle_count_complete)
+    assert all(2 == len(c.vertices) for c in report.cycles)
+    report = graph.check(snap, limit=3, namespace="a")
+    assert (19, True) == (report.cycle_count, report.cycle_count_complete)
+
+
+def test_cycle_count_stops_at_the_count_limit(tmp_path):
+    """With count_limit 5 no round may enumerate more than 5 cycles: the first round (length
+    <= 2, six cycles) stops at 5, and the count is the lower bound 5, not complete."""
+    snap = _complete_graph_snapshot(tmp_path)
+    report = graph.check(snap, limit=3, count_limit=5)
+    assert (5, False) == (report.cycle_count, report.cycle_count_complete)
+    assert 3 == len(report.cycles)

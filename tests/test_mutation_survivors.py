@@ -356,3 +356,25 @@ def test_cycle_count_stops_at_the_count_limit(tmp_path):
     report = graph.check(snap, limit=3, count_limit=5)
     assert (5, False) == (report.cycle_count, report.cycle_count_complete)
     assert 3 == len(report.cycles)
+
+
+@pytest.mark.parametrize(("operator", "value", "node_name"), [
+    ("Gt", "0", "plus"), ("Lt", "0", "minus"), ("Lt", "-1", "minus"), ("Gt", "+7", "plus"),
+])
+def test_gt_lt_read_signed_label_values(tmp_path, operator, value, node_name):
+    """Node affinity Gt/Lt parse both sides as strconv.ParseInt does: an optional + or -
+    sign, then digits (k8s.io/apimachinery labels selector; upstream
+    nodeaffinity.NewNodeSelector). Node plus has cores=+8, node minus cores=-2; only one
+    satisfies each requirement, and the pod (no preemption needed) goes there."""
+    nodes = []
+    for name, cores in (("minus", "-2"), ("plus", "+8")):
+        n = node(name)
+        n["metadata"]["labels"] = {"cores": cores}
+        nodes.append(n)
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "cores", "operator": operator, "values": [value]}]}]}}}
+    doc = plan(tmp_path, [*nodes, pod("urgent", "1", "high", affinity=affinity)],
+               "default/urgent")
+    assert [("default/urgent", node_name)] == [(p["pod"], p["node"]) for p in doc["placements"]]
+    assert [] == doc["victims"]

@@ -355,7 +355,8 @@ def test_cycle_count_stops_at_the_count_limit(tmp_path):
     snap = _complete_graph_snapshot(tmp_path)
     report = graph.check(snap, limit=3, count_limit=5)
     assert (5, False) == (report.cycle_count, report.cycle_count_complete)
-    assert 3 == len(report.cycles)
+    # the listed ones come from the first, length <= 2 round: the shortest
+    assert [2, 2, 2] == [len(c.vertices) for c in report.cycles]
 
 
 @pytest.mark.parametrize(("operator", "value", "node_name"), [
@@ -378,3 +379,36 @@ def test_gt_lt_read_signed_label_values(tmp_path, operator, value, node_name):
                "default/urgent")
     assert [("default/urgent", node_name)] == [(p["pod"], p["node"]) for p in doc["placements"]]
     assert [] == doc["victims"]
+
+
+def _cluster(tmp_path: Path, items: list[dict[str, Any]]) -> Any:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    return load.build_snapshot(load.read_documents([str(path)]))
+
+
+@pytest.mark.parametrize("policy", ["Never", "PreemptLowerPriority"])
+def test_a_standalone_never_pod_has_no_edges(tmp_path, policy):
+    """A pod on its own keeps its own policy in the graph: at 1000 with Never it preempts
+    nobody (0 edges); with PreemptLowerPriority it may preempt the 100 pod (1 edge)."""
+    items = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+              "metadata": {"name": "top"}, "value": 1000, "preemptionPolicy": policy},
+             CLASSES[0], pod("boss", "1", "top"), pod("worker", "1", "low")]
+    built = graph.build_graph(_cluster(tmp_path, items))
+    assert (0 if policy == "Never" else 1) == built.graph.number_of_edges()
+
+
+def test_namespace_filter_keeps_a_cycle_through_a_pod_of_that_namespace(tmp_path):
+    """ml/train (Workload, 1000 scheduling / 100 preemption) and the standalone pod
+    batch/report (500): train preempts report (1000 > 500), report preempts train (500 > 100):
+    one cycle. Filtered to batch it is kept: the pod's namespace is on it."""
+    items = [*CLASSES,
+             {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+              "metadata": {"name": "train", "namespace": "ml"},
+              "spec": {"priorityClassName": "high", "preemptionPriorityClassName": "low",
+                       "podGroups": [{"name": "g", "policy": {"basic": {}}}]}},
+             pod("report", "1", "medium", ns="batch")]
+    snap = _cluster(tmp_path, items)
+    assert 1 == graph.check(snap).cycle_count
+    assert 1 == graph.check(snap, namespace="batch").cycle_count
+    assert 0 == graph.check(snap, namespace="other").cycle_count

@@ -412,3 +412,13 @@ def test_namespace_filter_keeps_a_cycle_through_a_pod_of_that_namespace(tmp_path
     assert 1 == graph.check(snap).cycle_count
     assert 1 == graph.check(snap, namespace="batch").cycle_count
     assert 0 == graph.check(snap, namespace="other").cycle_count
+
+
+def test_check_resources_takes_the_last_pod_slot():
+    """fit.check_resources: with 2 of 3 pod slots used, one more pod fits (2 + 1 <= 3); with 3
+    used it does not (the CLI path counts slots elsewhere: test_pod_count_limit_is_exact)."""
+    from wapctl.fit import REASON_TOO_MANY_PODS, check_resources, request_items
+
+    slots = {"cpu": 2000, "pods": 3}
+    assert check_resources(request_items({"cpu": 1}), slots, {}, 2) is None
+    assert REASON_TOO_MANY_PODS == check_resources(request_items({"cpu": 1}), slots, {}, 3)

@@ -295,7 +295,8 @@ def test_edge_count_limit_is_exact(tmp_path):
     built = graph.build_graph(snap, max_edges=4)
     assert 4 == built.graph.number_of_edges()
     with pytest.raises(InputError, match=r"would have 4 edges between 3 distinct priority "
-                                         r"profiles \(limit 3\)"):
+                                         r"profiles \(limit 3\); a snapshot this varied in "
+                                         r"priorities is not a real cluster's$"):
         graph.build_graph(snap, max_edges=3)
 
 

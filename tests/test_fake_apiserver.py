@@ -250,7 +250,9 @@ def test_commands_on_the_recorded_cluster_live_equal_the_file(tmp_path, version,
     from wapctl.cli import app
 
     snap = tmp_path / "recorded.json"
+    annotations = {"wapctl.io/server-version": "v1.36.2"}  # as `wapctl snapshot` keeps it
     snap.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "metadata": {"annotations": annotations},
                                 "items": _expected_documents(version)}), encoding="utf-8")
     with FakeApiServer.recorded(token=ADMIN, workload_version=version) as fake:
         from_live = CliRunner().invoke(app, [*command, "--kubeconfig",

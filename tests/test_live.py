@@ -93,8 +93,10 @@ def as_kubectl_shows(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_list_file(path: Path, objects: list[dict[str, Any]]) -> Path:
+    # the fake server says v1.36.2 at /version; a wapctl snapshot keeps it in this annotation
     doc = {"apiVersion": "v1", "kind": "List", "items": as_kubectl_shows(objects),
-           "metadata": {"resourceVersion": ""}}
+           "metadata": {"resourceVersion": "",
+                        "annotations": {"wapctl.io/server-version": "v1.36.2"}}}
     path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     return path
 

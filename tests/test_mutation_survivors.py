@@ -58,11 +58,14 @@ def pdb(name: str, allowed: int, selector: dict[str, Any], ns: str = "default") 
             "status": {"disruptionsAllowed": allowed}}
 
 
-def plan(tmp_path: Path, objects: list[dict[str, Any]], preemptor: str) -> dict[str, Any]:
+def plan(tmp_path: Path, objects: list[dict[str, Any]], preemptor: str,
+         model: str | None = None) -> dict[str, Any]:
     snap = tmp_path / "snap.yaml"
     snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
                                     "items": CLASSES + objects}), encoding="utf-8")
-    result = CliRunner().invoke(app, ["plan", str(snap), "--pod", preemptor, "-o", "json"])
+    extra = ["--model", model] if model else []
+    result = CliRunner().invoke(app, ["plan", str(snap), "--pod", preemptor, "-o", "json",
+                                      *extra])
     assert result.exit_code in (0, 3), result.output
     return json.loads(result.stdout)
 
@@ -132,15 +135,16 @@ def test_a_pod_matched_by_two_pdbs_with_room_in_both_violates_none(tmp_path):
     assert [("default/web", "n1", False)] == victims(plan(tmp_path, objects, "default/urgent"))
 
 
-def test_a_violating_pod_stops_counting_against_its_other_pdbs(tmp_path):
-    """Upstream's podIsViolating (the workload-aware filterPodsWithPDBViolation) returns as
-    soon as one matching PDB goes below zero, so the pod's other PDBs keep their budget.
-
-    mid-web (priority 200, app=web, tier=front) matches a-strict (0 allowed) and b-shared
+@pytest.mark.parametrize(("model", "low_front_violates"),
+                         [("1.36", True), ("upstream", False), ("kep-5710", False)])
+def test_a_violating_pod_and_its_other_pdbs(tmp_path, model, low_front_violates):
+    """mid-web (priority 200, app=web, tier=front) matches a-strict (0 allowed) and b-shared
     (1 allowed); low-front (priority 100, tier=front) matches b-shared only. Both must go
-    (4 cpu needed, 2 + 2 on the node). Taken most important first: mid-web drives a-strict to
-    -1 (violation) and stops, b-shared keeps 1; low-front uses it: no violation. (Decrementing
-    b-shared for mid-web too would make low-front a violation.)"""
+    (4 cpu needed, 2 + 2 on the node); taken most important first, mid-web drives a-strict
+    to -1: a violation under every model. Then the versions differ (the engine's
+    budgets.PdbRules): 1.36's filterPodsWithPDBViolation decrements every matching PDB (no early
+    exit), so b-shared is spent too and low-front violates; newest upstream's podIsViolating
+    returns at the first PDB below zero, b-shared keeps 1 and low-front does not violate."""
     objects = [node("n1"),
                pod("mid-web", "2", "mid", node_name="n1",
                    labels={"app": "web", "tier": "front"}),
@@ -148,9 +152,9 @@ def test_a_violating_pod_stops_counting_against_its_other_pdbs(tmp_path):
                pdb("a-strict", 0, {"matchLabels": {"app": "web"}}),
                pdb("b-shared", 1, {"matchLabels": {"tier": "front"}}),
                pod("urgent", "4", "high")]
-    doc = plan(tmp_path, objects, "default/urgent")
-    assert {("default/mid-web", "n1", True), ("default/low-front", "n1", False)} == set(
-        victims(doc))
+    doc = plan(tmp_path, objects, "default/urgent", model)
+    assert {("default/mid-web", "n1", True),
+            ("default/low-front", "n1", low_front_violates)} == set(victims(doc))
 
 
 @pytest.mark.parametrize("expression", [
@@ -158,16 +162,19 @@ def test_a_violating_pod_stops_counting_against_its_other_pdbs(tmp_path):
     {"key": "app", "operator": "NotIn", "values": ["web"]},
 ], ids=["DoesNotExist", "NotIn"])
 @pytest.mark.parametrize("labels", [None, {"team": "x"}], ids=["no-labels", "other-labels"])
-def test_negative_selectors_never_match_a_pod_without_labels(tmp_path, expression, labels):
-    """Such a selector matches an empty label set, but upstream's filterPodsWithPDBViolation
-    only looks at PDBs for pods that have labels (`if len(pod.Labels) != 0`): a pod without
-    labels violates nothing; the same pod with an unrelated label violates the PDB (0
-    allowed)."""
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_negative_selectors_and_a_pod_without_labels(tmp_path, expression, labels, model):
+    """Such a selector matches an empty label set. 1.36 (and kep-5710, which follows it here)
+    only looks at PDBs for pods that have labels (filterPodsWithPDBViolation:
+    `if len(pod.Labels) != 0`): a pod without labels violates nothing. Newest upstream matches
+    unlabeled pods too (the engine's budgets.PdbRules, "newest util.go"). The same pod with an
+    unrelated label violates the PDB (0 allowed) under every model."""
     objects = [node("n1"), pod("batch", "4", "low", node_name="n1", labels=labels),
                pdb("guard", 0, {"matchExpressions": [expression]}),
                pod("urgent", "4", "high")]
-    doc = plan(tmp_path, objects, "default/urgent")
-    assert [("default/batch", "n1", labels is not None)] == victims(doc)
+    doc = plan(tmp_path, objects, "default/urgent", model)
+    violates = labels is not None or model == "upstream"
+    assert [("default/batch", "n1", violates)] == victims(doc)
 
 
 # ---- exact fits with fractional CPU ------------------------------------------------------------
@@ -235,27 +242,36 @@ items:
 """
 
 
-def _cycles(tmp_path: Path, never: bool) -> dict[str, Any]:
+def _cycles(tmp_path: Path, never: bool, model: str) -> dict[str, Any]:
     text = NEVER_MEMBER.replace("POLICY", "preemptionPolicy: Never," if never else "")
     snap = tmp_path / "cluster.yaml"
     snap.write_text(text, encoding="utf-8")
-    result = CliRunner().invoke(app, ["check-cycles", str(snap), "-o", "json"])
+    result = CliRunner().invoke(app, ["check-cycles", str(snap), "-o", "json", "--model", model])
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)
 
 
-def test_a_never_member_makes_its_group_never_in_the_graph(tmp_path):
-    """ml/training schedules at 1000 and counts 100 as a victim (a KEP-5710 violation);
-    batch/report is 500/500. With PreemptLowerPriority this is the A/B cycle (training preempts
-    report: 1000 > 500; report preempts training: 500 > 100). One member pod whose own policy
-    is Never makes the whole group Never (a unit preempts as one): no edge leaves training, so
-    no cycle — the violation is still reported, with the Never profile."""
-    doc = _cycles(tmp_path, never=False)
-    assert 1 == doc["summary"]["cycles"]
-    doc = _cycles(tmp_path, never=True)
-    assert (0, 1) == (doc["summary"]["cycles"], doc["summary"]["edges"])
-    assert [("Workload", "ml/training", "1000/100/Never", False)] == [
-        (v["kind"], v["name"], v["profile"], v["inCycle"]) for v in doc["violations"]]
+@pytest.mark.parametrize(("model", "edges", "cycles"),
+                         [("1.36", 1, 0), ("upstream", 1, 0), ("kep-5710", 4, 1)])
+def test_a_never_member_inside_a_group_in_the_graph(tmp_path, model, edges, cycles):
+    """ml/training (Workload: schedules at 1000, counts 100 as a victim under KEP-5710) has two
+    pods; batch/report is 500/500. Without a Never member there are two profiles.
+
+    One member pod whose own policy is Never makes the group Never (a unit preempts as one),
+    while the other member keeps its own PreemptLowerPriority policy and so stands apart as its
+    own vertex (the engine's per-version group policy: 1.36 reads the member pods' own
+    policies): three profiles under every model. 1.36 and upstream have no separate preemption
+    priority: the member (1000) may preempt report (500), one edge, no cycle. Under kep-5710
+    report (500) may also preempt the member and the group (victim priority 100): the member
+    and report form a cycle (4 edges), and the Workload's violation carries the Never
+    profile."""
+    assert 2 == _cycles(tmp_path, never=False, model=model)["summary"]["profiles"]
+    doc = _cycles(tmp_path, never=True, model=model)
+    assert (3, edges, cycles) == (doc["summary"]["profiles"], doc["summary"]["edges"],
+                                  doc["summary"]["cycles"])
+    if model == "kep-5710":
+        assert ("Workload", "ml/training", "1000/100/Never") in [
+            (v["kind"], v["name"], v["profile"]) for v in doc["violations"]]
 
 
 EDGES = """

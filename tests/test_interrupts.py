@@ -146,7 +146,7 @@ CHANGE = str(AUDIT / "raise-medium.yaml")
     [
         ("wapctl.load.read_documents", ["plan", SNAP]),
         ("wapctl.load.build_snapshot", ["plan", SNAP]),
-        ("wapctl.load.yaml.load_all", ["plan", SNAP]),  # inside the loader's YAML loop
+        ("wapctl.load._node_lines", ["plan", SNAP]),  # inside the loader's YAML loop (per document)
         ("wapctl.load.json.loads", ["validate", str(FIXTURES / "plan")]),
         ("wapctl.preemptor.select_preemptor", ["plan", SNAP]),
         ("wapctl.preemption.plan", ["plan", SNAP, "-o", "json"]),

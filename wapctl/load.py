@@ -175,6 +175,24 @@ class Document(NamedTuple):
     obj: dict[str, Any]
 
 
+SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"
+
+
+class Documents(list[Document]):
+    """The documents read, and the API server version their source names: the live
+    ``/version``, or the ``wapctl.io/server-version`` annotation of a List that ``wapctl
+    snapshot`` wrote (the first one found). ``build_snapshot`` carries it to the Snapshot."""
+
+    server_version: str | None = None
+
+
+def _server_version(obj: dict[str, Any]) -> str | None:
+    meta = obj.get("metadata")
+    annotations = meta.get("annotations") if type(meta) is dict else None
+    value = annotations.get(SERVER_VERSION_ANNOTATION) if type(annotations) is dict else None
+    return value if type(value) is str and value else None
+
+
 # ---- sizes ---------------------------------------------------------------------------------
 
 
@@ -203,10 +221,10 @@ def _human(size: int) -> str:
 
 def read_documents(
     paths: list[str], *, max_input_size: int | None = None, stdin: BinaryIO | None = None
-) -> list[Document]:
+) -> Documents:
     """Every object in ``paths`` in input order (a directory's files sorted by name)."""
     limit = MAX_INPUT_SIZE if max_input_size is None else max_input_size
-    out: list[Document] = []
+    out = Documents()
     with gc_paused():
         for path in paths:
             _read_path(path, limit, stdin, out)
@@ -492,6 +510,8 @@ def _flatten(
     kind = obj.get("kind")
     items = obj.get("items")
     if type(kind) is str and kind.endswith("List") and (type(items) is list or kind == "List"):
+        if isinstance(out, Documents) and out.server_version is None:
+            out.server_version = _server_version(obj)
         if type(items) is not list:
             if items is None:
                 return  # an empty List as some tools print it
@@ -1806,10 +1826,10 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
     Raises ``InputError`` naming file, document, List item and field for every contradiction
     (see the module docstring). The documents are only read."""
     with gc_paused():
-        return _build(documents)
+        return _build(documents, getattr(documents, "server_version", None))
 
 
-def _build(documents: Iterable[Document]) -> Snapshot:
+def _build(documents: Iterable[Document], server_version: str | None = None) -> Snapshot:
     ignored: Counter[str] = Counter()
     buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
     seen: list[dict[str, Source]] = [{} for _ in range(8)]
@@ -1933,6 +1953,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         namespaces={name: namespaces[name] for name in sorted(namespaces)},
         templates=templates,
         warnings=sorted_warnings(ctx.finish(groups)),
+        server_version=server_version,
     )
 
 

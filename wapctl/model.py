@@ -310,3 +310,6 @@ class Snapshot:
     templates: Mapping[str, PodTemplateWorkload] = field(default_factory=dict)  # by key
     # What loaded but deserves a note, sorted by LoadWarning.sort_key, without duplicates.
     warnings: tuple[LoadWarning, ...] = ()
+    # The API server's version ("v1.36.2"): the live /version, or the List annotation
+    # wapctl.io/server-version of a file written by `wapctl snapshot`; None when unknown.
+    server_version: str | None = None

@@ -299,7 +299,7 @@ def fast_as_reference(plan) -> RefPlan:
 # Written from the table, independently of wapctl.preemption / wapctl.models / wapctl.scoring:
 # every lower unit removed at once, the preemptor scheduled once (filters + default scores,
 # from scratch), that placement fixed, units put back one by one if the fixed placement still
-# holds; terminating pods hold their resources.
+# holds; terminating pods hold their resources and are potential victims.
 
 
 def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
@@ -316,12 +316,17 @@ def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
                                                                       u.name)
 
 
-def upstream_units(snapshot: Snapshot, preemptor: Preemptor, model: str) -> list[RefUnit]:
+def upstream_units(snapshot: Snapshot, preemptor: Preemptor, model: str,
+                   terminating: bool = True) -> list[RefUnit]:
+    """Every pod of a NodeInfo below the preemptor is a potential victim, a terminating one
+    included (``terminating``; False once they are taken as gone)."""
     whole = preemptor.kind == "PodGroup" or model == "upstream"
     groups: dict[str, list[Pod]] = {}
     units = []
     for pod in snapshot.pods.values():
-        if pod.node_name not in snapshot.nodes or pod.terminating or pod.finished:
+        if pod.node_name not in snapshot.nodes or pod.finished:
+            continue
+        if pod.terminating and not terminating:
             continue
         if pod.group_key is not None and pod.group_key == preemptor.group_key:
             continue
@@ -481,7 +486,8 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
     if found is not None:
         return found
     if terminating:  # with no victims making room while they hold: once they are gone
-        found = waiting() or attempt(snapshot, preemptor, model, units, needed, terminating,
+        gone = upstream_units(snapshot, preemptor, model, terminating=False)
+        found = waiting() or attempt(snapshot, preemptor, model, gone, needed, terminating,
                                      done, False)
     return found or done("Unschedulable")
 

@@ -22,16 +22,19 @@ def _outcome(result):
 
 def test_terminating_pod_holds_then_a_victim_besides():
     """n1 (4 cpu): t terminating (2 cpu, prio 1), v running (2 cpu, prio 1); a gang of 2 x 2 cpu.
-    While t holds its 2 cpu, removing v frees 2: one pod only. Once t is gone without victims:
-    2 free, one pod. With t gone and v preempted: both pods fit -> v is the victim and the gang
-    waits for t too."""
+    t still holds its 2 cpu and, being in n1's NodeInfo below the gang's priority, is a potential
+    victim (1.36 default_preemption.go SelectVictimsOnNode / upstream types.go
+    getCrossNodesVictims take every lower-priority pod of the node; only PodEligibleToPreemptOthers
+    looks at termination, and t has no DisruptionTarget condition). Removing t and v frees 4 cpu:
+    both pods fit; neither comes back (each would leave 2 cpu for 4): victims {t, v}, and the
+    plan lists t as terminating too (it is already going)."""
     g = gang("train", min_count=2, prio=100)
     snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
         pod("t", cpu="2", prio=1, node="n1", terminating=True),
         pod("v", cpu="2", prio=1, node="n1"),
         member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
     pre = select_preemptor(snap, workload="default/train")
-    assert ("RequiresPreemption", ["default/v"],
+    assert ("RequiresPreemption", ["default/t", "default/v"],
             [("default/w-0", "n1"), ("default/w-1", "n1")], ["default/t"]) == _outcome(
         plan(snap, pre, model=M136))
 
@@ -80,8 +83,10 @@ def test_group_is_never_when_a_member_is():
 
 def test_nominated_preemptor_waits_only_for_a_preemption_victim():
     """A lower-priority pod terminating on the nominated node blocks new preemption only if it
-    carries DisruptionTarget/PreemptionByScheduler (upstream podTerminatingByPreemption)."""
-    t = pod("t", cpu="2", prio=1, node="n1", terminating=True)
+    carries DisruptionTarget/PreemptionByScheduler (upstream podTerminatingByPreemption).
+    Unmarked, t (prio 50) is a potential victim like any pod of n1, but n2's v (prio 1) is the
+    better candidate (lower highest victim priority): victim v on n2."""
+    t = pod("t", cpu="2", prio=50, node="n1", terminating=True)
     snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="2")], pods=[
         t, pod("v", cpu="2", prio=1, node="n2"),
         pod("p", cpu="2", prio=100, nominated="n1")])

@@ -18,11 +18,15 @@ One step (step numbers start at 1)
 
        - ``Schedulable`` -> action ``Bound``: the placed pods get the node, phase Running, a start
          time of now; their nominations are cleared.
-       - ``RequiresPreemption``: the victims become terminating (delayed preemption actuates only
+       - ``RequiresPreemption``: the victims become terminating, marked DisruptionTarget /
+         PreemptionByScheduler as the scheduler marks them (delayed preemption actuates only
          once the whole gang has a placement, which a plan always gives); the preemptor's pods
          are nominated to their placement nodes and the unit goes straight back to the queue
          (sanposhiho/wojtek-t in the KEP review: return immediately, retry while the victims
-         terminate, treat triggered preemptions as free space).
+         terminate, treat triggered preemptions as free space). Victims already terminating
+         (the upstream models may take them again) keep their finish time; a plan whose victims
+         all are already terminating starts nothing new, and the unit waits for them as for
+         ``WaitingForTermination``.
        - ``WaitingForTermination``: nominations kept (set to the plan's nodes); the unit is parked
          until every terminating pod the plan relies on has finished — no busy loop.
        - ``Unschedulable``: nominations cleared (as upstream clears them when PostFilter finds
@@ -598,17 +602,31 @@ class _Replay:
         if result.status == REQUIRES_PREEMPTION:
             source = self._member(pre.pods[0].key)
             edges = self.step_edges.setdefault(n, [])
+            fresh = 0
             for victim in result.victims:
                 pod = self.pods[victim.pod]
+                if pod.terminating:
+                    # upstream models take a terminating pod as a victim again: deleting it
+                    # again changes nothing, it finishes when it was going to
+                    continue
+                fresh += 1
                 target = self._member(victim.pod)
                 edges.append((source, target, victim.pod))
                 if target != source:
                     self.relation.setdefault(source, {})[target] = n
-                self._set_pod(victim.pod, replace(pod, terminating=True))
+                # the scheduler marks its victims DisruptionTarget / PreemptionByScheduler
+                self._set_pod(victim.pod, replace(pod, terminating=True,
+                                                  preempted_by_scheduler=True))
                 self.finish_at[victim.pod] = n + 2
                 self._on_terminating(pod)
             self._nominate_all(pre, placed)
-            self._set_state(unit, "Queued")  # straight back: retry while the victims go
+            if fresh:
+                self._set_state(unit, "Queued")  # straight back: retry while the victims go
+            else:
+                # every victim is already terminating: nothing new happens until they finish
+                waiting = frozenset(v.pod for v in result.victims if v.pod in self.finish_at)
+                waiting |= {t.pod for t in result.terminating if t.pod in self.finish_at}
+                self._set_state(unit, "Waiting" if waiting else "Idle", frozenset(waiting))
             return Step(n, REQUIRES_PREEMPTION, ref, result.reason, result.placements,
                         result.victims, result.terminating, finished)
 

@@ -6,7 +6,8 @@ node at a time) and ``selectVictimsOnDomain`` (a pod group, the whole cluster):
 
 1. fits now -> Schedulable (placed as the scheduler would: filters, then default scores);
 2. a pod nominated where a lower-priority pod terminates by preemption -> WaitingForTermination
-   (``PodEligibleToPreemptOthers``); terminating pods otherwise hold their resources;
+   (``PodEligibleToPreemptOthers``); terminating pods otherwise hold their resources and are
+   potential victims like any pod on their node;
 3. preemptionPolicy Never -> no preemption;
 4. every unit below the preemptor's priority removed at once; the preemptor scheduled once;
    that placement fixed; then each unit put back (PDB-violating first, most important first)
@@ -61,8 +62,11 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
   counts as started last (upstream uses "now").
 - Victim units exclude the preemptor's own pod group; pods bound to nodes missing from the
   snapshot hold nothing and are never victims.
-- All terminating pods are free space regardless of their priority; ``terminating`` lists those
-  on nodes the placement uses.
+- KEP model: all terminating pods are free space regardless of their priority. Upstream models:
+  a terminating pod holds its resources and, below the preemptor's priority, is a potential
+  victim like any pod of its NodeInfo (once ``PodEligibleToPreemptOthers`` lets the preemptor
+  preempt). ``terminating`` lists the terminating pods on nodes the placement uses — a victim
+  that is already terminating is listed there too.
 """
 from __future__ import annotations
 
@@ -998,10 +1002,11 @@ class _Planner:
             if found.status != UNSCHEDULABLE:
                 return found
         if not self.model.terminating_free and state.terminating:
-            # Terminating pods hold their resources upstream. With no victims that make room
-            # while they hold, the preemptor fits once they are gone (no new victims), or with
-            # them gone and victims besides (upstream counts a lower-priority terminating pod
-            # among a node's potential victims; deleting it again changes nothing).
+            # Terminating pods hold their resources upstream, and the lower-priority ones were
+            # potential victims above. With no victims that make room while they hold (the
+            # terminating pods of equal or higher priority stand in the way), the preemptor
+            # fits once they are gone (no new victims), or with them gone and victims besides.
+            # Upstream would answer Unschedulable now and retry once they are gone.
             for check in self.checks:
                 check.restore()
             self.checks.clear()
@@ -1009,6 +1014,7 @@ class _Planner:
             waiting = self.waiting(hold=False)
             if waiting is not None:
                 return waiting
+            units = self.victim_units()  # the terminating pods are gone: no victims now
             if units:
                 budgets = self.budgets()
                 again = (self.plan_pod(units, budgets) if is_pod
@@ -1079,16 +1085,26 @@ class _Planner:
     def victim_units(self) -> list[_Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
         pre, separate = self.preemptor, self.model.separate_preemption_priority
-        if self.accounting is not None:
+        if self.accounting is not None and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
                                  self.whole_groups).below(pre.priority, pre.group_key)
         return _by_priority(_victim_units(self.snapshot, self.state, pre, separate,
-                                          self.whole_groups))
+                                          self.whole_groups, self.terminating_victims()))
+
+    def terminating_victims(self) -> bool:
+        """Upstream models: a terminating pod still holding its resources is a potential victim
+        (1.36 default_preemption.go SelectVictimsOnNode takes every lower-priority pod of the
+        NodeInfo; upstream types.go getCrossNodesVictims iterates node.GetPods()). The KEP
+        model counts them as free space instead. The kept index has running pods only, so
+        with such pods the units are built from the state."""
+        state = self.state
+        return (not self.model.terminating_free and not state.released
+                and bool(state.terminating))
 
     def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
         """The victim units on each node, each list in (priority, name) order."""
         pre = self.preemptor
-        if self.accounting is not None:
+        if self.accounting is not None and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups,
                                  self.model.separate_preemption_priority,
                                  self.whole_groups).per_node(pre.priority, pre.group_key)

@@ -68,16 +68,22 @@ class _Unit:
 
 
 def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
-                  separate: bool = True, whole_groups: bool = True) -> list[_Unit]:
+                  separate: bool = True, whole_groups: bool = True,
+                  terminating: bool = False) -> list[_Unit]:
     """Step 4: every unit the preemptor may preempt. ``separate``: victims ranked by their
     preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
-    ``PodGroup``-mode groups are one unit, else each pod is its own."""
+    ``PodGroup``-mode groups are one unit, else each pod is its own; ``terminating``: the
+    terminating pods (still holding their resources) are potential victims too, as upstream's
+    NodeInfo still lists them."""
     own = preemptor.group_key
     limit = preemptor.priority
     groups = snapshot.pod_groups
     units: list[_Unit] = []
     whole: dict[str, list[tuple[Pod, int]]] = {}
-    for pod, i in state.bound:  # bound, running, on a known node; sorted by key
+    present = state.bound  # bound, running, on a known node; sorted by key
+    if terminating and state.terminating:
+        present = sorted([*state.bound, *state.terminating], key=lambda t: t[0].key)
+    for pod, i in present:
         gk = pod.group_key
         if gk is not None:
             if gk == own:

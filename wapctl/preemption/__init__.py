@@ -1096,10 +1096,24 @@ class _Planner:
         (1.36 default_preemption.go SelectVictimsOnNode takes every lower-priority pod of the
         NodeInfo; upstream types.go getCrossNodesVictims iterates node.GetPods()). The KEP
         model counts them as free space instead. The kept index has running pods only, so
-        with such pods the units are built from the state."""
+        when a terminating pod may be a victim (its own or its group's priority below the
+        preemptor's) the units are built from the state."""
         state = self.state
-        return (not self.model.terminating_free and not state.released
-                and bool(state.terminating))
+        if self.model.terminating_free or state.released or not state.terminating:
+            return False
+        limit, own, groups = self.preemptor.priority, self.preemptor.group_key, \
+            self.snapshot.pod_groups
+        for pod, _ in state.terminating:
+            gk = pod.group_key
+            if gk is not None and gk == own:
+                continue
+            group = groups.get(gk) if gk is not None else None
+            low = min(pod.priority, pod.preemption_priority)
+            if group is not None:
+                low = min(low, group.priority, group.preemption_priority)
+            if low < limit:
+                return True
+        return False
 
     def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
         """The victim units on each node, each list in (priority, name) order."""

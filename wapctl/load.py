@@ -96,6 +96,7 @@ from typing import Any, BinaryIO, NamedTuple
 import yaml
 
 from wapctl import priority as prio
+from wapctl import reader
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
 from wapctl.model import (
@@ -305,6 +306,12 @@ def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) ->
 
 
 def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any, Lines]] | None:
+    line = data.count(b"\n", 0, _LEADING_SPACE.match(data).end()) + 1  # type: ignore[union-attr]
+    fast = reader.read_json(data, MAX_DEPTH)
+    if fast is not None:
+        if type(fast.get("items")) is list:
+            reader.register_json_lines(name, data)
+        return [(1, fast, (line, None))]
     try:
         obj = json.loads(data)
     except RecursionError:
@@ -320,7 +327,9 @@ def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any, 
             ) from None
         raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
-    return [(1, obj, (data.count(b"\n", 0, _LEADING_SPACE.match(data).end()) + 1, None))]  # type: ignore[union-attr]
+    if type(obj) is dict and type(obj.get("items")) is list:
+        reader.register_json_lines(name, data)
+    return [(1, obj, (line, None))]
 
 
 def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any, Lines]]:

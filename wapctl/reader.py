@@ -221,9 +221,9 @@ def _json_item_line(path: str, item: int) -> int | None:
     return data.count(b"\n", 0, found) + 1
 
 
-def register_json_lines(name: str, data: bytes) -> None:
+def register_json_lines(name: str) -> None:
     """Let errors about the items of the JSON List file ``name`` name their line (not for
-    ``<stdin>``, which cannot be read twice). Nothing of ``data`` is kept."""
+    ``<stdin>``, which cannot be read twice). Nothing of the text is kept meanwhile."""
     from wapctl.errors import register_line_finder
 
     if name.startswith("<"):

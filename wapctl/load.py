@@ -8,13 +8,21 @@ documents (a lone ``---``) are skipped; a file with no documents at all is an er
 
 Parsing is safe: YAML goes through libyaml's C ``CSafeLoader`` when PyYAML has it (else the pure
 Python ``SafeLoader``), so a tag such as ``!!python/object`` is an error, never a constructed
-object. Text that starts like JSON is read with the ``json`` module first (much faster); a
+object; documents are composed first so each object keeps the line it starts on
+(``Source.line``). Text that starts like JSON is read by the fast reader (``wapctl.reader``:
+msgspec against a schema of the fields read, skipping ``managedFields`` and status noise); when
+it is not sure it hands over to the ``json`` module (the safe path, today's exact errors); a
 ``.json`` file that is not valid JSON is an error, anything else falls back to YAML.
 
 Limits against hostile input (each gives exit 2 and one clear line, quickly, in bounded memory):
 
-- ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin. Files are measured with ``stat`` before
-  anything is read; stdin is read with a cap. ``--max-input-size`` (``max_input_size``) changes it.
+- ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin, and ``MAX_FAST_INPUT_SIZE`` = 8 GiB for
+  JSON inputs of at least ``FAST_FROM`` (1 MiB) -- told by their first bytes -- which the fast
+  reader takes in memory bounded by the objects kept (a 5,000-node realistic export is ~3.6 GB;
+  big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json`` when the fast
+  reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
+  (and 4 KiB of their head) before anything else is read; stdin is read with a cap.
+  ``--max-input-size`` (``max_input_size``) sets one limit for everything.
 - ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =
   100,000 nodes that those aliases may stand for once expanded ("billion laughs" has only 72
   aliases but 10^9 nodes). Checked in a parse-only pass over libyaml's events, before anything is
@@ -22,8 +30,10 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
   (kubectl never writes aliases) pay nothing. An alias to an unfinished anchor (a recursive
   structure) is refused there too.
 - ``MAX_DEPTH`` = 100 levels of nested mappings/lists per document (a real Kubernetes object
-  is about 15 deep). Checked on every parsed document by an iterative walk — nothing in wapctl
-  recurses on input structure, and a ``RecursionError`` from a parser is reported as this limit.
+  is about 15 deep). Checked on every YAML document and safe-path JSON by an iterative walk;
+  the fast JSON reader bounds its decoder's recursion instead (no walk; anything near the limit
+  goes to the safe path) — nothing in wapctl recurses on input structure, and a
+  ``RecursionError`` from a parser is reported as this limit.
   libyaml itself refuses more than 1000 levels before building anything.
 - Very long scalars are fine up to the size limit.
 
@@ -133,8 +143,8 @@ __all__ = [
 ]
 
 MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin (and what the safe readers take)
-MAX_FAST_INPUT_SIZE = 8 << 30  # ... for text the fast reader takes (a 5,000-node export: 3 GB)
-FAST_FROM = 1 << 20  # inputs from this size on are read by the fast reader (wapctl.reader)
+MAX_FAST_INPUT_SIZE = 8 << 30  # ... for JSON, read fast (a 5,000-node export is ~3 GB)
+FAST_FROM = 1 << 20  # JSON inputs from this size on get MAX_FAST_INPUT_SIZE
 MAX_ALIASES = 100  # alias uses per YAML document
 MAX_ALIAS_EXPANSION = 100_000  # nodes the aliases of one document may stand for, expanded
 MAX_DEPTH = 100  # nesting levels per document
@@ -197,7 +207,7 @@ def read_documents(
 
     ``max_input_size`` is the size limit for every input; by default it is ``MAX_INPUT_SIZE``,
     or ``MAX_FAST_INPUT_SIZE`` for an input of at least ``FAST_FROM`` bytes that starts like
-    JSON or YAML text (what the fast reader takes, in memory bounded by the objects kept)."""
+    JSON (what the fast reader takes, in memory bounded by the objects kept)."""
     out: list[Document] = []
     with gc_paused():
         for path in paths:
@@ -214,7 +224,7 @@ def _default_limit(explicit: int | None, head: bytes, size: int) -> int:
     if head[:3] == b"\xef\xbb\xbf":
         head = head[3:]
     first = head[_LEADING_SPACE.match(head).end() :][:1]  # type: ignore[union-attr]
-    if first and first.isascii() and (first.isalnum() or first in b"{[-#\"'"):
+    if first in (b"{", b"["):  # JSON: the fast reader (YAML is read by PyYAML, see _parse_yaml)
         return max(MAX_INPUT_SIZE, MAX_FAST_INPUT_SIZE)
     return MAX_INPUT_SIZE
 
@@ -360,10 +370,20 @@ def _slow_path_bytes(name: str, data: Any, what: str, explicit: int | None) -> b
     input's size in memory: past ``MAX_INPUT_SIZE`` only with an explicit --max-input-size."""
     limit = MAX_INPUT_SIZE if explicit is None else explicit
     if len(data) > limit:
+        if what == "YAML":
+            why = (
+                "YAML is read by PyYAML, which needs about 30 times the file in memory; "
+                "raise the limit with --max-input-size, or export JSON (-o json), which is "
+                "read fast"
+            )
+        else:
+            why = (
+                "the fast JSON reader could not take it (a syntax error, an unusual value or "
+                f"nesting deeper than {MAX_DEPTH} levels) and the safe reader needs several "
+                "times the file in memory; raise the limit with --max-input-size"
+            )
         raise InputError(
-            f"{len(data)} bytes of {what} that the fast reader could not take (a syntax error, "
-            f"an unusual construct or nesting deeper than {MAX_DEPTH} levels), more than the "
-            f"{_human(limit)} the safe reader takes (raise it with --max-input-size)",
+            f"{len(data)} bytes of {what}, larger than the {_human(limit)} limit: {why}",
             Source(name),
         )
     return data if type(data) is bytes else data[:]

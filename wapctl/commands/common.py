@@ -72,7 +72,7 @@ MaxInputSizeOpt = Annotated[
     str | None,
     typer.Option(
         "--max-input-size",
-        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi).",
+        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for JSON).",
         show_default=False,
     ),
 ]

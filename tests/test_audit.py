@@ -405,6 +405,7 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
             violationsAfter=1,
             violationsIntroduced=1,
         ),
+        "warnings": [],
     }
     assert (1, expected) == (code, d)
     assert ("ml/training", "1000/600", "train", "train-protect", True) == (
@@ -460,6 +461,7 @@ def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
             }
         ],
         "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
+        "warnings": [],
     }
     assert (0, expected) == (code, d)
     assert "node-a" in reasons[0] and "node-b" in reasons[1]

@@ -180,6 +180,7 @@ def test_kep_ab_document() -> None:
         ],
         "violations": [TRAINING_VIOLATION],
         "summary": summary(),
+        "warnings": [],
     }
     assert expected == report(KEP_AB)
 
@@ -192,6 +193,7 @@ def test_kep_ab_fixed_document() -> None:
         "cycles": [],
         "violations": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0, violations=0),
+        "warnings": [],
     }
     assert expected == report(CYCLES / "kep-ab-fixed.yaml")
 
@@ -215,6 +217,7 @@ def test_never_breaks_the_cycle_but_the_violation_stays() -> None:
             }
         ],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0),
+        "warnings": [],
     }
     assert expected == report(CYCLES / "never-breaks-cycle.yaml")
 

@@ -114,6 +114,7 @@ from wapctl.model import (
     NEVER,
     PREEMPT_LOWER,
     LabelSelector,
+    LoadWarning,
     Node,
     NodeSelectorTerm,
     Pod,
@@ -125,6 +126,7 @@ from wapctl.model import (
     Taint,
     Toleration,
     Workload,
+    sorted_warnings,
 )
 from wapctl.quantity import QuantityError, parse_quantity
 from wapctl.quantity import amount as _quantity_amount
@@ -1453,7 +1455,7 @@ def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelect
 class _PodContext:
     """What pod parsing needs from the rest of the snapshot."""
 
-    __slots__ = ("classes", "default", "pod_groups", "workloads")
+    __slots__ = ("classes", "default", "pod_groups", "warnings", "workloads")
 
     def __init__(
         self,
@@ -1466,6 +1468,7 @@ class _PodContext:
         self.default = default
         self.workloads = workloads
         self.pod_groups = pod_groups  # v1alpha2/3 by "ns/podgroup-name"
+        self.warnings: list[LoadWarning] = []  # Snapshot.warnings, unsorted
 
 
 def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContext) -> _Group | None:
@@ -1800,6 +1803,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         workloads=model_workloads,
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
+        warnings=sorted_warnings(ctx.warnings),
     )
 
 

@@ -10,7 +10,7 @@ Resource amounts are integers: ``cpu`` in millicores, every other resource in it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -184,6 +184,34 @@ class Workload:
     source: Source | None = None
 
 
+@dataclass(frozen=True)
+class LoadWarning:
+    """Something the loader accepted but a user should know about (SPEC.md §4, "warnings").
+
+    ``code`` is a stable CamelCase identifier (e.g. ``MissingPriorityClass``); ``object`` names
+    the object as ``Kind namespace/name`` (``Pod prod/web-1``) or ``Kind name`` for cluster-scoped
+    kinds; ``field`` is the field path concerned, if any; ``source`` is where the object came
+    from (``file:line`` or a URL), for people only: it is not part of the JSON document.
+    """
+
+    code: str
+    object: str
+    field: str | None
+    message: str
+    source: str | None = None
+
+    def sort_key(self) -> tuple[str, str, str, str]:
+        return (self.code, self.object, self.field or "", self.message)
+
+
+def sorted_warnings(warnings: Iterable[LoadWarning]) -> tuple[LoadWarning, ...]:
+    """Warnings in ``Snapshot.warnings`` order: sorted by ``sort_key``, duplicates dropped."""
+    unique: dict[tuple[str, str, str, str], LoadWarning] = {}
+    for w in warnings:
+        unique.setdefault(w.sort_key(), w)  # the first place it was seen
+    return tuple(unique[k] for k in sorted(unique))
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """A whole cluster. Mappings are keyed as noted and iterate in sorted key order."""
@@ -195,3 +223,5 @@ class Snapshot:
     workloads: Mapping[str, Workload]  # by "ns/name"
     pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
     ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
+    # What loaded but deserves a note, sorted by LoadWarning.sort_key, without duplicates.
+    warnings: tuple[LoadWarning, ...] = ()

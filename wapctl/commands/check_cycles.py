@@ -83,7 +83,7 @@ def check_cycles(
         sys.stdout.flush()
     else:
         common.emit(
-            render.report_to_dict(report),
+            render.report_to_dict(report, snapshot.warnings),
             output,
             no_color,
             lambda console: render.render_table(report, console),

@@ -160,13 +160,18 @@ def emit(
     no_color: bool,
     table: Callable[[Console], None],
 ) -> None:
-    """Print a report: the machine document as JSON/YAML, or the Rich rendering for people."""
+    """Print a report: the machine document as JSON/YAML, or the Rich rendering for people
+    (the document's ``warnings`` first, one yellow line each)."""
     if fmt is OutputFormat.json:
         sys.stdout.write(dump_json(doc))
     elif fmt is OutputFormat.yaml:
         sys.stdout.write(dump_yaml(doc))
     else:
-        table(make_console(no_color))
+        console = make_console(no_color)
+        from wapctl.render.warnings import render_warnings
+
+        render_warnings(doc.get("warnings") or [], console)
+        table(console)
     sys.stdout.flush()
 
 

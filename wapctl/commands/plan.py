@@ -60,7 +60,7 @@ def plan(
     snapshot = common.load_snapshot(opts, progress=True)
     preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
     result = make_plan(snapshot, preemptor)
-    doc = plan_to_dict(result)
+    doc = plan_to_dict(result, snapshot.warnings)
     note = None
     if not pod and not workload:
         who = f"{preemptor.namespace}/{preemptor.name}"

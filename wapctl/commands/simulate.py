@@ -105,7 +105,7 @@ def simulate(
                         namespace=namespace, on_step=progress)
     finally:
         progress.close()
-    doc = simulation_to_dict(result)
+    doc = simulation_to_dict(result, snapshot.warnings)
     if result.hit_step_limit and output is not common.OutputFormat.table:
         sys.stderr.write(f"wapctl simulate: {verdict(doc)}\n")
         sys.stderr.flush()

@@ -61,6 +61,7 @@ from wapctl.audit import AuditReport, Cell, ChangeItem, EdgeChange, PlanChange
 from wapctl.model import Snapshot
 from wapctl.preemption import Plan
 from wapctl.render.cycles import API_VERSION, cycle_path, cycle_to_dict, violation_to_dict
+from wapctl.render.warnings import warnings_to_list
 
 EXAMPLES = 3
 
@@ -199,6 +200,7 @@ def audit_to_dict(report: AuditReport) -> dict[str, Any]:
         },
         "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
         "summary": summary_to_dict(report),
+        "warnings": warnings_to_list(report.before.warnings, report.after.warnings),
     }
 
 

@@ -54,6 +54,7 @@ objects are split over files or ordered. The table and the GitHub format name th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
@@ -63,7 +64,8 @@ from rich.text import Text
 
 from wapctl.errors import Source
 from wapctl.graph import Cycle, CycleReport, Edge, PriorityGraph, Profile, Vertex, Violation
-from wapctl.model import NEVER
+from wapctl.model import NEVER, LoadWarning
+from wapctl.render.warnings import warnings_to_list
 
 API_VERSION = "wapctl/v1"
 EXAMPLES = 3  # member names shown per vertex in human-readable text
@@ -164,14 +166,16 @@ def summary_to_dict(report: CycleReport) -> dict[str, Any]:
     }
 
 
-def report_to_dict(report: CycleReport) -> dict[str, Any]:
-    """The CycleReport document (module docstring), deterministic."""
+def report_to_dict(report: CycleReport, warnings: Iterable[LoadWarning] = ()) -> dict[str, Any]:
+    """The CycleReport document (module docstring), deterministic; ``warnings``: the
+    snapshot's load warnings."""
     return {
         "apiVersion": API_VERSION,
         "kind": "CycleReport",
         "cycles": [cycle_to_dict(report.graph, c) for c in report.cycles],
         "violations": [violation_to_dict(v) for v in report.violations],
         "summary": summary_to_dict(report),
+        "warnings": warnings_to_list(warnings),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
@@ -9,7 +10,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from wapctl.model import LoadWarning
 from wapctl.preemption import Plan
+from wapctl.render.warnings import warnings_to_list
 
 _STATUS_STYLE = {
     "Schedulable": "bold green",
@@ -19,8 +22,10 @@ _STATUS_STYLE = {
 }
 
 
-def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The machine document, exactly SPEC.md §4; lists sorted by pod, so output is stable."""
+def plan_to_dict(plan: Plan, warnings: Iterable[LoadWarning] = ()) -> dict[str, Any]:
+    """The machine document, exactly SPEC.md §4; lists sorted by pod, so output is stable.
+
+    ``warnings``: the snapshot's load warnings (``Snapshot.warnings``)."""
     p = plan.preemptor
     victims = sorted(plan.victims, key=lambda v: v.pod)
     return {
@@ -60,6 +65,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "pdbViolations": plan.pdb_violations,
             "nodesTouched": plan.nodes_touched,
         },
+        "warnings": warnings_to_list(warnings),
     }
 
 

@@ -57,6 +57,7 @@ The document (``-o json``; ``-o yaml`` is the same document)::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
@@ -64,6 +65,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from wapctl.model import LoadWarning
+from wapctl.render.warnings import warnings_to_list
 from wapctl.simulate import FINISHED, Cycle, SimulationResult, Step
 
 FINAL_ROWS = 20  # preemptors listed in the table; the JSON lists all
@@ -107,8 +110,12 @@ def _cycle(cycle: Cycle | None) -> dict[str, Any] | None:
     }
 
 
-def simulation_to_dict(result: SimulationResult) -> dict[str, Any]:
-    """The SimulationReport document (see the module docstring for every field)."""
+def simulation_to_dict(
+    result: SimulationResult, warnings: Iterable[LoadWarning] | None = None
+) -> dict[str, Any]:
+    """The SimulationReport document (see the module docstring for every field).
+
+    ``warnings``: the loaded snapshot's warnings (default: those the final state carries)."""
     final = result.final
     return {
         "apiVersion": "wapctl/v1",
@@ -131,6 +138,7 @@ def simulation_to_dict(result: SimulationResult) -> dict[str, Any]:
                 for left in final.preemptors
             ],
         },
+        "warnings": warnings_to_list(result.snapshot.warnings if warnings is None else warnings),
     }
 
 

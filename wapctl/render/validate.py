@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wapctl.model import Snapshot
+from wapctl.render.warnings import warnings_to_list
 
 
 def validation_to_dict(snapshot: Snapshot) -> dict[str, Any]:
@@ -59,6 +60,7 @@ def validation_to_dict(snapshot: Snapshot) -> dict[str, Any]:
         "pods": pod_states,
         "ignoredKinds": dict(sorted(snapshot.ignored_kinds.items())),
         "apiShapes": shapes,
+        "warnings": warnings_to_list(snapshot.warnings),
     }
 
 

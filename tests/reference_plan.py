@@ -125,25 +125,44 @@ def victim_units(snapshot: Snapshot, preemptor: Preemptor) -> list[RefUnit]:
     return units
 
 
-def violating_pods(snapshot: Snapshot, ordered: list[RefUnit]) -> set[str]:
+def violating_pods(snapshot: Snapshot, ordered: list[RefUnit],
+                   rules: tuple[bool, bool, bool, bool] = (False, False, False, False)
+                   ) -> set[str]:
+    """``rules``: (an empty selector selects all, unlabeled pods match, a violating pod spends
+    every matching PDB, a unit stops at its first violating pod) — SPEC §0 per version."""
+    empty_all, unlabeled, spend_all, stop_unit = rules
     allowed = {pdb.key: pdb.disruptions_allowed for pdb in snapshot.pdbs}
     bad: set[str] = set()
     for unit in ordered:
         for pod in unit.pods:
-            if not pod.labels:
+            if not pod.labels and not unlabeled:
                 continue
             for pdb in snapshot.pdbs:
                 if pdb.namespace != pod.namespace:
                     continue
-                if not label_selector_matches(pdb.selector, pod.labels):
+                if pdb.selector is None:
+                    continue
+                if pdb.selector.empty:
+                    if not empty_all:
+                        continue
+                elif not label_selector_matches(pdb.selector, pod.labels):
                     continue
                 if pod.name in pdb.disrupted_pods:
                     continue
                 allowed[pdb.key] -= 1
                 if allowed[pdb.key] < 0:
                     bad.add(pod.key)
-                    break
+                    if not spend_all:
+                        break
+            if stop_unit and pod.key in bad:
+                break
     return bad
+
+
+def _rules(model: str, group_preemptor: bool) -> tuple[bool, bool, bool, bool]:
+    if model == "1.36":
+        return (False, False, not group_preemptor, group_preemptor)
+    return (True, True, False, False)
 
 
 def search(snapshot, preemptor, units, feasible):
@@ -273,3 +292,273 @@ def fast_as_reference(plan) -> RefPlan:
         tuple((t.pod, t.node) for t in plan.terminating),
         plan.unplaced,
     )
+
+
+# ---- the upstream models (1.36, upstream): docs/SPEC.md §0 -----------------------------------
+#
+# Written from the table, independently of wapctl.preemption / wapctl.models / wapctl.scoring:
+# every lower unit removed at once, the preemptor scheduled once (filters + default scores,
+# from scratch), that placement fixed, units put back one by one if the fixed placement still
+# holds; terminating pods hold their resources.
+
+
+def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
+    starts = [p.start_time for p in u.pods if p.start_time is not None]
+    start = min(starts) if starts else INF
+    size = len(u.pods)
+    if model == "upstream":
+        grouped = u.kind == "PodGroup" or u.pods[0].group_key is not None
+        return (-u.priority, 0 if grouped else 1, -size, start, u.name)
+    if not group_preemptor:  # 1.36 MoreImportantPod
+        return (-u.priority, start, u.name)
+    in_group = u.pods[0].group_key is not None  # 1.36 moreImportantVictim: IsPodGroup
+    return (-u.priority, 0, -size, start, u.name) if in_group else (-u.priority, 1, 0, start,
+                                                                      u.name)
+
+
+def upstream_units(snapshot: Snapshot, preemptor: Preemptor, model: str) -> list[RefUnit]:
+    whole = preemptor.kind == "PodGroup" or model == "upstream"
+    groups: dict[str, list[Pod]] = {}
+    units = []
+    for pod in snapshot.pods.values():
+        if pod.node_name not in snapshot.nodes or pod.terminating or pod.finished:
+            continue
+        if pod.group_key is not None and pod.group_key == preemptor.group_key:
+            continue
+        group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
+        if whole and group is not None and group.disruption_mode == "PodGroup":
+            if group.priority < preemptor.priority:
+                groups.setdefault(group.key, []).append(pod)
+        elif pod.priority < preemptor.priority:
+            units.append(RefUnit("Pod", pod.key, pod.priority, (pod,), 1 if pod.group_key else 2))
+    for key, pods in groups.items():
+        units.append(RefUnit("PodGroup", key, snapshot.pod_groups[key].priority,
+                             tuple(sorted(pods, key=lambda p: p.key)), 0))
+    return units
+
+
+def _score(snapshot: Snapshot, pod: Pod, node: str, req: dict[str, int],
+           taint_max: int) -> int:
+    alloc = snapshot.nodes[node].allocatable
+    cpu, mem = pod.requests.get("cpu", 0), pod.requests.get("memory", 0)
+    least, weight = 0, 0
+    fractions = []
+    for r, own, nz in (("cpu", cpu, cpu or 100), ("memory", mem, mem or 200 * 1024 * 1024)):
+        cap = alloc.get(r, 0)
+        if cap == 0:
+            continue
+        weight += 1
+        if req.get(r, 0) + nz <= cap:
+            least += (cap - req.get(r, 0) - nz) * 100 // cap
+        fractions.append(min(1.0, (req.get(r, 0) + own) / cap))
+    least = least // weight if weight else 0
+    if len(fractions) == 2:
+        balanced = int((1 - abs(fractions[0] - fractions[1]) / 2) * 100)
+    else:
+        balanced = 100 if fractions else 0
+    taints = _prefer_taints(snapshot, pod, node)
+    taint = 100 if taint_max == 0 else 100 - taints * 100 // taint_max
+    return least + balanced + 3 * taint
+
+
+def _prefer_taints(snapshot: Snapshot, pod: Pod, node: str) -> int:
+    count = 0
+    for t in snapshot.nodes[node].taints:
+        if t.effect != "PreferNoSchedule":
+            continue
+        if not any(tol.effect in ("", "PreferNoSchedule") and (
+                (tol.operator == "Exists" and tol.key in ("", t.key))
+                or (tol.operator != "Exists" and tol.key == t.key and tol.value == t.value))
+                for tol in pod.tolerations):
+            count += 1
+    return count
+
+
+def scored(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[str, int], int]],
+           limit: int, nodes: list[str] | None = None) -> list[tuple[str, str]]:
+    """Each pod: its nominated node if it fits there, else the feasible node of the highest
+    default score, first by name among equal ones."""
+    used = {n: (dict(r), c) for n, (r, c) in used.items()}
+    order = sorted(snapshot.nodes) if nodes is None else nodes
+    placed: list[tuple[str, str]] = []
+    for pod in preemptor.pods:
+        if len(placed) >= limit:
+            break
+        passing = [n for n in sorted(snapshot.nodes)
+                   if check_static(pod, snapshot.nodes[n]) is None]
+        taint_max = max((_prefer_taints(snapshot, pod, n) for n in passing), default=0)
+        target = None
+        nom = pod.nominated_node
+        if nom in snapshot.nodes and (nodes is None or nom in nodes) and fits_on(
+                snapshot, pod, nom, *used[nom]):
+            target = nom
+        else:
+            best = None
+            for n in order:
+                if fits_on(snapshot, pod, n, *used[n]):
+                    s = _score(snapshot, pod, n, used[n][0], taint_max)
+                    if best is None or s > best[0]:
+                        best = (s, n)
+            target = best[1] if best else None
+        if target is not None:
+            req, count = used[target]
+            for r, q in _requests(pod).items():
+                req[r] = req.get(r, 0) + q
+            used[target] = (req, count + 1)
+            placed.append((pod.key, target))
+    return placed
+
+
+def _holds(snapshot: Snapshot, preemptor: Preemptor, removed: set[str],
+           placed: list[tuple[str, str]], held: bool = True) -> bool:
+    """The fixed placement still passes resource filters with only ``removed`` gone."""
+    used = usage(snapshot, preemptor, removed, held)
+    pods = {p.key: p for p in preemptor.pods}
+    for key, n in placed:
+        req, count = used[n]
+        for r, q in _requests(pods[key]).items():
+            req[r] = req.get(r, 0) + q
+        used[n] = (req, count + 1)
+    for n, (req, count) in used.items():
+        if not any(m == n for _, m in placed):
+            continue
+        alloc = snapshot.nodes[n].allocatable
+        if count > alloc.get("pods", 0):
+            return False
+        if any(q > alloc.get(r, 0) for r, q in req.items() if r in {
+                r2 for k, m in placed if m == n for r2, q2 in pods[k].requests.items()
+                if q2 > 0 and r2 != "pods"}):
+            return False
+    return True
+
+
+def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str) -> RefPlan:
+    pods = preemptor.pods
+    is_group = preemptor.kind == "PodGroup"
+    group = snapshot.pod_groups.get(preemptor.group_key or "") if is_group else None
+    needed = min(1, len(pods)) if group is not None and group.policy == "Basic" else \
+        preemptor.needed
+    terminating = [(p.key, p.node_name) for p in snapshot.pods.values()
+                   if p.terminating and not p.finished and p.node_name in snapshot.nodes]
+
+    def done(status, placed=(), victims=(), bad=frozenset(), term=()):
+        records = tuple(sorted(
+            (p.key, p.node_name, u.priority, u.kind, u.name, p.key in bad)
+            for u in victims for p in u.pods))
+        placed_keys = {k for k, _ in placed}
+        return RefPlan(status, tuple(sorted(placed)), records, tuple(term),
+                       tuple(p.key for p in pods if p.key not in placed_keys))
+
+    def waiting():
+        placed = scored(snapshot, preemptor, usage(snapshot, preemptor, set(), False), len(pods))
+        if len(placed) < needed:
+            return None
+        nodes = {n for _, n in placed}
+        return done("WaitingForTermination", placed,
+                    term=[t for t in terminating if t[1] in nodes])
+
+    if needed > len(pods):
+        return done("Unschedulable")
+    held = usage(snapshot, preemptor, set(), True)
+    placed = scored(snapshot, preemptor, held, len(pods))
+    if len(placed) >= needed:
+        return done("Schedulable", placed)
+    nominated = ({p.nominated_node for p in pods if p.nominated_node in snapshot.nodes}
+                 if not (is_group and model == "1.36") else set())
+    blocking = sorted((p.key, p.node_name) for p in snapshot.pods.values()
+                      if p.terminating and not p.finished and p.node_name in nominated
+                      and p.priority < preemptor.priority and p.preempted_by_scheduler)
+    if blocking:
+        return done("WaitingForTermination",
+                    [(p.key, p.nominated_node) for p in pods if p.nominated_node in nominated],
+                    term=blocking)
+    never = (any(p.preemption_policy == "Never" for p in pods) if is_group
+             else preemptor.preemption_policy == "Never")
+    if never:
+        return waiting() or done("Unschedulable")
+    units = upstream_units(snapshot, preemptor, model)
+    found = attempt(snapshot, preemptor, model, units, needed, terminating, done, True)
+    if found is not None:
+        return found
+    if terminating:  # with no victims making room while they hold: once they are gone
+        found = waiting() or attempt(snapshot, preemptor, model, units, needed, terminating,
+                                     done, False)
+    return found or done("Unschedulable")
+
+
+def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
+    """The victim search with terminating pods holding their resources (``held``) or gone."""
+    pods = preemptor.pods
+    is_group = preemptor.kind == "PodGroup"
+    found = None
+    if units and is_group and model == "1.36":
+        # 1.36 selectVictimsOnDomain: the group scheduled again for every unit put back
+        def schedules(removed):
+            used = usage(snapshot, preemptor, _pods_of(removed), held)
+            return len(scored(snapshot, preemptor, used, len(pods))) >= needed
+
+        if schedules(units):
+            order = sorted(units, key=lambda u: _importance(model, True, u))
+            bad = violating_pods(snapshot, order, _rules(model, True))
+            first = [u for u in order if any(p.key in bad for p in u.pods)]
+            victims = list(order)
+            for u in first + [u for u in order if u not in first]:
+                trial = [v for v in victims if v is not u]
+                if schedules(trial):
+                    victims = trial
+            placed = scored(snapshot, preemptor,
+                            usage(snapshot, preemptor, _pods_of(victims), held), len(pods))
+            nodes = {n for _, n in placed}
+            found = done("RequiresPreemption", placed, victims, bad,
+                         [t for t in terminating if t[1] in nodes])
+    elif units and is_group:
+        everything = _pods_of(units)
+        placed = scored(snapshot, preemptor, usage(snapshot, preemptor, everything, held),
+                        len(pods))
+        if len(placed) >= needed:
+            order = sorted(units, key=lambda u: _importance(model, True, u))
+            bad = violating_pods(snapshot, order, _rules(model, True))
+            first = [u for u in order if any(p.key in bad for p in u.pods)]
+            victims = list(order)
+            for u in first + [u for u in order if u not in first]:
+                trial = [v for v in victims if v is not u]
+                if _holds(snapshot, preemptor, _pods_of(trial), placed, held):
+                    victims = trial
+            nodes = {n for _, n in placed}
+            found = done("RequiresPreemption", placed, victims, bad,
+                         [t for t in terminating if t[1] in nodes])
+    elif units:
+        pod = pods[0]
+        best = None
+        for name in sorted(snapshot.nodes):
+            local = [u for u in units if any(p.node_name == name for p in u.pods)]
+            if not local or check_static(pod, snapshot.nodes[name]) is not None:
+                continue
+
+            def fits(removed, name=name):
+                req, count = usage(snapshot, preemptor, _pods_of(removed), held)[name]
+                return fits_on(snapshot, pod, name, req, count)
+
+            if not fits(local):
+                continue
+            order = sorted(local, key=lambda u: _importance(model, False, u))
+            bad = violating_pods(snapshot, order, _rules(model, False))
+            first = [u for u in order if any(p.key in bad for p in u.pods)]
+            victims = list(order)
+            for u in first + [u for u in order if u not in first]:
+                trial = [v for v in victims if v is not u]
+                if fits(trial):
+                    victims = trial
+            vp = [(p, u.priority) for u in victims for p in u.pods]
+            top = max(u.priority for u in victims)
+            earliest = min((p.start_time if p.start_time is not None else INF
+                            for p, pr in vp if pr == top), default=INF)
+            key = (sum(1 for p, _ in vp if p.key in bad), top,
+                   sum(pr + OFFSET for _, pr in vp), len(vp), -earliest, name)
+            if best is None or key < best[0]:
+                best = (key, name, victims, bad)
+        if best is not None:
+            _, name, victims, bad = best
+            found = done("RequiresPreemption", [(pod.key, name)], victims, bad,
+                         [t for t in terminating if t[1] == name])
+    return found

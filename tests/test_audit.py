@@ -24,6 +24,10 @@ AUDIT = CYCLES / "audit"
 CLUSTER = AUDIT / "cluster.yaml"
 
 
+# The audit cluster's Workload sets preemptionPriorityClassName: the KEP model plans both sides.
+AUDIT_MODEL = {"name": "kep-5710", "reason": "Workload ml/training sets "
+               "preemptionPriorityClassName (a KEP-5710-only field)"}
+
 def run(*args: object, input: str | None = None) -> Any:
     return CliRunner().invoke(
         app, [str(a) for a in args], input=input, env={"COLUMNS": "120"}, catch_exceptions=False
@@ -134,14 +138,16 @@ def test_parse_deletion(text: str, expected: ObjectRef) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("Workload/a", "--delete Workload/a: expected Workload/NAMESPACE/NAME"),
-        ("PriorityClass/ns/x", "--delete PriorityClass/ns/x: expected PriorityClass/NAME"),
-        ("Workload/ml/", "--delete Workload/ml/: expected Workload/NAMESPACE/NAME"),
+        ("Workload/a", "deletion Workload/a: expected Workload/NAMESPACE/NAME"),
+        ("PriorityClass/ns/x", "deletion PriorityClass/ns/x: expected PriorityClass/NAME"),
+        ("Workload/ml/", "deletion Workload/ml/: expected Workload/NAMESPACE/NAME"),
         (
-            "Deployment/ml/a",
-            (
-                "--delete Deployment/ml/a: unknown kind 'Deployment' (one of Node, "
-                "Pod, PodDisruptionBudget, PodGroup, PriorityClass, Workload)"
+            "Service/ml/a",
+            (  # controllers are read since pod templates are (deliberate change)
+                "deletion Service/ml/a: unknown kind 'Service' (one of CronJob, DaemonSet, "
+                "Deployment, Job, JobSet, LeaderWorkerSet, Node, Pod, PodDisruptionBudget, "
+                "PodGroup, PodTemplate, PriorityClass, ReplicaSet, ReplicationController, "
+                "StatefulSet, Workload)"
             ),
         ),
     ],
@@ -199,11 +205,11 @@ def test_apply_change_rejects_duplicates_in_the_change() -> None:
 @pytest.mark.parametrize(
     ("change", "deletion", "message"),
     [
-        ([], "PriorityClass/nope", "--delete PriorityClass/nope: no such object in the snapshot"),
+        ([], "PriorityClass/nope", "deletion PriorityClass/nope: no such object in the snapshot"),
         (
             [doc(pclass("low", 5), "c.yaml")],
             "PriorityClass/low",
-            "PriorityClass/low is both in the change files and in --delete",
+            "PriorityClass/low is both in the change files and deleted",
         ),
     ],
     ids=["unknown", "changed-and-deleted"],
@@ -313,10 +319,12 @@ def cell(
         if workload
         else [],
         "pods": [pod] if pod else [],
+        "templates": [],
         "counts": {
             "workloads": int(bool(workload)),
             "podGroups": int(bool(workload)),
             "pods": int(bool(pod)),
+            "templates": 0,
         },
     }
 
@@ -351,6 +359,7 @@ def summary(**kw: Any) -> dict[str, Any]:
         "preemptorsPlanned": 1,
         "plansTruncated": False,
         "plansChanged": 0,
+        "keptOldPriority": 0,
         "listLimit": 100,
     }
     return base | kw
@@ -397,6 +406,7 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
         },
         "violations": {"introduced": [violation], "fixed": []},
         "plans": [],
+        "keptOldPriority": [],
         "summary": summary(
             edgesAdded=2,
             lostProtection=2,
@@ -406,6 +416,7 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
             violationsIntroduced=1,
         ),
         "warnings": [],
+        "model": AUDIT_MODEL,
     }
     assert (1, expected) == (code, d)
     assert ("ml/training", "1000/600", "train", "train-protect", True) == (
@@ -460,8 +471,10 @@ def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
                 },
             }
         ],
+        "keptOldPriority": [],
         "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
         "warnings": [],
+        "model": AUDIT_MODEL,
     }
     assert (0, expected) == (code, d)
     assert "node-a" in reasons[0] and "node-b" in reasons[1]
@@ -520,8 +533,8 @@ def test_delete_an_unused_class() -> None:
             "error: with the change applied: ",
         ),
         ([CLUSTER], "error: nothing to audit: give --change FILE and/or --delete KIND/NAME"),
-        ([CLUSTER, "--delete", "Workload/x"], "error: --delete Workload/x: expected "),
-        ([CLUSTER, "--delete", "Workload/ml/nope"], "error: --delete Workload/ml/nope: no such"),
+        ([CLUSTER, "--delete", "Workload/x"], "error: deletion Workload/x: expected "),
+        ([CLUSTER, "--delete", "Workload/ml/nope"], "error: deletion Workload/ml/nope: no such"),
         ([CLUSTER, "--change", "missing.yaml"], "error: missing.yaml: no such file"),
         ([CLUSTER, "--change", "-", "-"], "error: stdin (-) can be the snapshot or a change"),
     ],
@@ -565,9 +578,10 @@ def test_max_plans_truncates() -> None:
 
 
 def test_other_kinds_in_the_change_are_counted_not_listed(tmp_path: Path) -> None:
-    """A Deployment among the changed manifests is not listed, only counted as ignored."""
+    """A Service among the changed manifests is not listed, only counted as ignored. (It was a
+    Deployment before pod templates were read: deliberate change.)"""
     change = tmp_path / "change.yaml"
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    deployment = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}}
     change.write_text(
         yaml.safe_dump_all([deployment, yaml.safe_load((AUDIT / "raise-medium.yaml").read_text())])
     )
@@ -635,3 +649,26 @@ def test_table_risky_verdict() -> None:
     result = run("audit", CLUSTER, "--change", AUDIT / "raise-train.yaml", "--no-color")
     last = result.stdout.rstrip().splitlines()[-1]
     assert (1, "RISKY: introduces 3 cycle(s) and 1 rule violation(s)") == (result.exit_code, last)
+
+
+def test_a_deployment_in_the_change_takes_part(tmp_path: Path) -> None:
+    """A Deployment's pod template is a member: adding one whose class is above a running
+    pod's lists it and its new edge to the victim (cluster.yaml of fixtures/cycles/audit:
+    web/frontend-0 runs at 750/750; a template of class `train` (300) cannot preempt it, one
+    of a 1000 class can)."""
+    change = tmp_path / "change.yaml"
+    change.write_text(yaml.safe_dump_all([
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "top"}, "value": 1000},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "api", "namespace": "web"},
+         "spec": {"template": {"spec": {"priorityClassName": "top"}}}},
+    ]))
+    code, d = audit_json(CLUSTER, "--change", change)
+    assert ("added", "Deployment", "api") in [
+        (c["action"], c["kind"], c["name"]) for c in d["changes"]
+    ]
+    preemptors = [e["preemptor"] for e in d["edges"]["added"]]
+    assert any(p["templates"] == ["Deployment web/api"] for p in preemptors)
+    victims = {v for e in d["edges"]["added"] for v in e["victim"]["pods"]}
+    assert "web/frontend-0" in victims and 0 == code

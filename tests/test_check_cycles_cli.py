@@ -46,11 +46,13 @@ def vertex(
         "workloads": workloads,
         "podGroups": groups,
         "pods": list(pods),
+        "templates": [],
         "counts": {
             "workloads": len(workloads),
             "podGroups": len(groups),
             "pods": len(pods),
             "groupPods": group_pods,
+            "templates": 0,
         },
     }
 
@@ -79,7 +81,10 @@ TRAINING_VIOLATION = {
     "inCycle": True,
     "message": "Workload ml/training: preemption priority 100 (class low) is below its "
     f"scheduling priority 1000 (class high); {RULE}; it is on a preemption cycle",
+    "fix": "raise ml/training's preemption priority to >= 1000 (a preemptionPriorityClassName "
+    "of value >= 1000, or none), or lower its scheduling priority to <= 100",
 }
+TRAINING_FIX = "raise the preemption priority of ml/training to >= 1000"
 
 
 def summary(**kw: Any) -> dict[str, Any]:
@@ -91,10 +96,13 @@ def summary(**kw: Any) -> dict[str, Any]:
         "cyclesCountComplete": True,
         "profilesInCycles": 2,
         "violations": 1,
+        "findings": 0,
         "workloads": 2,
         "podGroups": 2,
         "pods": 0,
+        "templates": 0,
         "namespace": None,
+        "outsideManifests": None,
     }
     return base | kw
 
@@ -163,6 +171,13 @@ def test_max_cycles_must_be_positive() -> None:
 # ---- the document ------------------------------------------------------------------------------
 
 
+# the behaviour model: a Workload with preemptionPriorityClassName selects kep-5710 (SPEC §0)
+KEP_MODEL = {"name": "kep-5710",
+             "reason": "Workload ml/training sets preemptionPriorityClassName (a KEP-5710-only "
+                       "field)"}
+DEFAULT_MODEL = {"name": "1.36", "reason": "no server version known; default model 1.36"}
+
+
 def test_kep_ab_document() -> None:
     """The KEP's A/B example: one two-profile cycle and A's violation, complete document."""
     expected = {
@@ -176,11 +191,15 @@ def test_kep_ab_document() -> None:
                     vertex("1000/100", ["ml/training"], ["ml/training/workers"], group_pods=2),
                 ],
                 "edges": [edge("500/500", "1000/100"), edge("1000/100", "500/500")],
+                "fix": TRAINING_FIX,
             }
         ],
         "violations": [TRAINING_VIOLATION],
+        "findings": [],
+        "newVictims": [],
         "summary": summary(),
         "warnings": [],
+        "model": KEP_MODEL,
     }
     assert expected == report(KEP_AB)
 
@@ -192,8 +211,11 @@ def test_kep_ab_fixed_document() -> None:
         "kind": "CycleReport",
         "cycles": [],
         "violations": [],
+        "findings": [],
+        "newVictims": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0, violations=0),
         "warnings": [],
+        "model": DEFAULT_MODEL,
     }
     assert expected == report(CYCLES / "kep-ab-fixed.yaml")
 
@@ -216,10 +238,21 @@ def test_never_breaks_the_cycle_but_the_violation_stays() -> None:
                 "preemptionPolicy is Never, so it closes no cycle today",
             }
         ],
+        "findings": [],
+        "newVictims": [],
         "summary": summary(edges=1, cycles=0, cyclesListed=0, profilesInCycles=0),
         "warnings": [],
+        "model": KEP_MODEL,
     }
     assert expected == report(CYCLES / "never-breaks-cycle.yaml")
+
+
+def test_scheduler_models_see_no_preemption_priority() -> None:
+    """Under --model 1.36 (no preemptionPriorityClassName upstream) the KEP's A/B cycle and
+    its violation do not exist: A preempts B, B never preempts A."""
+    doc = report(KEP_AB, "--model", "1.36")
+    assert ([], [], {"name": "1.36", "reason": "--model 1.36"}) == (
+        doc["cycles"], doc["violations"], doc["model"])
 
 
 def test_standalone_pod_closes_a_cycle() -> None:
@@ -233,6 +266,7 @@ def test_standalone_pod_closes_a_cycle() -> None:
                 vertex("1000/100", ["ml/training"], ["ml/training/workers"]),
             ],
             "edges": [edge("500/500", "1000/100"), edge("1000/100", "500/500")],
+            "fix": TRAINING_FIX,
         }
     ]
     expected = (expected_cycles, [TRAINING_VIOLATION], summary(workloads=1, podGroups=1, pods=1))
@@ -336,15 +370,15 @@ def test_github_annotations_name_the_file() -> None:
     result = run("check-cycles", KEP_AB, "--format", "github")
     expected = [
         (
-            f"::error file={KEP_AB},line=32,title=KEP-5710 preemption cycle::preemption cycle of 2 "
+            # line 37: ml/training's spec.preemptionPriorityClassName in kep-ab.yaml
+            f"::error file={KEP_AB},line=37,title=KEP-5710 preemption cycle::preemption cycle of 2 "
             "profiles: 500/500 [batch/report] → 1000/100 [ml/training] → 500/500: each can preempt "
-            "the next, so they can preempt each other forever (document 4)"
+            "the next, so they can preempt each other forever"
         ),
         (
-            f"::error file={KEP_AB},line=32,title=KEP-5710 priority rule::Workload ml/training: "
-            "preemption priority 100 (class low) is below its scheduling priority 1000 "
-            "(class high); "
-            f"{RULE}; it is on a preemption cycle (document 4)"
+            f"::error file={KEP_AB},line=37,title=KEP-5710 priority rule::Workload ml/training: "
+            "preemption priority 100 (class low) is below its scheduling priority 1000 (class "
+            f"high); {RULE}; it is on a preemption cycle"
         ),
         "wapctl check-cycles: 1 cycle, 1 rule violation",
     ]
@@ -361,9 +395,11 @@ def test_github_cycle_is_annotated_at_the_rule_breakers_file(tmp_path: Path) -> 
     lines = run("check-cycles", tmp_path, "--format", "github").stdout.splitlines()
     heads = [line.split("::")[1] for line in lines[:-1]]
     file = tmp_path / "b-training.yaml"
-    expected = [  # the file holds only the Workload: its first line
-        f"error file={file},line=1,title=KEP-5710 preemption cycle",
-        f"error file={file},line=1,title=KEP-5710 priority rule",
+    # safe_dump sorts keys: apiVersion, kind, metadata (2 lines), spec, then podGroups (4 lines
+    # and policy), preemptionPriorityClassName on line 12
+    expected = [
+        f"error file={file},line=12,title=KEP-5710 preemption cycle",
+        f"error file={file},line=12,title=KEP-5710 priority rule",
     ]
     assert expected == heads
 

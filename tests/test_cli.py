@@ -42,11 +42,12 @@ def test_plan_without_a_selector_names_the_preemptor_it_chose():
 
 def test_plan_table_lists_placements_victims_and_verdict():
     """The table shows every placement, every victim with its unit, and the verdict."""
-    result = run("plan", PLAN / "podgroup-whole.yaml", "--pod", "default/urgent", "--no-color")
+    result = run("plan", PLAN / "podgroup-whole.yaml", "--pod", "default/urgent", "--no-color",
+                 "--model", "upstream")  # upstream takes the PodGroup-mode victim whole
     out = result.stdout
     assert "default/urgent" in out and "n1" in out
     assert "batch/etl-0" in out and "batch/etl-1" in out
-    assert "PodGroup batch/etl/workers" in out
+    assert "batch/etl/workers" in out and "unit: the pod group preempted as one" in out
     assert "RequiresPreemption" in out
     assert "\x1b[" not in out  # no colour when not a terminal
 
@@ -116,8 +117,10 @@ def test_usage_and_input_errors_exit_2_with_one_line(args, pattern):
          "status.allocatable.cpu"),
         ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
          "spec: {priorityClassName: ghost, containers: []}\n", "priorityClassName"),
-        ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
-         "spec: {workloadRef: {name: ghost, podGroup: g}, containers: []}\n", "workloadRef"),
+        # a PodGroup without its Workload and without a policy of its own cannot be planned
+        ("apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\n"
+         "metadata: {name: pg, namespace: d}\nspec: {podGroupTemplateRef: "
+         "{workload: {workloadName: ghost, podGroupTemplateName: t}}}\n", "workloadName"),
     ],
     ids=["malformed-yaml", "not-a-mapping", "empty-file", "negative-quantity", "missing-class",
          "absent-workload"],

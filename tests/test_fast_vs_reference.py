@@ -9,8 +9,11 @@ from builders import gang, member, node, pdb, pod, req, snapshot, taint, term, t
 from reference_plan import fast_as_reference, reference_plan
 
 from wapctl.model import NEVER, PodGroup, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import Preemptor, pending_preemptors, select_preemptor
+
+KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 
 PRIORITIES = [0, 10, 50, 100, 500, 1000]
 ZONES = ["a", "b", "c"]
@@ -118,7 +121,8 @@ def test_fast_plan_equals_reference(seed):
     snap = random_cluster(seed)
     rng = random.Random(1000 + seed)
     for preemptor in _preemptors(snap, rng):
-        assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor))
+        fast = plan(snap, preemptor, model=KEP)
+        assert reference_plan(snap, preemptor) == fast_as_reference(fast)
 
 
 def test_random_clusters_exercise_every_status():
@@ -127,7 +131,7 @@ def test_random_clusters_exercise_every_status():
     for seed in range(SEEDS):
         snap = random_cluster(seed)
         for preemptor in _preemptors(snap, random.Random(1000 + seed)):
-            seen.add(plan(snap, preemptor).status)
+            seen.add(plan(snap, preemptor, model=KEP).status)
     assert {"Schedulable", "WaitingForTermination", "RequiresPreemption",
             "Unschedulable"} == seen
 
@@ -142,7 +146,7 @@ def test_basic_group_as_one_preemptor_equals_reference():
     pods += [member(grp, f"m{i}", cpu="2") for i in range(4)]
     snap = snapshot(nodes=nodes, pods=pods, groups=[grp])
     preemptor = select_preemptor(snap, workload="default/svc/main")
-    assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor))
+    assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor, model=KEP))
 
 
 @pytest.mark.parametrize("seed", range(8), ids=lambda s: f"seed-{s}")
@@ -152,4 +156,5 @@ def test_multi_shape_gangs_equal_reference(seed):
     snap = random_cluster(500 + seed, multi_shape=True)
     for preemptor in pending_preemptors(snap):
         if preemptor.kind == "PodGroup":
-            assert reference_plan(snap, preemptor) == fast_as_reference(plan(snap, preemptor))
+            fast = plan(snap, preemptor, model=KEP)
+            assert reference_plan(snap, preemptor) == fast_as_reference(fast)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from wapctl import live, load, preemption, preemptor
 from wapctl.cli import app
 from wapctl.errors import ClusterError
+from wapctl.models import get_model
 from wapctl.render.plan import plan_to_dict
 
 
@@ -72,7 +73,9 @@ def test_gang_with_a_pod_that_requests_nothing():
     preemption.py's multi-shape gang path was being reworked: ValueError "max() arg is an empty
     sequence" from the victim summary of a plan with no victims."""
     snap = _snapshot(MIXED_SHAPE_GANG)
-    doc = plan_to_dict(preemption.plan(snap, preemptor.select_preemptor(snap)))
+    # the placement pinned below is the KEP model's greedy (first node by name)
+    doc = plan_to_dict(preemption.plan(snap, preemptor.select_preemptor(snap),
+                                       model=get_model("kep-5710")))
     assert ("RequiresPreemption",
             [("ml/train-0", "n1"), ("ml/train-1", "n2"), ("ml/train-2", "n1")],
             [("default/low-a", "n1"), ("default/low-b", "n2")]) == (

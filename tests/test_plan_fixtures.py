@@ -1,5 +1,9 @@
 """The hand-worked plan fixtures in fixtures/plan/: each YAML explains its answer in a comment;
-the matching *.expected.json is that answer written out by hand (SPEC.md §4)."""
+the matching *.expected.json is that answer written out by hand (SPEC.md §4).
+
+``NAME.expected.json`` is the answer under the model chosen by default (its ``model`` field says
+which and why); ``NAME.MODEL.expected.json`` the answer under ``--model MODEL`` where that
+model decides otherwise (the YAML comment derives each)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ from wapctl.cli import app
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "plan"
 CASES = sorted(p.stem for p in FIXTURES.glob("*.yaml"))
 EXIT = {"never": 3}
+MODEL_CASES = sorted(
+    tuple(p.name[: -len(".expected.json")].split(".", 1))  # type: ignore[misc]
+    for p in FIXTURES.glob("*.*.expected.json"))
 
 
 def run(*args: str):
@@ -34,6 +41,23 @@ def test_plan_json_matches_the_hand_worked_answer(case: str):
     result = run("plan", str(FIXTURES / f"{case}.yaml"), "-o", "json")
     assert EXIT.get(case, 0) == result.exit_code, result.output
     assert expected == json.loads(result.stdout)
+
+
+def test_models_that_differ_have_their_own_answers():
+    """The behaviours issue 12 measured (A-D) each have a fixture answered per model."""
+    assert {("podgroup-whole", "upstream"), ("preemption-priority", "1.36"),
+            ("gang-pdb-first", "kep-5710"), ("start-time-order", "kep-5710"),
+            ("terminating", "kep-5710")} <= set(MODEL_CASES)
+
+
+@pytest.mark.parametrize(("case", "model"), MODEL_CASES, ids=[f"{c}-{m}" for c, m in MODEL_CASES])
+def test_plan_json_per_model(case: str, model: str):
+    """`plan --model M -o json` prints the hand-worked answer for that model."""
+    expected = json.loads((FIXTURES / f"{case}.{model}.expected.json").read_text())
+    result = run("plan", str(FIXTURES / f"{case}.yaml"), "--model", model, "-o", "json")
+    assert EXIT.get(case, 0) == result.exit_code, result.output
+    assert expected == json.loads(result.stdout)
+    assert {"name": model, "reason": f"--model {model}"} == expected["model"]
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -16,14 +16,17 @@ from builders import (
 )
 
 from wapctl.model import NEVER, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import Placement, Plan, TerminatingPod, Victim, lowest_level, plan
 from wapctl.preemptor import select_preemptor
+
+KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 
 MIN_PRIORITY = -(2**31)
 
 
 def plan_for(snap: Snapshot, pod_key: str | None = None, workload: str | None = None) -> Plan:
-    return plan(snap, select_preemptor(snap, pod=pod_key, workload=workload))
+    return plan(snap, select_preemptor(snap, pod=pod_key, workload=workload), model=KEP)
 
 
 def victims(p: Plan) -> list[str]:

@@ -10,14 +10,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_plan import fast_as_reference, reference_plan
 
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
+
+KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 
 LOW = -(2**32)  # below -2^31: its pods lower the priority sum (the skip must not apply)
 
 
 def _chosen(snap) -> tuple[str, tuple[str, ...]]:
-    result = plan(snap, pending_preemptors(snap)[0])
+    result = plan(snap, pending_preemptors(snap)[0], model=KEP)
     assert "RequiresPreemption" == result.status
     return result.placements[0].node, tuple(v.pod for v in result.victims)
 
@@ -71,7 +74,7 @@ def test_victim_priorities_below_minus_2_to_31_lower_the_sum_and_are_not_skipped
         pod("new", cpu="2", prio=0, created=1)])
     assert ("n2", ("default/b", "default/c")) == _chosen(snap)
     assert reference_plan(snap, pending_preemptors(snap)[0]) == fast_as_reference(
-        plan(snap, pending_preemptors(snap)[0]))
+        plan(snap, pending_preemptors(snap)[0], model=KEP))
 
 
 def test_equal_start_prefers_the_first_name_whatever_the_visiting_order():
@@ -85,7 +88,7 @@ def test_equal_start_prefers_the_first_name_whatever_the_visiting_order():
         pod("new", cpu="2", prio=100, created=1)])
     assert ("n1", ("default/a",)) == _chosen(snap)
     pre = pending_preemptors(snap)[0]
-    assert reference_plan(snap, pre) == fast_as_reference(plan(snap, pre))
+    assert reference_plan(snap, pre) == fast_as_reference(plan(snap, pre, model=KEP))
 
 
 def test_a_one_pod_group_unit_counts_as_one_victim_pod():
@@ -132,4 +135,4 @@ def tied_clusters(draw):
 def test_node_choice_equals_reference_on_tied_clusters(snap):
     """On clusters full of same-level ties the plan equals the score-every-node reference."""
     pre = pending_preemptors(snap)[0]
-    assert reference_plan(snap, pre) == fast_as_reference(plan(snap, pre))
+    assert reference_plan(snap, pre) == fast_as_reference(plan(snap, pre, model=KEP))

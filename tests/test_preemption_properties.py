@@ -14,8 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import Plan, plan
 from wapctl.preemptor import Preemptor, pending_preemptors
+
+KEP = get_model("kep-5710")  # these tests pin the KEP-5710 model (SPEC §3)
 
 INF = float("inf")
 
@@ -237,7 +240,7 @@ def test_plan_matches_brute_force_oracle(case):
     """Status, fit of the placement, whole units, victims below the preemptor, lowest possible
     highest victim priority, victims only where the preemptor goes, and minimal victims."""
     snap, pre = case
-    result = plan(snap, pre)
+    result = plan(snap, pre, model=KEP)
     units = oracle_units(snap, pre)
     is_gang = pre.kind == "PodGroup"
     no_victims = used(snap, pre, set(), False)

@@ -15,8 +15,11 @@ from test_preemption_properties import clusters
 from wapctl import preemption
 from wapctl.fit import Accounting
 from wapctl.model import Pod, Snapshot
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
+
+KEP = get_model("kep-5710")
 
 
 def accounting_state(acc: Accounting) -> tuple:
@@ -128,10 +131,10 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     acc = Accounting(snap)
     before = accounting_state(acc)
 
-    def boom(self):
+    def boom(self, fn):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(preemption._Unit, "importance", property(boom))
+    monkeypatch.setattr(preemption._Unit, "importance_by", boom)
     pre = next(p for p in pending_preemptors(snap) if p.kind == "PodGroup")
     with pytest.raises(RuntimeError, match="boom"):
         plan(snap, pre, state=acc)
@@ -154,12 +157,12 @@ def test_pdb_marking_and_reservations_match_on_a_hand_made_cluster():
     acc = Accounting(snap)
     before = accounting_state(acc)
     pre = next(p for p in pending_preemptors(snap) if p.kind == "PodGroup")
-    expected = plan(snap, pre)
+    expected = plan(snap, pre, model=KEP)  # the KEP model's greedy placement: first by name
     assert ("RequiresPreemption", [("default/old-0", True), ("default/old-1", True)],
             [("default/new-0", "n1"), ("default/new-1", "n1")]) == (
         expected.status, [(v.pod, v.pdb_violation) for v in expected.victims],
         [(pl.pod, pl.node) for pl in expected.placements])
-    assert expected == plan(snap, pre, state=acc)
+    assert expected == plan(snap, pre, state=acc, model=KEP)
     assert before == accounting_state(acc)
 
 

@@ -4,7 +4,7 @@ The oracle is ``json.loads`` projected on the fields the fast reader keeps (``pr
 below, written from the schema's field lists): on every input the fast reader must return
 exactly that projection, or ``None`` (the caller then takes the safe path) -- never something
 else. Inputs: every fixture (YAML fixtures re-encoded as JSON), the List responses recorded
-from a real 1.36.2 API server (fixtures/reader-k8s-1.36/), and fuzzed documents.
+from a real 1.36.2 API server (fixtures/exports/k8s-1.36/lists/), and fuzzed documents.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(
     p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".json", ".yaml", ".yml")
 )
-RECORDED = sorted((ROOT / "fixtures" / "reader-k8s-1.36").glob("*.json"))
+# inputs, not the expected outputs kept beside them
+INPUTS = [p for p in FIXTURES if ".expected." not in p.name]
+RECORDED = sorted((ROOT / "fixtures" / "exports" / "k8s-1.36" / "lists").glob("*.json"))
 
 _ABSENT = object()
 
@@ -124,30 +126,23 @@ def test_recorded_lists_take_the_fast_path_and_skip_the_noise(path: Path) -> Non
         assert "conditions" not in (item.get("status") or {})
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_fixture_builds_the_same_snapshot(path: Path, tmp_path: Path) -> None:
-    """read_documents on the JSON form (fast path) and on the original (YAML: PyYAML) build the
-    same Snapshot -- or fail with the same message."""
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_builds_the_same_snapshot(path: Path) -> None:
+    """The fast reader's objects and json.loads' objects (of the fixture as JSON; a YAML
+    fixture's objects are PyYAML's) build the same Snapshot -- or fail with the same message."""
     (data,) = _as_json(path)
-    as_json = tmp_path / (path.stem + ".json")
-    as_json.write_bytes(data)
 
-    def build(p: Path) -> Any:
+    def build(doc: Any) -> Any:
+        docs: list[load.Document] = []
         try:
-            return load.build_snapshot(load.read_documents([str(p)]))
+            load._flatten("f.json", 1, doc, docs)
+            return load.build_snapshot(docs)
         except InputError as exc:
             return exc.reason
 
-    safe = build(path) if path.suffix == ".json" else None
-    fast = build(as_json)
-    if safe is None:  # YAML original: compare with json.loads of the same JSON bytes
-        docs: list[load.Document] = []
-        load._flatten(str(as_json), 1, json.loads(data), docs)
-        try:
-            safe = load.build_snapshot(docs)
-        except InputError as exc:
-            safe = exc.reason
-    assert safe == fast
+    fast = reader.read_json(data, load.MAX_DEPTH)
+    assert fast is not None  # every fixture is plain Kubernetes JSON: the fast path takes it
+    assert build(json.loads(data)) == build(fast)
 
 
 # ---- fuzzed documents ------------------------------------------------------------------------

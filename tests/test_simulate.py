@@ -13,10 +13,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wapctl import graph, load
+from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
 from wapctl.render.simulate import simulation_to_dict
-from wapctl.simulate import SimulationResult, _Replay, simulate
+from wapctl.simulate import SimulationResult, _Replay
+from wapctl.simulate import simulate as _simulate
+
+KEP = get_model("kep-5710")
+
+
+def simulate(snapshot, **kwargs):  # type: ignore[no-untyped-def]
+    """These replays pin the KEP-5710 model's decisions (SPEC §3), as written by hand."""
+    kwargs.setdefault("model", KEP)
+    return _simulate(snapshot, **kwargs)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "simulate"
 RP, WFT, BOUND, UNSCHED, FINISHED = (
@@ -443,10 +453,10 @@ def _check_parked(replay: _Replay) -> None:
     """No parked unit could move: a missed wake-up would show as a fresh plan that progresses."""
     snap = replay.snapshot()
     for unit in replay.parked_unsched.values():
-        fresh = plan(snap, replay._preemptor(unit))
+        fresh = plan(snap, replay._preemptor(unit), model=KEP)
         assert "Unschedulable" == fresh.status, (replay.step, unit.key, fresh.reason)
     for unit in replay.parked_idle.values():
-        fresh = plan(snap, replay._preemptor(unit))
+        fresh = plan(snap, replay._preemptor(unit), model=KEP)
         assert fresh.status == "Unschedulable" or (
             fresh.status == "Schedulable" and not fresh.placements), (replay.step, unit.key,
                                                                      fresh.reason)
@@ -502,7 +512,7 @@ def test_replay_always_ends_and_converged_means_stuck(snap, requeue):
     queue = pending_preemptors(final)
     assert [p.key for p in queue] == [left.unit.name for left in result.final.preemptors]
     for pre in queue:
-        fresh = plan(final, pre)
+        fresh = plan(final, pre, model=KEP)
         assert fresh.status == "Unschedulable" or (
             fresh.status == "Schedulable" and not fresh.placements), (pre.key, fresh.reason)
 

@@ -94,3 +94,22 @@ def test_snapshot_warnings_reach_plan_and_table(monkeypatch):
     first = table.splitlines()[:2]
     assert first[0].startswith("Warning: Pod prod/web-1 spec.priorityClassName: ")
     assert first[1].startswith("Warning: PodGroup prod/etl/main: ")
+
+
+def test_github_format_turns_warnings_into_warning_annotations():
+    """check-cycles --format github: each load warning is a ::warning workflow command."""
+    export = ROOT / "fixtures" / "exports" / "k8s-1.36" / "kubectl"
+    result = CliRunner().invoke(
+        app, ["check-cycles", str(export / "get-nodes-pods-priorityclasses-pdb.yaml"),
+              "--format", "github"], catch_exceptions=False)
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert 3 == len(warnings)  # the pods of three PodGroups the export left out
+    assert warnings[0].startswith("::warning title=wapctl MissingPodGroup::Pod batch/etl-shard-0 ")
+
+
+def test_output_name_keeps_stdout_to_names_and_warns_on_stderr():
+    export = ROOT / "fixtures" / "exports" / "kubectl-no-system-classes.yaml"
+    result = CliRunner().invoke(app, ["plan", str(export), "-o", "name"],
+                                catch_exceptions=False)
+    assert ("pod/batch/etl-worker-0\n", 0) == (result.stdout, result.exit_code)
+    assert "\nWarning: Pod batch/etl-worker-0 spec.priorityClassName: " in result.stderr

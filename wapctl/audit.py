@@ -21,6 +21,10 @@ Then both snapshots are compared:
   by the numbers: moving a class value along an existing cycle between the same parties neither
   introduces nor fixes it; a new party joining a cycle's profile does introduce one.
 - **Violations introduced / fixed**, by object (Workload or pod).
+- **Pods that keep the old value** (``drift.kept_old_values``): PriorityClass values are
+  immutable, so changing one means deleting and re-creating it; running pods that name it keep
+  the priority they were admitted with. Information, not a reason to exit 1. (The graph and
+  plans above take a pod's ``spec.priority`` when written, else its class's new value.)
 - **Plans that change:** the pending preemptors (``preemptor.pending_preemptors``) of both
   snapshots, planned with ``preemption.plan`` on each — at most ``max_plans`` of them, in
   queue order of the changed snapshot — reported when status or victims differ.
@@ -34,10 +38,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from wapctl import drift, load, preemption, preemptor
 from wapctl import graph as g
-from wapctl import load, preemption, preemptor
-from wapctl.errors import InputError, Source, UsageError
+from wapctl.errors import InputError, Source, UsageError, did_you_mean
+from wapctl.findings import Finding
 from wapctl.model import Snapshot
+from wapctl.models import BehaviourModel, select_model
 
 DEFAULT_MAX_PLANS = 50
 DEFAULT_LIST_LIMIT = 100  # edge changes, lost-protection entries, cycles listed per list
@@ -50,6 +56,17 @@ KIND_GROUPS = {
     "Pod": "",
     "Node": "",
     "PodDisruptionBudget": "policy",
+    # controllers whose pod templates the loader reads (templates.KINDS)
+    "Deployment": "apps",
+    "ReplicaSet": "apps",
+    "StatefulSet": "apps",
+    "DaemonSet": "apps",
+    "ReplicationController": "",
+    "PodTemplate": "",
+    "Job": "batch",
+    "CronJob": "batch",
+    "JobSet": "jobset.x-k8s.io",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
 }
 CLUSTER_SCOPED = frozenset({"PriorityClass", "Node"})
 
@@ -101,13 +118,13 @@ def parse_deletion(text: str) -> ObjectRef:
     kind, _, rest = text.partition("/")
     if kind not in KIND_GROUPS:
         raise UsageError(
-            f"--delete {text}: unknown kind {kind!r} (one of {', '.join(sorted(KIND_GROUPS))})"
+            f"deletion {text}: unknown kind {kind!r} (one of {', '.join(sorted(KIND_GROUPS))})"
         )
     parts = rest.split("/") if rest else []
     want = 1 if kind in CLUSTER_SCOPED else 2
     if len(parts) != want or not all(parts):
         shape = f"{kind}/NAME" if want == 1 else f"{kind}/NAMESPACE/NAME"
-        raise UsageError(f"--delete {text}: expected {shape}")
+        raise UsageError(f"deletion {text}: expected {shape}")
     namespace, name = ("", parts[0]) if want == 1 else (parts[0], parts[1])
     return ObjectRef(KIND_GROUPS[kind], kind, namespace, name)
 
@@ -148,7 +165,7 @@ def apply_change(
             )
         seen[ref] = doc.source
         if ref in deleted:
-            raise UsageError(f"{ref.spec} is both in the change files and in --delete")
+            raise UsageError(f"{ref.spec} is both in the change files and deleted")
         if ref in index:
             replaced[index[ref]] = doc
             same = base[index[ref]].obj == doc.obj
@@ -159,7 +176,10 @@ def apply_change(
     removed = set()
     for ref in deleted:
         if ref not in index:
-            raise UsageError(f"--delete {ref.spec}: no such object in the snapshot")
+            near = [r.name for r in index if r.kind == ref.kind and r.namespace == ref.namespace]
+            prefix = f"{ref.kind}/{ref.namespace + '/' if ref.namespace else ''}"
+            raise UsageError(f"deletion {ref.spec}: no such object in the snapshot"
+                             f"{did_you_mean(ref.name, near, prefix=prefix)}")
         removed.add(index[ref])
         items.append(ChangeItem("deleted", ref, None))
     out = [replaced.get(i, doc) for i, doc in enumerate(base) if i not in removed]
@@ -186,10 +206,12 @@ class Cell:
     pod_group_count: int
     pod_count: int
     unit_count: int
+    templates: tuple[str, ...] = ()  # controllers' pod templates, "Kind ns/name[/template]"
+    template_count: int = 0
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
-        first = (self.pod_groups or self.pods or ("",))[0]
+        first = (self.pod_groups or self.pods or self.templates or ("",))[0]
         return (self.before or _ABSENT, self.after or _ABSENT, first)
 
 
@@ -242,6 +264,8 @@ class AuditReport:
     cycles_introduced_count: int
     cycles_fixed_count: int
     limit: int = DEFAULT_LIST_LIMIT
+    model: BehaviourModel | None = None  # the behaviour model both sides were planned with
+    kept_old_values: tuple[Finding, ...] = ()  # running pods keeping a changed class's old value
 
     @property
     def cycle_comparison_complete(self) -> bool:
@@ -263,6 +287,7 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
         workloads = sorted({m.workload for m in members if m.kind == "PodGroup"})
         pod_groups = [m.name for m in members if m.kind == "PodGroup"]
         pods = [m.name for m in members if m.kind == "Pod"]
+        templates = [m.name for m in members if m.kind == "Template"]
         cells.append(
             Cell(
                 before=b,
@@ -274,6 +299,8 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
                 pod_group_count=len(pod_groups),
                 pod_count=len(pods),
                 unit_count=len({m.unit for m in members}),
+                templates=tuple(templates[:sample]),
+                template_count=len(templates),
             )
         )
     cells.sort(key=lambda c: c.sort_key)
@@ -358,9 +385,13 @@ def _plan_key(p: preemption.Plan | None) -> tuple[Any, ...] | None:
 
 
 def plan_changes(
-    before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None
+    before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None,
+    model: BehaviourModel | None = None,
 ) -> tuple[list[PlanChange], int, int]:
-    """(changed plans, pending preemptors in either snapshot, how many were planned)."""
+    """(changed plans, pending preemptors in either snapshot, how many were planned), both
+    sides planned with one behaviour model (None: chosen from the snapshot before)."""
+    if model is None:
+        model = select_model(before)
     pb = {(p.kind, p.key): p for p in preemptor.pending_preemptors(before, namespace)}
     queue = preemptor.pending_preemptors(after, namespace)
     pa = {(p.kind, p.key): p for p in queue}
@@ -369,8 +400,8 @@ def plan_changes(
     for kind, key in order[:max_plans]:
         b = pb.get((kind, key))
         a = pa.get((kind, key))
-        plan_b = preemption.plan(before, b) if b is not None else None
-        plan_a = preemption.plan(after, a) if a is not None else None
+        plan_b = preemption.plan(before, b, model=model) if b is not None else None
+        plan_a = preemption.plan(after, a, model=model) if a is not None else None
         if _plan_key(plan_b) != _plan_key(plan_a):
             changed.append(PlanChange(kind, key, plan_b, plan_a))
     return changed, len(order), min(len(order), max_plans)
@@ -385,6 +416,8 @@ def audit(
     limit: int = DEFAULT_LIST_LIMIT,
     namespace: str | None = None,
     sample_size: int = g.DEFAULT_SAMPLE,
+    model: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> AuditReport:
     """Apply the change to the snapshot documents and compare (module docstring)."""
     before = load.build_snapshot(base)
@@ -411,7 +444,9 @@ def audit(
     names_b = {(v.kind, v.name) for v in vb}
     names_a = {(v.kind, v.name) for v in va}
 
-    plans, pending, planned = plan_changes(before, after, max_plans=max_plans, namespace=namespace)
+    behaviour = select_model(before, model, feature_gates)
+    plans, pending, planned = plan_changes(before, after, max_plans=max_plans, namespace=namespace,
+                                           model=behaviour)
     read = tuple(i for i in items if KIND_GROUPS.get(i.ref.kind) == i.ref.group)
     return AuditReport(
         changes=read,
@@ -440,4 +475,6 @@ def audit(
         cycles_introduced_count=len(introduced),
         cycles_fixed_count=len(fixed),
         limit=limit,
+        model=behaviour,
+        kept_old_values=drift.kept_old_values(before, after, documents),
     )

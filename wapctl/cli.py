@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 
 import typer
@@ -15,13 +17,26 @@ ClickException: type[Exception] = _CLICK_ERRORS["ClickException"]
 from wapctl import __version__
 from wapctl.errors import ExitCode
 
+# Help reads like kubectl's: an argument with a metavar shows only that ([FILE|DIR|-]...), not
+# Typer's Python type (<list[str]>) beside it. Options set their metavars in commands/common.py.
+_argument_type = typer.core.TyperArgument.display_type_rich
+
+
+def _argument_display(self: typer.core.TyperArgument, ctx: typer.core._click.Context) -> str | None:
+    return None if self.metavar else _argument_type(self, ctx)
+
+
+typer.core.TyperArgument.display_type_rich = _argument_display  # type: ignore[method-assign]
+
 app = typer.Typer(
     name="wapctl",
     help="Plan and audit Kubernetes workload-aware preemption (KEP-5710) before it happens.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    # Help wraps to the terminal (click caps it at 80 columns unless told otherwise).
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 200},
 )
 
 
@@ -47,19 +62,82 @@ from wapctl.commands import plan as _plan
 from wapctl.commands import simulate as _simulate
 from wapctl.commands import snapshot as _snapshot
 from wapctl.commands import validate as _validate
+from wapctl.commands import version as _version_cmd
+from wapctl.commands.examples import epilog as _epilog
 
-app.command("plan")(_plan.plan)
-app.command("validate")(_validate.validate)
-app.command("snapshot")(_snapshot.snapshot)
-app.command("check-cycles")(_check_cycles.check_cycles)
-app.command("audit")(_audit.audit)
-app.command("simulate")(_simulate.simulate)
+app.command("plan", epilog=_epilog("plan"))(_plan.plan)
+app.command("validate", epilog=_epilog("validate"))(_validate.validate)
+app.command("snapshot", epilog=_epilog("snapshot"))(_snapshot.snapshot)
+app.command("check-cycles", epilog=_epilog("check-cycles"))(_check_cycles.check_cycles)
+app.command("audit", epilog=_epilog("audit"))(_audit.audit)
+app.command("simulate", epilog=_epilog("simulate"))(_simulate.simulate)
+app.command("version")(_version_cmd.version)
+
+
+# Options every data command takes, which may also come before the command name, as with
+# kubectl (``wapctl --context prod plan``): they are moved after it.
+_GLOBAL_VALUE_OPTIONS = frozenset({
+    "--kubeconfig", "--context", "-n", "--namespace", "--request-timeout", "-o", "--output",
+    "--color", "--page-size", "--max-input-size",
+})
+_GLOBAL_FLAGS = frozenset({"-A", "--all-namespaces", "--no-color"})
+_SHORT_EQUALS = re.compile(r"(-[A-Za-z])=(.*)", re.DOTALL)
+
+
+def normalize_argv(argv: list[str], commands: frozenset[str] | set[str]) -> list[str]:
+    """kubectl's spellings that click reads otherwise: ``-o=json`` / ``-n=prod`` (click would
+    take ``=json`` as the value), and global options before the command name."""
+    out: list[str] = []
+    for i, tok in enumerate(argv):
+        if tok == "--":
+            out.extend(argv[i:])
+            break
+        m = _SHORT_EQUALS.fullmatch(tok)
+        out.extend((m.group(1), m.group(2)) if m else (tok,))
+    lead: list[str] = []
+    i = 0
+    while i < len(out):
+        tok = out[i]
+        if tok in _GLOBAL_FLAGS:
+            lead.append(tok)
+            i += 1
+        elif tok.startswith("--") and tok.split("=", 1)[0] in _GLOBAL_VALUE_OPTIONS and "=" in tok:
+            lead.append(tok)
+            i += 1
+        elif tok in _GLOBAL_VALUE_OPTIONS and i + 1 < len(out):
+            lead.extend(out[i : i + 2])
+            i += 2
+        else:
+            break
+    if lead and i < len(out) and out[i] in commands:
+        return [out[i], *lead, *out[i + 1 :]]
+    return out
+
+
+def prog_name(argv0: str) -> str:
+    """``kubectl wap`` when run as the kubectl plugin (``kubectl-wap``), else ``wapctl``."""
+    base = os.path.basename(argv0)
+    return "kubectl wap" if base.startswith("kubectl-wap") else "wapctl"
 
 
 def main() -> None:
-    """The console script: Typer's own error display is a boxed panel; ours is one line."""
+    """The console script and the one error boundary: Typer's own error display is a boxed
+    panel; ours is one line, and every exception maps to an exit code (commands.common.
+    exit_code_for)."""
+    from wapctl.commands.common import exit_code_for, report_interrupt
+
+    commands = frozenset(c.name for c in app.registered_commands if c.name)
+    if sys.argv[1:2] in (["__complete"], ["__completeNoDesc"]):  # kubectl_complete-wap
+        from wapctl.commands.plugin_complete import cobra_complete
+
+        rest = sys.argv[2:]
+        words = normalize_argv(rest[:-1], commands) + rest[-1:]
+        sys.stdout.write(cobra_complete(app, words,
+                                        descriptions=sys.argv[1] == "__complete"))
+        sys.exit(0)
+    args = normalize_argv(sys.argv[1:], commands)
     try:
-        code = app(standalone_mode=False)
+        code = app(args=args, prog_name=prog_name(sys.argv[0]), standalone_mode=False)
     except ClickUsageError as exc:  # unknown option, bad value, missing argument
         ctx = getattr(exc, "ctx", None)
         if not exc.format_message():  # type: ignore[attr-defined]
@@ -71,8 +149,12 @@ def main() -> None:
         sys.stderr.write(f"error: {exc.format_message()}\n")  # type: ignore[attr-defined]
         sys.exit(exc.exit_code)  # type: ignore[attr-defined]
     except typer.Abort:
-        sys.stderr.write("interrupted\n")
+        report_interrupt()
         sys.exit(int(ExitCode.INTERRUPTED))
+    except (Exception, KeyboardInterrupt) as exc:
+        sys.exit(exit_code_for(exc))
+    if code == ExitCode.INTERRUPTED:  # Typer turns a Ctrl-C outside the commands into Exit(130)
+        report_interrupt(unless_reported=True)
     sys.exit(code if isinstance(code, int) else 0)
 
 

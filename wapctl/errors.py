@@ -7,7 +7,8 @@ that does not fit) are values, not exceptions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as _field
 from enum import IntEnum
@@ -19,6 +20,7 @@ class ExitCode(IntEnum):
     INPUT = 2  # usage or input error
     UNSCHEDULABLE = 3  # preemptor unschedulable even with preemption
     CLUSTER = 4  # cluster or API error
+    INTERNAL = 70  # a bug in wapctl (EX_SOFTWARE): one line, WAPCTL_TRACEBACK=1 shows where
     INTERRUPTED = 130  # Ctrl-C
 
 
@@ -105,12 +107,42 @@ class InputError(WapctlError):
 
     exit_code = ExitCode.INPUT
 
-    def __init__(self, message: str, source: Source | None = None, field: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        source: Source | None = None,
+        field: str | None = None,
+        obj: str | None = None,
+    ):
         self.source = source
         self.field = field
         self.reason = message
-        text = f"{source.describe(field)}: {message}" if source is not None else message
+        self.object = obj  # "Pod prod/web-1": the object the error is about, when known
+        where = source.describe(field) if source is not None else None
+        if obj is not None:
+            text = f"{obj} ({where}): {message}" if where else f"{obj}: {message}"
+        else:
+            text = f"{where}: {message}" if where else message
         super().__init__(text)
+
+    def about(self, obj: str) -> InputError:
+        """The same error, naming the object it is about (kept if already named)."""
+        if self.object is not None:
+            return self
+        return InputError(self.reason, self.source, self.field, obj)
+
+
+def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "", limit: int = 3) -> str:
+    """`` (did you mean a, b?)`` for the candidates closest to ``name`` (difflib ratio >= 0.75),
+    each shown with ``prefix`` (compare bare names, show ``ns/name``), or ``""``."""
+    close = difflib.get_close_matches(name, list(candidates), n=limit, cutoff=0.75)
+    return f" (did you mean {', '.join(prefix + c for c in close)}?)" if close else ""
+
+
+class NothingPending(WapctlError):
+    """There is no pending pod or pod group to plan for: not a failure (exit 0)."""
+
+    exit_code = ExitCode.OK
 
 
 class ClusterError(WapctlError):

@@ -523,6 +523,13 @@ class ClusterState:
                 self.nodes[i].remove(pod)
             self.released = True
 
+    def hold_terminating(self) -> None:
+        """Undo ``release_terminating``: terminating pods hold their resources again."""
+        if self.released:
+            for pod, i in self.terminating:
+                self.nodes[i].add(pod)
+            self.released = False
+
     def node_names(self) -> Sequence[str]:
         return [s.name for s in self.nodes]
 

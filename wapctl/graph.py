@@ -18,6 +18,18 @@ Vertices
     Pods of a pod group that share the group's profile are counted (``groupPods``), not listed:
     the group is the member.
 
+    - every controller pod template (``Snapshot.templates``: a Deployment's, a JobSet replicated
+      job's, a Workload's podGroupTemplate not yet instantiated, ...), named ``Kind ns/name`` or
+      ``Kind ns/name/template``: manifests take part before any pod exists. A template whose pods
+      join a pod group is in the group's unit; one naming an unknown PriorityClass has no
+      profile and is a finding (``unknown-priority-class``) instead.
+
+Models
+    ``profile_of`` maps each member's profile as the snapshot gives it (KEP-5710: scheduling and
+    preemption priority apart) to the profile a behaviour model sees — e.g. kube-scheduler 1.36,
+    which has no separate preemption priority, sees ``Profile(s, s, policy)``. The default keeps
+    it.
+
 Edges
     ``X -> Y`` when a member of X may preempt a member of Y: X's policy is not ``Never`` and
     ``X.scheduling > Y.preemption`` (only *strictly* lower priority is a victim, as upstream).
@@ -56,6 +68,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
+from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Snapshot
@@ -106,15 +119,17 @@ class Vertex:
     group_pod_count: int  # pods of the member pod groups (not listed)
     unit_count: int  # distinct pod groups + pods on their own (self-loops need two)
     namespaces: frozenset[str]
-    source: Source | None  # where the first listed member (Workload first, else pod) comes from
+    source: Source | None  # where the first listed member (Workload, else pod, else template) is
+    templates: tuple[str, ...] = ()  # controller pod templates, "Kind ns/name[/template]"
+    template_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Member:
     """One member of the graph: a PodGroup, or a pod on its own."""
 
-    kind: str  # "PodGroup" | "Pod"
-    name: str  # PodGroup key, or pod "ns/name"
+    kind: str  # "PodGroup" | "Pod" | "Template"
+    name: str  # PodGroup key, pod "ns/name", or template key "Kind ns/name[/template]"
     unit: str  # its pod group key, or the pod key: who does not preempt itself
     workload: str | None  # Workload "ns/name" when the member belongs to one
 
@@ -203,10 +218,94 @@ class CycleReport:
     cycle_count_complete: bool
     violations: tuple[Violation, ...]
     namespace: str | None = None
+    findings: tuple[f.Finding, ...] = ()  # unknown classes, drift, Kueue (findings.py)
+    scope: Scope | None = None  # --cluster: only what the manifests take part in is reported
+    outside: tuple[int, int, int] = (0, 0, 0)  # (cycles, violations, findings) left out by scope
+    exposures: tuple[Exposure, ...] = ()  # --cluster: running workloads the manifests can preempt
 
     @property
     def clean(self) -> bool:
-        return self.cycle_count == 0 and not self.violations
+        return self.cycle_count == 0 and not self.violations and not self.findings
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Manifests checked against a cluster: what the manifests take part in. A member is in
+    scope when it comes from a manifest document (``sources``) or names a PriorityClass the
+    manifests define (``classes``: re-defining a class moves everything that names it)."""
+
+    sources: frozenset[Source]
+    classes: frozenset[str]
+
+    def touches(self, source: Source | None, *classes: str | None) -> bool:
+        return source in self.sources or any(c in self.classes for c in classes if c)
+
+
+def in_scope(snapshot: Snapshot, scope: Scope, kind: str, name: str) -> bool:
+    """Whether a graph member (``PriorityGraph.members`` key) comes from the manifests or names
+    one of their classes."""
+    if kind == "PodGroup":
+        g = snapshot.pod_groups[name]
+        wl = snapshot.workloads.get(f"{g.namespace}/{g.workload}")
+        hit = scope.touches(g.source, g.priority_class_name, g.preemption_priority_class_name)
+        return hit or (wl is not None and scope.touches(wl.source))
+    if kind == "Pod":
+        pod = snapshot.pods[name]
+        return scope.touches(pod.source, pod.priority_class_name)
+    t = snapshot.templates[name]
+    return scope.touches(t.source, t.priority_class_name)
+
+
+def scope_profiles(snapshot: Snapshot, graph: PriorityGraph, scope: Scope) -> frozenset[Profile]:
+    """The vertices holding at least one member in scope."""
+    out = set()
+    for (kind, name), profile in graph.memberships.items():
+        if profile not in out and in_scope(snapshot, scope, kind, name):
+            out.add(profile)
+    return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Exposure:
+    """What the manifests' members of one profile can preempt among the cluster's running
+    workloads: the victims applying the manifests adds."""
+
+    profile: Profile
+    members: tuple[str, ...]  # the manifests' members of this profile (sorted sample)
+    member_count: int
+    victims: tuple[str, ...]  # running pod groups and pods of the cluster (sorted sample)
+    victim_count: int
+
+
+def exposures(
+    snapshot: Snapshot, graph: PriorityGraph, scope: Scope, sample_size: int = DEFAULT_SAMPLE
+) -> tuple[Exposure, ...]:
+    """Per profile holding manifest members, the running cluster members it can preempt (a
+    pod group counts when one of its pods runs). O(members + profiles²)."""
+    running_groups = {p.group_key for p in snapshot.pods.values() if p.running and p.group_key}
+    ours: dict[Profile, list[str]] = {}
+    theirs: dict[Profile, list[str]] = {}
+    for (kind, name), profile in graph.memberships.items():
+        if in_scope(snapshot, scope, kind, name):
+            ours.setdefault(profile, []).append(name)
+        elif (kind == "Pod" and snapshot.pods[name].running) or (
+            kind == "PodGroup" and name in running_groups
+        ):
+            theirs.setdefault(profile, []).append(name)
+    out = []
+    for profile in sorted(ours):
+        victims = [n for v, names in theirs.items() if profile.can_preempt(v) for n in names]
+        if victims:
+            out.append(
+                Exposure(
+                    profile=profile,
+                    members=_sample(ours[profile], sample_size),
+                    member_count=len(ours[profile]),
+                    victims=_sample(victims, sample_size),
+                    victim_count=len(victims),
+                )
+            )
+    return tuple(out)
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -220,31 +319,54 @@ class _Acc:
     group_pods: int = 0
     units: set[str] = field(default_factory=set)
     namespaces: set[str] = field(default_factory=set)
+    templates: list[str] = field(default_factory=list)
 
 
 def _sample(names: Iterable[str], size: int) -> tuple[str, ...]:
     return tuple(heapq.nsmallest(size, names))
 
 
+ProfileOf = Callable[[Profile], Profile]
+
+
+def _same(profile: Profile) -> Profile:
+    return profile
+
+
+def without_preemption_priority(profile: Profile) -> Profile:
+    """``profile_of`` for a model without a separate preemption priority (kube-scheduler 1.36,
+    upstream): a member is a victim at its scheduling priority."""
+    return Profile(profile.scheduling, profile.scheduling, profile.policy)
+
+
 def build_graph(
-    snapshot: Snapshot, *, sample_size: int = DEFAULT_SAMPLE, max_edges: int = MAX_EDGES
+    snapshot: Snapshot,
+    *,
+    sample_size: int = DEFAULT_SAMPLE,
+    max_edges: int = MAX_EDGES,
+    profile_of: ProfileOf | None = None,
 ) -> PriorityGraph:
     """The priority graph of a snapshot. O(pods + profiles·log + edges).
 
+    ``profile_of``: the behaviour model's view of a member's profile (module docstring).
     Raises InputError when the graph would exceed ``max_edges`` edges.
     """
     with gc_paused():
-        return _build_graph(snapshot, sample_size, max_edges)
+        return _build_graph(snapshot, sample_size, max_edges, profile_of or _same)
 
 
-def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> PriorityGraph:
+def _build_graph(
+    snapshot: Snapshot, sample_size: int, max_edges: int, profile_of: ProfileOf
+) -> PriorityGraph:
     accs: dict[Profile, _Acc] = {}
     memberships: dict[tuple[str, str], Profile] = {}
     members: dict[tuple[str, str], Member] = {}
     group_profile: dict[str, Profile] = {}
 
     for key, group in snapshot.pod_groups.items():
-        profile = Profile(group.priority, group.preemption_priority, group.preemption_policy)
+        profile = profile_of(
+            Profile(group.priority, group.preemption_priority, group.preemption_policy)
+        )
         group_profile[key] = profile
         workload = f"{group.namespace}/{group.workload}"
         acc = accs.setdefault(profile, _Acc())
@@ -260,15 +382,10 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
             continue
         gk = pod.group_key
         gp = group_profile.get(gk) if gk is not None else None
-        if (
-            gp is not None
-            and gp.scheduling == pod.priority
-            and gp.preemption == pod.preemption_priority
-            and gp.policy == pod.preemption_policy
-        ):
+        profile = profile_of(Profile(pod.priority, pod.preemption_priority, pod.preemption_policy))
+        if gp is not None and gp == profile:
             accs[gp].group_pods += 1  # the usual case: counted, nothing allocated
             continue
-        profile = Profile(pod.priority, pod.preemption_priority, pod.preemption_policy)
         group = snapshot.pod_groups[gk] if gp is not None else None  # type: ignore[index]
         workload = f"{group.namespace}/{group.workload}" if group is not None else None
         acc = accs.setdefault(profile, _Acc())
@@ -279,6 +396,20 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
         memberships[("Pod", key)] = profile
         members[("Pod", key)] = Member("Pod", key, unit, workload)
 
+    for key, t in snapshot.templates.items():
+        if t.priority is None or t.preemption_priority is None:
+            continue  # an unknown PriorityClass: a finding, no profile
+        profile = profile_of(Profile(t.priority, t.preemption_priority, t.preemption_policy))
+        acc = accs.setdefault(profile, _Acc())
+        acc.templates.append(key)
+        unit = t.group_key or key
+        acc.units.add(unit)
+        acc.namespaces.add(t.namespace)
+        group = snapshot.pod_groups.get(t.group_key) if t.group_key else None
+        workload = f"{group.namespace}/{group.workload}" if group is not None else None
+        memberships[("Template", key)] = profile
+        members[("Template", key)] = Member("Template", key, unit, workload)
+
     vertices: dict[Profile, Vertex] = {}
     for profile in sorted(accs):
         acc = accs[profile]
@@ -287,8 +418,11 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
         if workloads:
             wl = snapshot.workloads.get(workloads[0])
             source = wl.source if wl is not None else None
+        elif pods:
+            source = snapshot.pods[pods[0]].source
         else:
-            source = snapshot.pods[pods[0]].source if pods else None
+            templates = _sample(acc.templates, 1)
+            source = snapshot.templates[templates[0]].source if templates else None
         vertices[profile] = Vertex(
             profile=profile,
             workloads=workloads,
@@ -301,6 +435,8 @@ def _build_graph(snapshot: Snapshot, sample_size: int, max_edges: int) -> Priori
             unit_count=len(acc.units),
             namespaces=frozenset(acc.namespaces),
             source=source,
+            templates=_sample(acc.templates, sample_size),
+            template_count=len(acc.templates),
         )
 
     import networkx as nx  # imported here: the CLI should not pay for it on every command
@@ -449,7 +585,52 @@ def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation
                 source=pod.source,
             )
         )
-    return tuple(sorted(out, key=lambda v: v.sort_key))
+    for (kind, key), profile in graph.memberships.items():
+        if kind != "Template" or not profile.violates:
+            continue
+        t = snapshot.templates[key]
+        if t.group_key is not None:
+            continue  # its pod group's Workload is the violation
+        out.append(
+            Violation(
+                kind=t.kind,
+                name=f"{t.namespace}/{t.name}",
+                namespace=t.namespace,
+                profile=profile,
+                pod_groups=(),
+                priority_class_name=t.priority_class_name,
+                preemption_priority_class_name=None,
+                in_cycle=profile in cyclic,
+                source=t.source,
+            )
+        )
+    return tuple(sorted(set(out), key=lambda v: v.sort_key))
+
+
+def template_findings(snapshot: Snapshot) -> tuple[f.Finding, ...]:
+    """A pod template naming a PriorityClass that does not exist (its pods would be rejected
+    at admission, and nothing here can say what they would preempt)."""
+    known = ", ".join(sorted(snapshot.priority_classes)) or "none"
+    out = []
+    for t in snapshot.templates.values():
+        if t.unknown_class is None:
+            continue
+        out.append(
+            f.Finding(
+                rule=f.UNKNOWN_CLASS,
+                object=t.key,
+                namespace=t.namespace,
+                message=f"{t.key}: its pod template names PriorityClass {t.unknown_class!r}, "
+                "which no PriorityClass of the manifests (or of --cluster) defines; "
+                "the API server would reject its pods",
+                fix=f"create PriorityClass {t.unknown_class!r} or name an existing one "
+                f"(known: {known})",
+                source=t.source,
+                field=f"{t.field}.priorityClassName",
+                priority_class=t.unknown_class,
+            )
+        )
+    return tuple(sorted(out, key=lambda x: x.sort_key))
 
 
 def check(
@@ -460,21 +641,58 @@ def check(
     count_limit: int = DEFAULT_COUNT_LIMIT,
     sample_size: int = DEFAULT_SAMPLE,
     max_edges: int = MAX_EDGES,
+    profile_of: ProfileOf | None = None,
+    findings: Iterable[f.Finding] = (),
+    scope: Scope | None = None,
 ) -> CycleReport:
     """Everything ``check-cycles`` reports. With ``namespace``, only the cycles with a member in
     that namespace and the violations in it (the graph itself stays cluster-wide: priorities
-    are)."""
-    graph = build_graph(snapshot, sample_size=sample_size, max_edges=max_edges)
-    keep = None
-    if namespace is not None:
+    are). ``findings`` (drift, Kueue: ``drift.py``) are reported beside the unknown-class
+    findings of the templates. With ``scope`` (manifests against a cluster) only the cycles
+    through a vertex holding a member in scope, and the violations and findings of objects in
+    scope, are reported; ``outside`` counts the rest."""
+    graph = build_graph(
+        snapshot, sample_size=sample_size, max_edges=max_edges, profile_of=profile_of
+    )
+
+    def in_namespace(cycle: Cycle) -> bool:
+        return namespace is None or any(
+            namespace in graph.vertices[v].namespaces for v in cycle.vertices
+        )
+
+    keep: Callable[[Cycle], bool] | None = None if namespace is None else in_namespace
+    if scope is not None:
+        touched = scope_profiles(snapshot, graph, scope)
 
         def keep(cycle: Cycle) -> bool:
-            return any(namespace in graph.vertices[v].namespaces for v in cycle.vertices)
+            return in_namespace(cycle) and any(v in touched for v in cycle.vertices)
 
     search = find_cycles(graph, limit=limit, count_limit=count_limit, keep=keep)
     violations = find_violations(snapshot, graph)
+    found = tuple(sorted({*template_findings(snapshot), *findings}, key=lambda x: x.sort_key))
     if namespace is not None:
         violations = tuple(v for v in violations if v.namespace == namespace)
+        found = tuple(x for x in found if x.namespace in (None, namespace))
+    outside = (0, 0, 0)
+    if scope is not None:
+        everything = find_cycles(
+            graph,
+            limit=1,
+            count_limit=count_limit,
+            keep=None if namespace is None else in_namespace,
+        )
+        kept_v = tuple(
+            v for v in violations
+            if scope.touches(v.source, v.priority_class_name, v.preemption_priority_class_name)
+        )
+        kept_f = tuple(x for x in found if scope.touches(x.source, x.priority_class))
+        outside = (
+            max(0, everything.count - search.count),
+            len(violations) - len(kept_v),
+            len(found) - len(kept_f),
+        )
+        violations, found = kept_v, kept_f
+    exposed = exposures(snapshot, graph, scope, sample_size) if scope is not None else ()
     return CycleReport(
         graph=graph,
         cycles=search.cycles,
@@ -482,4 +700,8 @@ def check(
         cycle_count_complete=search.complete,
         violations=violations,
         namespace=namespace,
+        findings=found,
+        scope=scope,
+        outside=outside,
+        exposures=exposed,
     )

@@ -80,12 +80,21 @@ Normalised pod groups are keyed ``ns/<workload>/<group>``: the v1alpha1 group na
 v1alpha2/v1alpha3 PodGroup object's ``metadata.name`` — so the same cluster written in each
 shape, with PodGroup objects named like their templates, gives the same keys.
 
+What a real cluster's export legitimately holds loads, with a ``LoadWarning`` in
+``Snapshot.warnings`` (SPEC.md §1): List items without kind (the list's kind tells), a class
+missing where a priority number stands in for it (``MissingPriorityClass``; the built-in
+``system-*`` classes are always known), a pod whose PodGroup or Workload is missing (planned as
+a standalone pod, ``MissingPodGroup``), a PodGroup whose Workload is missing (its own settings,
+``MissingWorkload``), a pod of a v1alpha2/v1alpha3 PodGroup whose own priority differs from the
+group's (``PriorityDivergence``: the real 1.36 scheduler binds such pods, KEP-5710 Beta fails
+the group; both numbers are kept, ``Pod.priority`` is the group's, ``Pod.own_priority`` the
+pod's; v1alpha1 follows SPEC.md: the Workload's class wins).
+
 Contradictions are ``InputError`` (exit 2), each naming file, document, List item and field:
-a pod of a v1alpha2/v1alpha3 PodGroup whose own priority differs from the group's (upstream
-kube-scheduler fails such groups from Beta on; v1alpha1 follows SPEC.md: the Workload's class
-wins), ``PodGroup`` disruption with a ``basic`` policy, a PodGroup whose Workload or template is
-missing, a pod whose Workload or group is missing, gang ``minCount`` < 1, duplicate objects,
-missing PriorityClasses, negative or unparsable quantities, wrong types and unknown enum values.
+``PodGroup`` disruption with a ``basic`` policy, a PodGroup whose template is missing (or whose
+Workload is missing when it has no policy of its own), a pod whose v1alpha1 group is missing,
+gang ``minCount`` < 1, duplicate objects, missing PriorityClasses with no number standing in,
+negative or unparsable quantities, wrong types and unknown enum values.
 Not supported (an error, so nothing is silently misread): standalone PodGroups without a
 template reference and v1alpha3 ``compositePodGroupTemplates``; ``podGroupReplicaKey`` is
 ignored. Nothing here modifies its input.
@@ -100,7 +109,8 @@ import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, NamedTuple
 
@@ -108,6 +118,7 @@ import yaml
 
 from wapctl import priority as prio
 from wapctl import reader
+from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
 from wapctl.model import (
@@ -120,6 +131,7 @@ from wapctl.model import (
     Pod,
     PodDisruptionBudget,
     PodGroup,
+    PodTemplateWorkload,
     PriorityClass,
     SelectorRequirement,
     Snapshot,
@@ -581,6 +593,10 @@ def _flatten(
             raise InputError(
                 f"must be a list, not {_typename(items)}", Source(name, number, line=line), "items"
             )
+        # A raw API list (``kubectl get --raw``, curl: ``PodList``) leaves kind and apiVersion
+        # off its items: they are the list's. The item is copied, never modified.
+        item_kind = kind[: -len("List")] if kind != "List" else None
+        api = obj.get("apiVersion")
         if item_lines is None or len(item_lines) != len(items):
             item_lines = [None] * len(items)  # type: ignore[list-item]
         for i, item in enumerate(items):
@@ -589,6 +605,10 @@ def _flatten(
                     f"a List item must be a mapping (a Kubernetes object), not {_typename(item)}",
                     Source(name, number, i, item_lines[i]),
                 )
+            if item_kind and "kind" not in item:
+                item = {**item, "kind": item_kind}
+                if "apiVersion" not in item and type(api) is str:
+                    item["apiVersion"] = api
             out.append(Document(Source(name, number, i, item_lines[i]), item))
         return
     out.append(Document(Source(name, number, line=line), obj))
@@ -820,6 +840,72 @@ def _missing(source: Source, field: str) -> Any:
 
 # ---- PriorityClass -------------------------------------------------------------------------
 
+# The classes every API server creates at start, whether or not an export lists them:
+# kubernetes/kubernetes pkg/apis/scheduling/helpers.go ``systemPriorityClasses``, with
+# ``SystemCriticalPriority = 2 * HighestUserDefinablePriority`` = 2 * 10^9 (types.go).
+BUILTIN_PRIORITY_CLASSES = {
+    "system-node-critical": PriorityClass("system-node-critical", 2_000_001_000),
+    "system-cluster-critical": PriorityClass("system-cluster-critical", 2_000_000_000),
+}
+
+
+class _ClassBook(dict):  # type: ignore[type-arg]
+    """The PriorityClasses to resolve names against (the snapshot's, then the built-in ones),
+    and the objects that named a class the snapshot lacks but carry a number of their own.
+
+    A missing class is an error only where no number stands in for it (``resolve``)."""
+
+    def __init__(self, classes: dict[str, PriorityClass]):
+        super().__init__(BUILTIN_PRIORITY_CLASSES)
+        self.update(classes)
+        # class name -> [(object label, source, field, number or None)]
+        self.missing: dict[str, list[tuple[str, Source, str, int | None]]] = {}
+
+    def resolve(
+        self, name: str, number: int | None, label: str, source: Source, field: str,
+        *, deferred: bool = False,
+    ) -> PriorityClass | None:
+        """The class called ``name``. Missing: None when ``number`` stands in for it (or the
+        caller defers the decision), noted for a warning; otherwise an ``InputError``."""
+        found = self.get(name)
+        if found is not None:
+            return found
+        if number is None and not deferred:
+            raise _missing_class(name, source, field)
+        self.missing.setdefault(name, []).append((label, source, field, number))
+        return None
+
+    def warnings(self) -> list[LoadWarning]:
+        out = []
+        for name, users in self.missing.items():
+            label, source, field, _ = min(users, key=lambda u: u[0])
+            numbers = ", ".join(map(str, sorted({n for *_, n in users if n is not None})))
+            others = len(users) - 1
+            who = (f"; {others} more object{'s name' if others > 1 else ' names'} it too"
+                   if others else "")
+            if not numbers:
+                used = "the PodGroups carry their own priority"
+            elif others:
+                used = f"the priority each object carries is used ({numbers})"
+            else:
+                used = f"the priority it carries is used ({numbers})"
+            out.append(LoadWarning(
+                "MissingPriorityClass", label, field,
+                f"PriorityClass {name!r} is not in the snapshot (deleted, or left out of the "
+                f"export){who}; {used}",
+                source.describe(),
+            ))
+        return out
+
+
+def _missing_class(name: str, source: Source, field: str) -> InputError:
+    return InputError(
+        f"PriorityClass {name!r} does not exist in the snapshot and no priority number stands "
+        f"in for it: add it to the snapshot (kubectl get priorityclass {name} -o yaml)",
+        source,
+        field,
+    )
+
 _POLICIES = (PREEMPT_LOWER, NEVER)
 
 
@@ -1034,11 +1120,15 @@ def _settings(
     api_version: str,
     source: Source,
     field: str,
-    classes: dict[str, PriorityClass],
+    classes: _ClassBook,
     *,
     policy_required: bool,
+    label: str = "",
 ) -> dict[str, Any]:
-    """A v1alpha2/v1alpha3 template's or PodGroup's own settings; absent ones are left out."""
+    """A v1alpha2/v1alpha3 template's or PodGroup's own settings; absent ones are left out.
+
+    A template (``policy_required``) naming a missing class without a number records
+    ``missing_class``: only an error if a PodGroup without its own priority inherits it."""
     out: dict[str, Any] = {"source": source, "field": field}
     pol = spec.get("schedulingPolicy")
     if pol is not None or policy_required:
@@ -1060,7 +1150,12 @@ def _settings(
     if number is not None:
         _check_int32(number, source, field + "priority")
     if pcn is not None or number is not None:
-        pc = prio.lookup(classes, pcn, source, field + "priorityClassName") if pcn else None
+        pc = None
+        if pcn:
+            pc = classes.resolve(pcn, number, label, source, field + "priorityClassName",
+                                 deferred=policy_required)
+            if pc is None and number is None:
+                out["missing_class"] = (pcn, source, field + "priorityClassName")
         out["priority"] = (pc, number)
     ppcn = _opt_str(
         spec.get("preemptionPriorityClassName"), source, field + "preemptionPriorityClassName"
@@ -1073,7 +1168,7 @@ def _settings(
 
 
 def _workload(
-    obj: dict[str, Any], source: Source, head: _Head, classes: dict[str, PriorityClass]
+    obj: dict[str, Any], source: Source, head: _Head, classes: _ClassBook
 ) -> _WorkloadDef:
     _, ns, name = head
     api = obj["apiVersion"]
@@ -1115,7 +1210,8 @@ def _workload(
         tname = _req_str(t.get("name"), source, f + ".name")
         if tname in wl.templates:
             raise InputError(f"duplicate template name {tname!r}", source, f + ".name")
-        wl.templates[tname] = _settings(t, api, source, f + ".", classes, policy_required=True)
+        wl.templates[tname] = _settings(t, api, source, f + ".", classes, policy_required=True,
+                                        label=f"Workload {ns}/{name}")
     return wl
 
 
@@ -1212,9 +1308,10 @@ def _pod_group(
     obj: dict[str, Any],
     source: Source,
     head: _Head,
-    classes: dict[str, PriorityClass],
+    classes: _ClassBook,
     workloads: dict[str, _WorkloadDef],
     default: PriorityClass | None,
+    warnings: list[LoadWarning],
 ) -> _Group:
     _, ns, name = head
     api = obj["apiVersion"]
@@ -1223,9 +1320,26 @@ def _pod_group(
         raise InputError("missing (required)", source, "spec")
     spec = _mapping(spec, source, "spec")
     wname, tname, wfield, tfield = _template_ref(spec, api, source)
+    own = _settings(spec, api, source, "spec.", classes, policy_required=False,
+                    label=f"PodGroup {ns}/{name}")
     wl = workloads.get(f"{ns}/{wname}")
     if wl is None:
-        raise InputError(f"Workload {ns}/{wname} does not exist in the snapshot", source, wfield)
+        # An export of PodGroups without their Workloads: a PodGroup as the API server admitted
+        # it carries its own policy and priority, so the Workload is not needed to plan.
+        if "policy" not in own:
+            raise InputError(
+                f"Workload {ns}/{wname} does not exist in the snapshot and the PodGroup has no "
+                "schedulingPolicy of its own: add the Workload to the snapshot",
+                source,
+                wfield,
+            )
+        warnings.append(LoadWarning(
+            "MissingWorkload", f"PodGroup {ns}/{name}", wfield,
+            f"Workload {ns}/{wname} is not in the snapshot; the PodGroup's own settings are used",
+            source.describe(),
+        ))
+        wl = _WorkloadDef(ns, wname, api, source)
+        wl.templates[tname] = {}
     if wl.api_version == V1ALPHA1:
         raise InputError(
             f"Workload {ns}/{wname} is {V1ALPHA1}, which has no podGroupTemplates to refer to",
@@ -1240,7 +1354,6 @@ def _pod_group(
             source,
             tfield,
         )
-    own = _settings(spec, api, source, "spec.", classes, policy_required=False)
     group = _Group(ns, wname, name, api, source)
 
     def pick(key: str) -> Any:
@@ -1256,6 +1369,8 @@ def _pod_group(
             where, field = source, "spec.schedulingPolicy"
         _check_mode(group, where, field)
     pc, number = pick("priority") or (None, None)
+    if "priority" not in own and "missing_class" in template:
+        raise _missing_class(*template["missing_class"])
     if pc is None and number is None and wl.priority_class is not None:
         pc = wl.priority_class
     group.priority = prio.resolve_group(
@@ -1266,7 +1381,8 @@ def _pod_group(
         default=default,
         use_default=True,
     )
-    wl.group_names.append(name)
+    if f"{ns}/{wname}" in workloads:
+        wl.group_names.append(name)
     return group
 
 
@@ -1455,11 +1571,13 @@ def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelect
 class _PodContext:
     """What pod parsing needs from the rest of the snapshot."""
 
-    __slots__ = ("classes", "default", "pod_groups", "warnings", "workloads")
+    __slots__ = (
+        "classes", "default", "divergent", "missing_groups", "pod_groups", "warnings", "workloads"
+    )
 
     def __init__(
         self,
-        classes: dict[str, PriorityClass],
+        classes: _ClassBook,
         default: PriorityClass | None,
         workloads: dict[str, _WorkloadDef],
         pod_groups: dict[str, _Group],
@@ -1469,9 +1587,46 @@ class _PodContext:
         self.workloads = workloads
         self.pod_groups = pod_groups  # v1alpha2/3 by "ns/podgroup-name"
         self.warnings: list[LoadWarning] = []  # Snapshot.warnings, unsorted
+        # pod group label -> [(pod key, source)]: pods of a group the snapshot lacks
+        self.missing_groups: dict[str, list[tuple[str, Source, str]]] = {}
+        # pod group key -> [(pod key, own priority, source)]: pods disagreeing with their group
+        self.divergent: dict[str, list[tuple[str, int, Source]]] = {}
+
+    def missing_group(self, label: str, pod: str, source: Source, field: str) -> None:
+        self.missing_groups.setdefault(label, []).append((pod, source, field))
+
+    def finish(self, groups: dict[str, _Group]) -> list[LoadWarning]:
+        """The warnings gathered while reading pods, one per class, missing group or group."""
+        out = list(self.warnings) + self.classes.warnings()
+        for label, pods in self.missing_groups.items():
+            pod, source, field = min(pods)
+            who = ("this pod is planned as a standalone pod" if len(pods) == 1 else
+                   f"this pod and {len(pods) - 1} more are planned as standalone pods")
+            out.append(LoadWarning(
+                "MissingPodGroup", f"Pod {pod}", field,
+                f"{label} is not in the snapshot (an export without the Workload API kinds?): "
+                f"{who}",
+                source.describe(),
+            ))
+        for key, pods in self.divergent.items():
+            g = groups[key]
+            pods.sort()
+            pod, _, source = pods[0]
+            own = ", ".join(f"{p} {n}" for p, n, _ in pods[:3])
+            more = f" +{len(pods) - 3} more" if len(pods) > 3 else ""
+            out.append(LoadWarning(
+                "PriorityDivergence", f"PodGroup {g.namespace}/{g.name}", "spec.priority",
+                f"the PodGroup's priority is {g.priority.priority} but its pods carry their own "
+                f"({own}{more}): kube-scheduler 1.36 binds such pods; the KEP-5710 Beta "
+                "scheduler refuses the group",
+                source.describe(),
+            ))
+        return out
 
 
-def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContext) -> _Group | None:
+def _pod_group_of(
+    spec: dict[str, Any], ns: str, pod: str, source: Source, ctx: _PodContext
+) -> _Group | None:
     wref = spec.get("workloadRef")
     sg = spec.get("schedulingGroup")
     if wref is not None and sg is not None:
@@ -1487,11 +1642,8 @@ def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContex
             return None
         group = ctx.pod_groups.get(f"{ns}/{pg_name}")
         if group is None:
-            raise InputError(
-                f"PodGroup {ns}/{pg_name} does not exist in the snapshot",
-                source,
-                "spec.schedulingGroup.podGroupName",
-            )
+            ctx.missing_group(f"PodGroup {ns}/{pg_name}", pod, source,
+                              "spec.schedulingGroup.podGroupName")
         return group
     if wref is None:
         return None
@@ -1500,9 +1652,8 @@ def _pod_group_of(spec: dict[str, Any], ns: str, source: Source, ctx: _PodContex
     gname = _req_str(wref.get("podGroup"), source, "spec.workloadRef.podGroup")
     wl = ctx.workloads.get(f"{ns}/{wname}")
     if wl is None:
-        raise InputError(
-            f"Workload {ns}/{wname} does not exist in the snapshot", source, "spec.workloadRef.name"
-        )
+        ctx.missing_group(f"Workload {ns}/{wname}", pod, source, "spec.workloadRef.name")
+        return None
     if wl.api_version != V1ALPHA1:
         raise InputError(
             f"Workload {ns}/{wname} is {wl.api_version}: its pods join a PodGroup through "
@@ -1530,22 +1681,25 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
 
     requests = _pod_requests(spec, source)
     group = (
-        _pod_group_of(spec, ns, source, ctx)
+        _pod_group_of(spec, ns, f"{ns}/{name}", source, ctx)
         if ("workloadRef" in spec or "schedulingGroup" in spec)
         else None
     )
 
-    pcn = spec.get("priorityClassName")
-    pc = None
-    if pcn:
-        if type(pcn) is not str:
-            raise _type_error(pcn, "a string", source, "spec.priorityClassName")
-        pc = prio.lookup(ctx.classes, pcn, source, "spec.priorityClassName")
     spec_priority = spec.get("priority")
     if spec_priority is not None:
         if type(spec_priority) is not int:
             raise _type_error(spec_priority, "an integer", source, "spec.priority")
         _check_int32(spec_priority, source, "spec.priority")
+    pcn = spec.get("priorityClassName")
+    pc = None
+    if pcn:
+        if type(pcn) is not str:
+            raise _type_error(pcn, "a string", source, "spec.priorityClassName")
+        # Admission wrote spec.priority from the class: a class deleted since (or left out of
+        # the export) is a warning, as the scheduler only reads spec.priority.
+        pc = ctx.classes.resolve(pcn, spec_priority, f"Pod {ns}/{name}", source,
+                                 "spec.priorityClassName")
     policy = spec.get("preemptionPolicy") or None
     if policy is not None and policy not in _POLICIES:
         _enum(policy, _POLICIES, source, "spec.preemptionPolicy")
@@ -1564,13 +1718,8 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
             and pp.own_priority is not None
             and pp.own_priority != group.priority.priority
         ):
-            raise InputError(
-                f"pod priority {pp.own_priority} differs from priority {group.priority.priority}"
-                f" of its PodGroup {group.key}; kube-scheduler refuses a group whose pods "
-                "disagree with it",
-                source,
-                "spec.priority" if spec_priority is not None else "spec.priorityClassName",
-            )
+            ctx.divergent.setdefault(group.key, []).append((f"{ns}/{name}", pp.own_priority,
+                                                            source))
         group.members.append(pp.priority)
         if pp.own_never:
             group.member_never = True
@@ -1593,10 +1742,12 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         namespace=ns,
         name=name,
         key=f"{ns}/{name}",
+        preempted_by_scheduler=_preempted_by_scheduler(status),
         requests=requests,
         priority=pp.priority,
         preemption_priority=pp.preemption_priority,
         preemption_policy=pp.preemption_policy,
+        own_preemption_policy=NEVER if pp.own_never else PREEMPT_LOWER,
         priority_class_name=pcn or None,
         node_name=node_name,
         phase=phase,
@@ -1611,13 +1762,26 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         tolerations=_tolerations(spec.get("tolerations"), source),
         source=source,
         gated=bool(gates),
+        own_priority=pp.own_priority,
     )
+
+
+def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
+    """Upstream ``PodTerminatingByPreemption`` (preemption/util.go): the first
+    ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``."""
+    conditions = status.get("conditions")
+    if type(conditions) is not list:
+        return False
+    for cond in conditions:
+        if isinstance(cond, dict) and cond.get("type") == "DisruptionTarget":
+            return cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+    return False
 
 
 # ---- the snapshot --------------------------------------------------------------------------
 
 # (API group, kind) -> reader; the core group is "".
-_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP = range(6)
+_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _TEMPLATE = range(7)
 _KINDS = {
     ("", "Node"): _NODE,
     ("", "Pod"): _POD,
@@ -1634,6 +1798,7 @@ _LABELS = {
     _PDB: "PodDisruptionBudget",
     _WORKLOAD: "Workload",
     _PODGROUP: "PodGroup",
+    _TEMPLATE: "object",  # controllers with pod templates (templates.KINDS); key "Kind ns/name"
 }
 
 
@@ -1663,6 +1828,8 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     else:
         group = api.rpartition("/")[0] if "/" in api else ""
     which = _KINDS.get((group, kind))
+    if which is None and (group, kind) in tmpl.KINDS:
+        return _TEMPLATE
     if which is None:
         ignored[f"{kind}.{group}" if kind in _KIND_NAMES else kind] += 1
         return None
@@ -1679,6 +1846,17 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
             "apiVersion",
         )
     return which
+
+
+@contextmanager
+def _about(which: int, head: _Head) -> Iterator[None]:
+    """An ``InputError`` while reading one object names it: ``Pod prod/web-1 (file:line ...)``."""
+    try:
+        yield
+    except InputError as exc:
+        _, ns, name = head
+        label = f"{_LABELS[which]} {ns}/{name}" if ns else f"{_LABELS[which]} {name}"
+        raise exc.about(label) from None
 
 
 def _place(source: Source) -> str:
@@ -1710,8 +1888,8 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
 
 def _build(documents: Iterable[Document]) -> Snapshot:
     ignored: Counter[str] = Counter()
-    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(6)]
-    seen: list[dict[str, Source]] = [{} for _ in range(6)]
+    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(7)]
+    seen: list[dict[str, Source]] = [{} for _ in range(7)]
     for source, obj in documents:
         which = _classify(obj, source, ignored)
         if which is None:
@@ -1719,6 +1897,8 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         namespaced = which not in (_NODE, _CLASS)
         head = _meta(obj, source, namespaced)
         key = f"{head[1]}/{head[2]}" if namespaced else head[2]
+        if which == _TEMPLATE:
+            key = f"{obj['kind']} {key}"
         bucket_seen = seen[which]
         if key in bucket_seen:
             _register(bucket_seen, _LABELS[which], key, source)
@@ -1727,13 +1907,17 @@ def _build(documents: Iterable[Document]) -> Snapshot:
 
     classes = {}
     for source, obj, head in buckets[_CLASS]:
-        pc = _priority_class(obj, source, head)
+        with _about(_CLASS, head):
+            pc = _priority_class(obj, source, head)
         classes[pc.name] = pc
     default = prio.global_default(classes.values())
+    book = _ClassBook(classes)  # plus the built-in system-* classes
+    load_warnings: list[LoadWarning] = []
 
     workloads: dict[str, _WorkloadDef] = {}
     for source, obj, head in buckets[_WORKLOAD]:
-        wl = _workload(obj, source, head, classes)
+        with _about(_WORKLOAD, head):
+            wl = _workload(obj, source, head, book)
         workloads[f"{wl.namespace}/{wl.name}"] = wl
     groups: dict[str, _Group] = {}
     for wl in workloads.values():
@@ -1744,16 +1928,27 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             groups[group.key] = group
     pod_groups: dict[str, _Group] = {}
     for source, obj, head in buckets[_PODGROUP]:
-        group = _pod_group(obj, source, head, classes, workloads, default)
+        with _about(_PODGROUP, head):
+            group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
         pod_groups[f"{group.namespace}/{group.name}"] = group
         if group.key in groups:  # unreachable with unique names, kept as a guard
             raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
         groups[group.key] = group
 
-    ctx = _PodContext(classes, default, workloads, pod_groups)
-    pods = [_pod(obj, source, head, ctx) for source, obj, head in buckets[_POD]]
-    nodes = [_node(obj, source, head) for source, obj, head in buckets[_NODE]]
-    pdbs = [_pdb(obj, source, head) for source, obj, head in buckets[_PDB]]
+    ctx = _PodContext(book, default, workloads, pod_groups)
+    ctx.warnings.extend(load_warnings)
+    pods = []
+    for source, obj, head in buckets[_POD]:
+        with _about(_POD, head):
+            pods.append(_pod(obj, source, head, ctx))
+    nodes = []
+    for source, obj, head in buckets[_NODE]:
+        with _about(_NODE, head):
+            nodes.append(_node(obj, source, head))
+    pdbs = []
+    for source, obj, head in buckets[_PDB]:
+        with _about(_PDB, head):
+            pdbs.append(_pdb(obj, source, head))
 
     model_groups = {}
     for key in sorted(groups):
@@ -1772,6 +1967,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             priority=value,
             preemption_priority=preemption,
             preemption_policy=policy,
+            declared_preemption_policy=g.priority.preemption_policy,
             priority_class_name=g.priority.priority_class_name,
             preemption_priority_class_name=g.priority.preemption_priority_class_name,
             api_version=g.api_version,
@@ -1792,6 +1988,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
             source=wl.source,
         )
 
+    templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     pods.sort(key=lambda p: p.key)
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=lambda p: p.key)
@@ -1803,8 +2000,34 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         workloads=model_workloads,
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
-        warnings=sorted_warnings(ctx.warnings),
+        templates=templates,
+        warnings=sorted_warnings(ctx.finish(groups)),
     )
+
+
+def _templates(
+    owners: list[tuple[Source, dict[str, Any], _Head]],
+    workloads: dict[str, _WorkloadDef],
+    classes: dict[str, PriorityClass],
+    default: PriorityClass | None,
+    groups: dict[str, PodGroup],
+) -> dict[str, PodTemplateWorkload]:
+    """Controllers' pod templates, and the podGroupTemplates of v1alpha2/3 Workloads that no
+    PodGroup object instantiates yet (templates.py)."""
+    objects = {f"{g.namespace}/{g.name}": k for k, g in groups.items() if g.api_version != V1ALPHA1}
+    out: list[PodTemplateWorkload] = []
+    for source, obj, (_, ns, name) in owners:
+        for raw in tmpl.extract(obj["kind"], obj, source, ns, name):
+            out.append(tmpl.resolve(raw, classes, default, groups, objects))
+    for wl in workloads.values():
+        if wl.templates and not wl.group_names:
+            out.extend(
+                tmpl.from_pod_group_templates(
+                    wl.namespace, wl.name, wl.source, wl.templates, wl.priority_class,
+                    wl.preemption_class, default,
+                )
+            )
+    return {t.key: t for t in sorted(out, key=lambda t: t.key)}
 
 
 def _workload_class(wl: _WorkloadDef, which: str) -> str | None:

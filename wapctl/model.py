@@ -88,6 +88,9 @@ class Pod:
     priority: int  # scheduling priority (as a preemptor), resolved per SPEC.md §2
     preemption_priority: int  # priority as a victim
     preemption_policy: PreemptionPolicy = PREEMPT_LOWER
+    # the pod's own policy (spec.preemptionPolicy or its class), before a group's Never is
+    # folded in; None: same as preemption_policy
+    own_preemption_policy: PreemptionPolicy | None = None
     priority_class_name: str | None = None
     node_name: str | None = None  # spec.nodeName: bound when set
     phase: str = "Pending"
@@ -102,6 +105,13 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()
     source: Source | None = None
     gated: bool = False  # spec.schedulingGates not empty: the scheduler does not try it yet
+    # status condition DisruptionTarget=True, reason PreemptionByScheduler: terminating because
+    # the scheduler preempted it (upstream PodTerminatingByPreemption)
+    preempted_by_scheduler: bool = False
+    # What the pod alone says (spec.priority, else its class), whatever its pod group says; it
+    # differs from ``priority`` when a PodGroup's priority overrides it (a LoadWarning notes
+    # a v1alpha2/v1alpha3 divergence). None when the pod names no class and has no number.
+    own_priority: int | None = None
 
     @property
     def finished(self) -> bool:
@@ -169,6 +179,9 @@ class PodGroup:
     priority_class_name: str | None = None
     preemption_priority_class_name: str | None = None
     api_version: str = "scheduling.k8s.io/v1alpha1"
+    # the group's own preemptionPolicy (spec or class), without its members' Never folded in;
+    # None: not declared (PodGroupPreemptionPolicy reads it)
+    declared_preemption_policy: PreemptionPolicy | None = None
     source: Source | None = None
 
 
@@ -213,6 +226,29 @@ def sorted_warnings(warnings: Iterable[LoadWarning]) -> tuple[LoadWarning, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class PodTemplateWorkload:
+    """A controller's pod template (a Deployment's, a JobSet replicated job's, a Workload's
+    PodGroupTemplate, ...): the pods it will create, as ``check-cycles`` sees them in manifests
+    before any pod exists. Built by ``templates.py``; ``priority`` is None when the template
+    names a PriorityClass that does not exist (``unknown_class``)."""
+
+    kind: str  # the owner's kind: Deployment, CronJob, JobSet, LeaderWorkerSet, Workload, ...
+    namespace: str
+    name: str  # the owner's name
+    template: str | None  # which of the owner's templates (replicated job, leader/worker, ...)
+    key: str  # "Kind ns/name" or "Kind ns/name/template"
+    field: str  # where the pod template spec sits in the owner, e.g. "spec.template.spec"
+    priority_class_name: str | None
+    priority: int | None  # scheduling priority; None when unresolved
+    preemption_priority: int | None
+    preemption_policy: PreemptionPolicy = PREEMPT_LOWER
+    group_key: str | None = None  # the pod group its pods join (workloadRef / schedulingGroup)
+    unknown_class: str | None = None  # a PriorityClass it names that does not exist
+    labels: Mapping[str, str] = field(default_factory=dict)  # the owner's, then the template's
+    source: Source | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """A whole cluster. Mappings are keyed as noted and iterate in sorted key order."""
 
@@ -223,5 +259,6 @@ class Snapshot:
     workloads: Mapping[str, Workload]  # by "ns/name"
     pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
     ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
+    templates: Mapping[str, PodTemplateWorkload] = field(default_factory=dict)  # by key
     # What loaded but deserves a note, sorted by LoadWarning.sort_key, without duplicates.
     warnings: tuple[LoadWarning, ...] = ()

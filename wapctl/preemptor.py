@@ -2,7 +2,10 @@
 
 A preemptor is one pending pod, or the pending pods of a gang pod group scheduled together
 (KEP-4671). Pods of a ``Basic`` group are scheduled one by one, so in the queue each is its own
-Pod preemptor; naming such a group with ``--workload`` plans all its pending pods as one unit.
+Pod preemptor; naming such a group as a workload plans all its pending pods as one unit.
+
+Errors are domain errors (``UsageError``) that name the pod or workload, never a CLI flag, and
+suggest close names (``did you mean``) for unknown ones.
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from wapctl.errors import UsageError
-from wapctl.model import Pod, PodGroup, PreemptionPolicy, Snapshot
+from wapctl.errors import NothingPending, UsageError, did_you_mean
+from wapctl.model import LabelSelector, Pod, PodGroup, PreemptionPolicy, Snapshot
 
 PreemptorKind = Literal["Pod", "PodGroup"]
 
@@ -109,8 +112,13 @@ def _queue_key(p: Preemptor) -> tuple:
     return (-p.priority, t is None, t or 0.0, p.key)
 
 
-def pending_preemptors(snapshot: Snapshot, namespace: str | None = None) -> list[Preemptor]:
-    """Every pending preemptor in scheduler queue order: priority desc, creation time, key."""
+def pending_preemptors(
+    snapshot: Snapshot, namespace: str | None = None, selector: LabelSelector | None = None
+) -> list[Preemptor]:
+    """Every pending preemptor in scheduler queue order: priority desc, creation time, key.
+
+    ``selector`` (kubectl ``-l`` semantics, ``wapctl.selector``) keeps the preemptors with at
+    least one pending pod whose labels match it; a gang keeps all its pending pods."""
     singles: list[Preemptor] = []
     gangs: dict[str, list[Pod]] = {}
     for pod in snapshot.pods.values():
@@ -126,27 +134,39 @@ def pending_preemptors(snapshot: Snapshot, namespace: str | None = None) -> list
         _group_preemptor(snapshot, snapshot.pod_groups[k], pods, bound)
         for k, pods in gangs.items()
     ]
+    if selector is not None:
+        from wapctl.selector import matches
+
+        result = [p for p in result if any(matches(selector, pod.labels) for pod in p.pods)]
     result.sort(key=_queue_key)
     return result
 
 
-def _split(text: str, option: str, parts: tuple[int, ...]) -> list[str]:
+def _split(text: str, what: str, parts: tuple[int, ...]) -> list[str]:
     pieces = text.split("/")
     if len(pieces) not in parts or not all(pieces):
-        shapes = " or ".join({2: "NS/NAME", 3: "NS/NAME/GROUP"}[n] for n in parts)
-        raise UsageError(f"{option} {text!r}: expected {shapes}")
+        shapes = " or ".join({2: "NAMESPACE/NAME", 3: "NAMESPACE/NAME/GROUP"}[n] for n in parts)
+        raise UsageError(f"{what} {text!r}: expected {shapes}")
     return pieces
+
+
+def _pending_first(snapshot: Snapshot, ns: str) -> list[str]:
+    """Pod names to suggest from: the namespace's pending pods, else every pod there."""
+    same = [p for p in snapshot.pods.values() if p.namespace == ns]
+    pending = [p.name for p in same if p.pending]
+    return pending or [p.name for p in same]
 
 
 def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
     if "/" not in text:
         text = f"{namespace or 'default'}/{text}"
-    ns, _name = _split(text, "--pod", (2,))
+    ns, _name = _split(text, "pod", (2,))
     if namespace is not None and ns != namespace:
-        raise UsageError(f"--pod {text} is not in namespace {namespace} (given by --namespace)")
+        raise UsageError(f"pod {text} is not in namespace {namespace}")
     pod = snapshot.pods.get(text)
     if pod is None:
-        raise UsageError(f"--pod {text}: no such pod in the snapshot")
+        hint = did_you_mean(_name, _pending_first(snapshot, ns), prefix=f"{ns}/")
+        raise UsageError(f"pod {text} is not in the snapshot{hint}")
     if not pod.pending:
         if pod.finished:
             state = f"it has finished ({pod.phase})"
@@ -156,7 +176,7 @@ def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preempt
             state = "it has scheduling gates (spec.schedulingGates), so the scheduler skips it"
         else:
             state = f"it is bound to node {pod.node_name}"
-        raise UsageError(f"--pod {text} is not pending: {state}")
+        raise UsageError(f"pod {text} is not pending: {state}")
     group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
     if group is not None and group.policy == "Gang":
         # A gang member is never scheduled alone: plan its whole gang.
@@ -179,21 +199,23 @@ def _group_for(snapshot: Snapshot, group: PodGroup) -> Preemptor:
 
 
 def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
-    pieces = _split(text, "--workload", (2, 3))
+    pieces = _split(text, "workload", (2, 3))
     ns, name = pieces[0], pieces[1]
     if namespace is not None and ns != namespace:
-        raise UsageError(
-            f"--workload {text} is not in namespace {namespace} (given by --namespace)")
+        raise UsageError(f"workload {text} is not in namespace {namespace}")
     wl_key = f"{ns}/{name}"
     groups = [g for g in snapshot.pod_groups.values() if g.namespace == ns and g.workload == name]
     if wl_key not in snapshot.workloads and not groups:
-        raise UsageError(f"--workload {text}: no such workload in the snapshot")
+        known = {w.name for w in snapshot.workloads.values() if w.namespace == ns} | {
+            g.workload for g in snapshot.pod_groups.values() if g.namespace == ns}
+        raise UsageError(f"workload {wl_key} is not in the snapshot"
+                         f"{did_you_mean(name, sorted(known), prefix=f'{ns}/')}")
     if len(pieces) == 3:
         group = snapshot.pod_groups.get(text)
         if group is None:
-            known = ", ".join(sorted(g.name for g in groups)) or "none"
-            raise UsageError(f"--workload {text}: workload {wl_key} has no pod group "
-                             f"{pieces[2]!r} (groups: {known})")
+            names = sorted(g.name for g in groups)
+            hint = did_you_mean(pieces[2], names) or f" (it has: {', '.join(names) or 'none'})"
+            raise UsageError(f"workload {wl_key} has no pod group {pieces[2]!r}{hint}")
         return _group_for(snapshot, group)
     if len(groups) == 1:
         return _group_for(snapshot, groups[0])
@@ -215,19 +237,33 @@ def select_preemptor(
     pod: str | None = None,
     workload: str | None = None,
     namespace: str | None = None,
+    selector: LabelSelector | None = None,
 ) -> Preemptor:
-    """The preemptor named on the command line, or the head of the queue."""
+    """The preemptor named on the command line, or the head of the queue (narrowed to
+    ``namespace`` and ``selector``)."""
     if pod is not None and workload is not None:
-        raise UsageError("give either --pod or --workload, not both")
+        raise UsageError("name a pod or a workload to plan for, not both")
     if pod is not None:
         return _select_pod(snapshot, pod, namespace)
     if workload is not None:
         return _select_workload(snapshot, workload, namespace)
-    queue = pending_preemptors(snapshot, namespace)
+    queue = pending_preemptors(snapshot, namespace, selector)
     if not queue:
         where = f" in namespace {namespace}" if namespace is not None else ""
-        raise UsageError(f"no pending pod or pod group{where} to plan for")
+        if selector is not None:
+            where += " matching the label selector"
+        raise NothingPending(f"no pending pod or pod group{where}: nothing to plan")
     return queue[0]
+
+
+def whole_group_of(snapshot: Snapshot, preemptor: Preemptor) -> Preemptor | None:
+    """For a single pod of a pod group (basic included), its whole group as the preemptor:
+    with GenericWorkload the scheduler runs a group's pods through the pod group cycle, and a
+    member does not preempt on its own. None for a standalone pod."""
+    if preemptor.kind != "Pod" or preemptor.group_key is None:
+        return None
+    group = snapshot.pod_groups.get(preemptor.group_key)
+    return _group_for(snapshot, group) if group is not None else None
 
 
 # Public names for building preemptors outside the queue (``simulate`` replays the queue).

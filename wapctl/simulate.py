@@ -120,6 +120,7 @@ from typing import Literal
 
 from wapctl.fit import Accounting
 from wapctl.model import NEVER, Pod, Snapshot
+from wapctl.models import BehaviourModel, as_seen_by, select_model
 from wapctl.preemption import (
     REQUIRES_PREEMPTION,
     SCHEDULABLE,
@@ -317,8 +318,9 @@ class _Replay:
     """
 
     def __init__(self, snapshot: Snapshot, *, requeue: bool, namespace: str | None,
-                 incremental: bool = True) -> None:
+                 incremental: bool = True, model: BehaviourModel | None = None) -> None:
         self.base = snapshot
+        self.model = model if model is not None else select_model(snapshot)
         self.requeue = requeue
         self.namespace = namespace
         self.pods: dict[str, Pod] = dict(sorted(snapshot.pods.items()))
@@ -367,10 +369,10 @@ class _Replay:
 
     def _plan(self, pre: Preemptor) -> Plan:
         if self.accounting is None:
-            return plan(self.snapshot(), pre)
+            return plan(self.snapshot(), pre, model=self.model)
         # The plan reads pods only through the accounting; the read-only view of the live
         # mapping is for the snapshot's other parts and is not kept, so nothing is copied.
-        return plan(replace(self.base, pods=MappingProxyType(self.pods)), pre,
+        return plan(replace(self.base, pods=MappingProxyType(self.pods)), pre, model=self.model,
                     state=self.accounting)
 
     def _set_pod(self, key: str, pod: Pod | None) -> None:
@@ -756,6 +758,7 @@ def simulate(
     requeue: bool = True,
     namespace: str | None = None,
     on_step: Callable[[Step], None] | None = None,
+    model: BehaviourModel | None = None,
     _incremental: bool = True,
 ) -> SimulationResult:
     """Replay the queue from ``snapshot`` until it converges, cycles or runs ``max_steps`` steps
@@ -763,7 +766,12 @@ def simulate(
     ``_incremental=False`` (tests only) rebuilds the cluster accounting for every plan."""
     if max_steps < 0:
         raise ValueError("max_steps must be >= 0")
-    replay = _Replay(snapshot, requeue=requeue, namespace=namespace, incremental=_incremental)
+    if model is None:
+        model = select_model(snapshot)
+    # the replay's own bookkeeping reads victim priorities as the model does
+    snapshot = as_seen_by(snapshot, model)
+    replay = _Replay(snapshot, requeue=requeue, namespace=namespace, incremental=_incremental,
+                     model=model)
     replay.seen_states[replay.state_hash()] = 0
     cycle: Cycle | None = None
     converged = hit_limit = False

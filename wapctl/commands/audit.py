@@ -16,7 +16,7 @@ ChangeOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--change",
-        "-c",
+        "-c", metavar="FILE",
         help="Proposed manifests (files, directories or -): each object replaces the snapshot's "
         "object of the same kind, namespace and name, or is added. Repeatable.",
         show_default=False,
@@ -25,7 +25,7 @@ ChangeOpt = Annotated[
 DeleteOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--delete",
+        "--delete", metavar="KIND/[NAMESPACE/]NAME",
         help="Remove an object: PriorityClass/NAME, Workload/NAMESPACE/NAME, "
         "PodGroup/NAMESPACE/NAME (also Pod, Node, PodDisruptionBudget). Repeatable.",
         show_default=False,
@@ -34,7 +34,7 @@ DeleteOpt = Annotated[
 MaxPlansOpt = Annotated[
     int,
     typer.Option(
-        "--max-plans",
+        "--max-plans", metavar="N",
         min=0,
         help="Plan at most this many pending preemptors (queue order) on each side.",
     ),
@@ -52,16 +52,20 @@ def audit(
         str | None,
         typer.Option(
             "--namespace",
-            "-n",
+            "-n", metavar="NAMESPACE",
             help="Only plan preemptors of this namespace (the graph stays cluster-wide).",
             show_default=False,
         ),
     ] = None,
+    all_namespaces: common.AllNamespacesOpt = False,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     max_plans: MaxPlansOpt = core.DEFAULT_MAX_PLANS,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Show what a proposed priority change would do, before applying it.
@@ -75,6 +79,7 @@ def audit(
     does, 2 on bad input (also a deleted PriorityClass that is still referenced), 4 when the
     cluster cannot be read.
     """
+    namespace = common.resolve_namespace(namespace, all_namespaces)
     if not change and not delete:
         raise UsageError("nothing to audit: give --change FILE and/or --delete KIND/NAME")
     deletions = list(dict.fromkeys(core.parse_deletion(d) for d in delete or ()))
@@ -92,11 +97,21 @@ def audit(
     base = common.read_documents(opts, progress=True)
     proposed = (load.read_documents(list(change), max_input_size=opts.input_limit)
                 if change else [])
-    report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace)
+    from wapctl import models
+
+    if model is not None and model not in models.MODEL_NAMES:
+        raise UsageError(f"--model {model!r}: expected one of {', '.join(models.MODEL_NAMES)}")
+    report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace,
+                        model=model, feature_gates=models.parse_feature_gates(feature_gates))
+    from wapctl.render.names import audit_names
+
+    doc = render.audit_to_dict(report)
     common.emit(
-        render.audit_to_dict(report),
+        doc,
         output,
         no_color,
         lambda console: render.render_table(report, console),
+        color=color,
+        names=lambda: audit_names(doc),
     )
     raise typer.Exit(int(ExitCode.FINDINGS if report.risky else ExitCode.OK))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -19,54 +19,104 @@ class TextFormat(str, Enum):
     github = "github"
 
 
+class CheckOutput(str, Enum):
+    """common.OutputFormat plus the formats only check-cycles prints (kept here so the shared
+    option stays the shared one)."""
+
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+    name = "name"
+    sarif = "sarif"
+    dot = "dot"
+    mermaid = "mermaid"
+
+
 FormatOpt = Annotated[
     TextFormat,
     typer.Option(
-        "--format",
+        "--format", metavar="text|github",
         help="github: print GitHub Actions ::error annotations naming each offending object's "
-        "file, instead of the table.",
+        "file and line, instead of the table.",
+    ),
+]
+OutputOpt = Annotated[
+    CheckOutput,
+    typer.Option(
+        "--output",
+        "-o",
+        help="table (or wide) for people; json or yaml for machines; sarif (2.1.0) for code "
+        "scanning; "
+        "dot or mermaid: the priority graph as a picture; name: one offending object a line.",
     ),
 ]
 MaxCyclesOpt = Annotated[
     int,
-    typer.Option("--max-cycles", min=1, help="List at most this many cycles (shortest first)."),
+    typer.Option("--max-cycles", metavar="N", min=1,
+                 help="List at most this many cycles (shortest first)."),
+]
+ClusterOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cluster",
+        help="A snapshot of the cluster the manifests will be applied to (file, directory or "
+        "-; repeatable): its classes and running workloads take part, the manifests' objects "
+        "replace its objects of the same kind and name, and only what the manifests take "
+        "part in is reported. --kubeconfig/--context with manifests read it live instead.",
+        show_default=False,
+    ),
 ]
 
 
 @common.boundary
 def check_cycles(
     paths: common.SnapshotPaths = None,
+    cluster: ClusterOpt = None,
     kubeconfig: common.KubeconfigOpt = None,
     context: common.ContextOpt = None,
     namespace: Annotated[
         str | None,
         typer.Option(
             "--namespace",
-            "-n",
+            "-n", metavar="NAMESPACE",
             help="Only report cycles with a member in this namespace and its violations "
             "(priorities stay cluster-wide).",
             show_default=False,
         ),
     ] = None,
+    all_namespaces: common.AllNamespacesOpt = False,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
-    output: common.OutputOpt = common.OutputFormat.table,
+    output: OutputOpt = CheckOutput.table,
     text_format: FormatOpt = TextFormat.text,
     max_cycles: MaxCyclesOpt = graph.DEFAULT_CYCLE_LIMIT,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Find preemption cycles and priority-rule violations before they happen.
 
-    Builds the "who can preempt whom" graph of the snapshot's priority profiles and reports
-    every preemption cycle (bounded, shortest first) and every Workload or pod whose preemption
-    priority is below its scheduling priority (KEP-5710's rule), on a cycle or not.
+    Builds the "who can preempt whom" graph of the priority profiles of the Workloads, pods
+    and controllers' pod templates (Deployment, Job, CronJob, JobSet, LeaderWorkerSet, ...)
+    and reports every preemption cycle (bounded, shortest first), every Workload or pod whose
+    preemption priority is below its scheduling priority (KEP-5710's rule), pod templates that
+    name a missing PriorityClass, running pods whose priority drifted from their class, and
+    Kueue priorities that diverge from the pods' classes.
 
-    Exit 0 when there are none, 1 when there are cycles or violations, 2 on bad input,
-    4 when the cluster cannot be read.
+    Exit 0 when there are none, 1 when there are findings, 2 on bad input, 4 when the cluster
+    cannot be read.
     """
-    if text_format is TextFormat.github and output is not common.OutputFormat.table:
-        raise UsageError("--format github replaces the table; do not combine it with -o json|yaml")
+    namespace = common.resolve_namespace(namespace, all_namespaces)
+    if text_format is TextFormat.github and output not in (CheckOutput.table, CheckOutput.wide):
+        raise UsageError(
+            "--format github replaces the table; do not combine it with -o "
+            f"{output.value}"
+            if output in (CheckOutput.sarif, CheckOutput.dot, CheckOutput.mermaid)
+            else "--format github replaces the table; do not combine it with -o json|yaml"
+        )
     opts = common.SnapshotOptions(
         paths=tuple(paths or ()),
         kubeconfig=kubeconfig,
@@ -76,16 +126,100 @@ def check_cycles(
         page_size=page_size,
         max_input_size=max_input_size,
     )
-    snapshot = common.load_snapshot(opts, progress=True)
-    report = graph.check(snapshot, namespace=namespace, limit=max_cycles)
-    if text_format is TextFormat.github:
-        sys.stdout.write("".join(line + "\n" for line in render.github_lines(report)))
-        sys.stdout.flush()
+    documents, scope = _documents(opts, list(cluster or ()))
+    from wapctl import drift, load
+
+    snapshot = load.build_snapshot(documents)
+    from wapctl.models import as_seen_by
+
+    behaviour = common.behaviour_model(snapshot, model, feature_gates)
+    report = graph.check(
+        as_seen_by(snapshot, behaviour),
+        namespace=namespace,
+        limit=max_cycles,
+        findings=drift.find(documents, snapshot),
+        scope=scope,
+    )
+    _print(report, output, text_format, no_color, color, snapshot.warnings, behaviour)
+    raise typer.Exit(int(ExitCode.OK if report.clean else ExitCode.FINDINGS))
+
+
+def _documents(
+    opts: common.SnapshotOptions, cluster: list[str]
+) -> tuple[list[Any], graph.Scope | None]:
+    """The documents to check and, for manifests against a cluster, the scope."""
+    live_cluster = bool(opts.paths) and bool(opts.kubeconfig or opts.context)
+    if cluster and live_cluster:
+        raise UsageError("give --cluster SNAPSHOT or --kubeconfig/--context, not both")
+    if cluster and not opts.paths:
+        raise UsageError("--cluster needs manifests to check against it (give files or -)")
+    if not cluster and not live_cluster:
+        return common.read_documents(opts, progress=True), None
+    if "-" in cluster and "-" in opts.paths:
+        raise UsageError("stdin (-) can hold the manifests or the cluster, not both")
+    from wapctl import audit, live, load
+
+    manifests = load.read_documents(list(opts.paths), max_input_size=opts.input_limit)
+    if cluster:
+        base = load.read_documents(cluster, max_input_size=opts.input_limit)
     else:
+        base = live.fetch_documents(
+            kubeconfig=opts.kubeconfig,
+            context=opts.context,
+            request_timeout=opts.request_timeout,
+            page_size=opts.page_size,
+            progress=sys.stderr.isatty(),
+        )
+    documents, _ = audit.apply_change(base, manifests)
+    classes = {
+        d.obj["metadata"]["name"]
+        for d in manifests
+        if (ref := audit.object_ref(d.obj)) is not None and ref.kind == "PriorityClass"
+    }
+    return documents, graph.Scope(frozenset(d.source for d in manifests), frozenset(classes))
+
+
+def _print(
+    report: graph.CycleReport,
+    output: CheckOutput,
+    text_format: TextFormat,
+    no_color: bool,
+    color: common.ColorMode,
+    warnings: Any,
+    behaviour: Any,
+) -> None:
+    if text_format is TextFormat.github:
+        from wapctl.render.warnings import warning_line, warnings_to_list
+
+        notes = [render.annotation("warning", f"wapctl {w['code']}",
+                                   warning_line(w).removeprefix("Warning: "), None)
+                 for w in warnings_to_list(warnings)]
+        text = "".join(line + "\n" for line in notes + render.github_lines(report))
+    elif output is CheckOutput.sarif:
+        from wapctl.render import sarif
+
+        text = common.dump_json(sarif.sarif_log(report))
+    elif output is CheckOutput.dot:
+        from wapctl.render import picture
+
+        text = picture.dot(report)
+    elif output is CheckOutput.mermaid:
+        from wapctl.render import picture
+
+        text = picture.mermaid(report)
+    else:
+        from wapctl.render.names import cycle_names
+
+        doc = render.report_to_dict(report, warnings)
+        doc["model"] = behaviour.to_dict()
         common.emit(
-            render.report_to_dict(report, snapshot.warnings),
-            output,
+            doc,
+            common.OutputFormat(output.value),
             no_color,
             lambda console: render.render_table(report, console),
+            color=color,
+            names=lambda: cycle_names(doc),
         )
-    raise typer.Exit(int(ExitCode.OK if report.clean else ExitCode.FINDINGS))
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()

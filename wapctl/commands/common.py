@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -19,16 +20,60 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 
-from wapctl.errors import ExitCode, UsageError, WapctlError
+from wapctl.errors import ClusterError, ExitCode, UsageError, WapctlError, did_you_mean
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class OutputFormat(str, Enum):
+    """kubectl's output forms: ``table`` and ``wide`` for people, ``json`` / ``yaml`` for
+    machines, ``name`` for ``xargs`` (one ``kind/NAMESPACE/NAME`` per line)."""
+
     table = "table"
+    wide = "wide"
     json = "json"
     yaml = "yaml"
+    name = "name"
+
+    @property
+    def human(self) -> bool:
+        return self in (OutputFormat.table, OutputFormat.wide)
+
+
+class ColorMode(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ms|s|m|h)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str | float) -> float:
+    """kubectl's ``--request-timeout``: a plain number of seconds or a Go duration such as
+    ``30s``, ``1m30s``, ``500ms``, ``2h``; ``0`` means no timeout. Plain numbers pass as they
+    are (``wapctl.live`` rejects NaN, infinities and out-of-range values with its own line)."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    raw = text.strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        pos, value = 0, 0.0
+        for m in _DURATION.finditer(raw):
+            if m.start() != pos:
+                break
+            value += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
+            pos = m.end()
+        if pos != len(raw) or not raw:
+            raise typer.BadParameter(
+                f"{text!r} is not a duration: give seconds (30) or a duration (30s, 1m, 500ms)"
+            ) from None
+    return value  # the range (0 to MAX_REQUEST_TIMEOUT) is checked where it is used
 
 
 # ---- option types shared by the commands -------------------------------------------------
@@ -36,6 +81,7 @@ class OutputFormat(str, Enum):
 SnapshotPaths = Annotated[
     list[str] | None,
     typer.Argument(
+        metavar="FILE|DIR|-",
         help="Snapshot files or directories (*.yaml, *.yml, *.json), or - for stdin. "
         "Omit them to read the live cluster of --kubeconfig / --context.",
         show_default=False,
@@ -45,44 +91,120 @@ KubeconfigOpt = Annotated[
     str | None,
     typer.Option(
         "--kubeconfig",
+        metavar="FILE",
         help="Read a live cluster through this kubeconfig (default: $KUBECONFIG, "
         "~/.kube/config, then in-cluster config).",
         show_default=False,
     ),
 ]
 ContextOpt = Annotated[
-    str | None, typer.Option("--context", help="kubeconfig context to use.", show_default=False)
+    str | None,
+    typer.Option("--context", metavar="NAME", help="kubeconfig context to use.",
+                 show_default=False)
 ]
 NamespaceOpt = Annotated[
     str | None,
     typer.Option(
         "--namespace",
         "-n",
+        metavar="NAMESPACE",
         help="Only consider preemptors in this namespace (victims stay cluster-wide).",
         show_default=False,
     ),
 ]
 RequestTimeoutOpt = Annotated[
-    float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")
+    float,
+    typer.Option(
+        "--request-timeout",
+        parser=parse_duration,
+        metavar="DURATION",
+        show_default=False,
+        help="How long to wait for each API request: seconds or a duration such as 30s or "
+        "1m (default 30s).",
+    ),
 ]
 PageSizeOpt = Annotated[
-    int, typer.Option("--page-size", min=1, help="Objects per page when listing a cluster.")
+    int,
+    typer.Option("--page-size", min=1, metavar="N",
+                 help="Objects per page when listing a cluster."),
 ]
 MaxInputSizeOpt = Annotated[
     str | None,
     typer.Option(
         "--max-input-size",
+        metavar="SIZE",
         help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for JSON).",
         show_default=False,
     ),
 ]
 OutputOpt = Annotated[
     OutputFormat,
-    typer.Option("--output", "-o", help="table for people; json or yaml for machines."),
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT",
+        help="One of: table, wide (more columns), json, yaml, name (one kind/NAMESPACE/NAME "
+        "per line, for xargs).",
+    ),
+]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        metavar="1.36|upstream|kep-5710",
+        help="Scheduler behaviour to predict: 1.36 (released kube-scheduler), upstream (newest "
+        "upstream code; see 'wapctl version'), kep-5710 (the KEP design, a what-if). Default: "
+        "the cluster's server version, else kep-5710 when the input uses KEP-only fields, "
+        "else 1.36.",
+        show_default=False,
+    ),
+]
+FeatureGatesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--feature-gates",
+        metavar="NAME=BOOL,...",
+        help="kube-scheduler feature gates, e.g. PodGroupPreemptionPolicy=true (comma-separated).",
+        show_default=False,
+    ),
 ]
 NoColorOpt = Annotated[
-    bool, typer.Option("--no-color", help="No colour, even on a terminal (NO_COLOR works too).")
+    bool, typer.Option("--no-color", help="Same as --color never (NO_COLOR works too).")
 ]
+ColorOpt = Annotated[
+    ColorMode,
+    typer.Option(
+        "--color",
+        metavar="WHEN",
+        help="Colour: auto (on a terminal, unless NO_COLOR is set), always, or never.",
+    ),
+]
+AllNamespacesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--all-namespaces",
+        "-A",
+        help="Every namespace (the default unless -n is given; kept for kubectl habits).",
+    ),
+]
+SelectorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--selector",
+        "-l",
+        metavar="SELECTOR",
+        help="Only preemptors whose pods match this label selector (app=web, tier!=db, "
+        "env in (a,b), !legacy).",
+        show_default=False,
+    ),
+]
+
+
+def resolve_namespace(namespace: str | None, all_namespaces: bool) -> str | None:
+    """-n NAME or -A (every namespace, the default); both at once is a usage error."""
+    if namespace is not None and all_namespaces:
+        raise UsageError("give -n/--namespace or -A/--all-namespaces, not both")
+    return namespace
 
 
 @dataclass(frozen=True)
@@ -119,13 +241,22 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
         return load.read_documents(list(opts.paths), max_input_size=opts.input_limit)
     from wapctl import live
 
-    return live.fetch_documents(
-        kubeconfig=opts.kubeconfig,
-        context=opts.context,
-        request_timeout=opts.request_timeout,
-        page_size=opts.page_size,
-        progress=progress and sys.stderr.isatty(),
-    )
+    try:
+        return live.fetch_documents(
+            kubeconfig=opts.kubeconfig,
+            context=opts.context,
+            request_timeout=opts.request_timeout,
+            page_size=opts.page_size,
+            progress=progress and sys.stderr.isatty(),
+        )
+    except ClusterError as exc:
+        if opts.context and "no context named" in exc.message:
+            from wapctl.commands.kubecontext import contexts
+
+            hint = did_you_mean(opts.context, contexts(opts.kubeconfig)[1])
+            if hint:
+                raise ClusterError(exc.message + hint) from None
+        raise
 
 
 def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
@@ -135,12 +266,95 @@ def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
     return load.build_snapshot(read_documents(opts, progress=progress))
 
 
+def named_preemptor(snapshot: Any, *, pod: str | None, workload: str | None,
+                    namespace: str | None, selector: Any = None) -> Any:
+    """``preemptor.select_preemptor``; giving both names is this CLI's usage error."""
+    from wapctl.preemptor import select_preemptor
+
+    if pod is not None and workload is not None:
+        raise UsageError("give either --pod or --workload, not both")
+    return select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace,
+                            selector=selector)
+
+
+def behaviour_model(snapshot: Any, name: str | None, gates: str | None) -> Any:
+    """The behaviour model for --model / --feature-gates (``wapctl.models.BehaviourModel``)."""
+    from wapctl import models
+
+    if name is not None and name not in models.MODEL_NAMES:
+        raise UsageError(f"--model {name!r}: expected one of {', '.join(models.MODEL_NAMES)}")
+    try:
+        parsed = models.parse_feature_gates(gates)
+        chosen = models.select_model(snapshot, name, parsed)
+    except models.ModelError as exc:
+        raise UsageError(f"--feature-gates: {exc}" if gates and "gate" in str(exc)
+                         else str(exc)) from None
+    if name is not None:
+        chosen = chosen.chosen("--model " + name)
+    return chosen
+
+
 # ---- output -------------------------------------------------------------------------------
 
 
-def make_console(no_color: bool, *, stderr: bool = False) -> Console:
-    """Rich turns colour off by itself when the stream is not a terminal and honours NO_COLOR."""
-    return Console(stderr=stderr, no_color=no_color or None, highlight=False, soft_wrap=False)
+# Lines written to a pipe or file are as long as they need to be (as kubectl's are).
+PIPE_WIDTH = 10_000
+
+
+class CopyableConsole(Console):
+    """A console whose tables never break a cell that must not wrap (names): a table wider
+    than the terminal is printed at its own width and the terminal wraps the lines."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        if len(objects) == 1 and isinstance(objects[0], Table) and "width" not in kwargs:
+            needed = self.table_width(objects[0])
+            if needed > self.width:  # Rich clamps print(width=) to the console's: widen it
+                saved = self._width
+                self.width = needed
+                try:
+                    super().print(*objects, **kwargs)
+                finally:
+                    self._width = saved
+                return
+        super().print(*objects, **kwargs)
+
+    def table_width(self, table: Table) -> int:
+        """The narrowest width that shows every ``no_wrap`` column whole (other columns at
+        their longest word). Rich's own minimum lets a no_wrap cell shrink to an ellipsis."""
+        options = self.options.update(max_width=PIPE_WIDTH)  # measure unclamped
+        try:
+            widths = [table._measure_column(self, options, column)
+                      for column in table.columns]
+            extra = table._extra_width
+        except AttributeError:  # another Rich: fall back to its own measurement
+            return Measurement.get(self, options, table).maximum
+        return extra + sum(w.maximum if column.no_wrap else w.minimum
+                           for w, column in zip(widths, table.columns, strict=True))
+
+
+def make_console(
+    no_color: bool = False, *, stderr: bool = False, color: ColorMode | str = ColorMode.auto
+) -> Console:
+    """The console for people: colour per --color (auto: a terminal without NO_COLOR);
+    terminal width on a terminal, unbounded lines in a pipe."""
+    stream = sys.stderr if stderr else sys.stdout
+    mode = ColorMode.never if no_color else ColorMode(color)
+    if mode is ColorMode.auto and os.environ.get("NO_COLOR"):
+        mode = ColorMode.never  # https://no-color.org: and no bold or dim either
+    tty = stream.isatty()
+    kwargs: dict[str, Any] = {"stderr": stderr, "highlight": False, "soft_wrap": False}
+    if mode is ColorMode.never:
+        kwargs["no_color"] = True
+        kwargs["color_system"] = None
+    elif mode is ColorMode.always:
+        kwargs["force_terminal"] = True
+        kwargs["no_color"] = False  # an explicit --color always beats NO_COLOR
+    if not tty:
+        kwargs["width"] = PIPE_WIDTH
+    console = CopyableConsole(**kwargs)
+    if mode is ColorMode.always and console.color_system is None:  # TERM=dumb or unset
+        console = CopyableConsole(**kwargs, color_system="standard")
+    return console
 
 
 def dump_json(doc: Any) -> str:
@@ -159,15 +373,27 @@ def emit(
     fmt: OutputFormat,
     no_color: bool,
     table: Callable[[Console], None],
+    *,
+    color: ColorMode | str = ColorMode.auto,
+    names: Callable[[], list[str]] | None = None,
+    wide: Callable[[Console], None] | None = None,
 ) -> None:
-    """Print a report: the machine document as JSON/YAML, or the Rich rendering for people
-    (the document's ``warnings`` first, one yellow line each)."""
+    """Print a report: the machine document as JSON/YAML, ``names()`` one per line for
+    ``-o name``, or the Rich rendering for people (``wide`` for ``-o wide`` when the report
+    has more columns to show), the document's ``warnings`` first, one yellow line each."""
     if fmt is OutputFormat.json:
         sys.stdout.write(dump_json(doc))
     elif fmt is OutputFormat.yaml:
         sys.stdout.write(dump_yaml(doc))
+    elif fmt is OutputFormat.name:  # stdout stays names only: warnings go to stderr
+        from wapctl.render.warnings import warning_line
+
+        sys.stderr.write("".join(f"{warning_line(w)}\n" for w in doc.get("warnings") or []))
+        sys.stdout.write("".join(f"{n}\n" for n in (names() if names is not None else [])))
     else:
-        console = make_console(no_color)
+        if fmt is OutputFormat.wide and wide is not None:
+            table = wide
+        console = make_console(no_color, color=color)
         from wapctl.render.warnings import render_warnings
 
         render_warnings(doc.get("warnings") or [], console)
@@ -208,11 +434,48 @@ def fail(message: str, code: int = ExitCode.INPUT) -> typer.Exit:
     return typer.Exit(int(code))
 
 
-def boundary(fn: F) -> F:
-    """Map the error family to exit codes with one line on stderr; Ctrl-C exits 130.
+_interrupt_reported = False
 
-    Set WAPCTL_TRACEBACK=1 to see the traceback of an unexpected error.
-    """
+
+def report_interrupt(*, unless_reported: bool = False) -> None:
+    """The "interrupted" line; ``unless_reported``: only if this run has not written it yet
+    (``cli.main`` after Typer, which turns a Ctrl-C outside the commands into exit 130)."""
+    global _interrupt_reported
+    if unless_reported and _interrupt_reported:
+        return
+    _interrupt_reported = True
+    sys.stderr.write("interrupted\n")
+    sys.stderr.flush()
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The one mapping of exceptions to exit codes and their one line on stderr (SPEC.md §5).
+
+    ``WapctlError`` -> its ``exit_code`` (``error: <message>``; a ``NothingPending`` is exit 0
+    and a plain line), Ctrl-C -> 130, a closed pipe -> 0 (as ``head`` expects), anything else
+    is a bug -> ``ExitCode.INTERNAL`` (70). Re-raises the bug when WAPCTL_TRACEBACK=1."""
+    if isinstance(exc, WapctlError):
+        if exc.exit_code == ExitCode.OK:
+            sys.stdout.write(f"{exc}\n")
+            sys.stdout.flush()
+            return 0
+        fail(str(exc), exc.exit_code)
+        return int(exc.exit_code)
+    if isinstance(exc, KeyboardInterrupt):
+        report_interrupt()
+        return int(ExitCode.INTERRUPTED)
+    if isinstance(exc, BrokenPipeError):
+        return 0
+    if os.environ.get("WAPCTL_TRACEBACK"):
+        raise exc
+    fail(f"internal error: {type(exc).__name__}: {exc} (WAPCTL_TRACEBACK=1 shows where)",
+         ExitCode.INTERNAL)
+    return int(ExitCode.INTERNAL)
+
+
+def boundary(fn: F) -> F:
+    """Each command's body runs inside ``exit_code_for`` (so a command invoked through
+    ``app`` directly, as tests do, exits as the console script does)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -220,19 +483,7 @@ def boundary(fn: F) -> F:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except WapctlError as exc:
-            raise fail(str(exc), exc.exit_code) from None
-        except KeyboardInterrupt:
-            sys.stderr.write("interrupted\n")
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-        except BrokenPipeError:
-            raise typer.Exit(0) from None
-        except Exception as exc:  # a bug: still one line, unless asked for the traceback
-            if os.environ.get("WAPCTL_TRACEBACK"):
-                raise
-            raise fail(
-                f"internal error: {type(exc).__name__}: {exc} (WAPCTL_TRACEBACK=1 shows where)",
-                70,
-            ) from None
+        except (Exception, KeyboardInterrupt) as exc:
+            raise typer.Exit(exit_code_for(exc)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from wapctl.commands import common
-from wapctl.errors import ExitCode
+from wapctl.errors import ExitCode, NothingPending
 
 
 @common.boundary
@@ -16,38 +16,64 @@ def plan(
     paths: common.SnapshotPaths = None,
     pod: Annotated[
         str | None,
-        typer.Option("--pod", help="The pending pod to plan for, NAMESPACE/NAME.",
+        typer.Option("--pod", metavar="[NAMESPACE/]NAME",
+                     help="The pending pod to plan for; a bare NAME is in -n, else the "
+                     "kubeconfig context's namespace, else default.",
                      show_default=False),
     ] = None,
     workload: Annotated[
         str | None,
         typer.Option(
             "--workload",
-            help="The pending pod group to plan for: NAMESPACE/WORKLOAD, or "
-            "NAMESPACE/WORKLOAD/GROUP.",
+            metavar="NAMESPACE/WORKLOAD[/GROUP]",
+            help="The pending pod group to plan for.",
             show_default=False,
         ),
     ] = None,
     kubeconfig: common.KubeconfigOpt = None,
     context: common.ContextOpt = None,
     namespace: common.NamespaceOpt = None,
+    all_namespaces: common.AllNamespacesOpt = False,
+    selector: common.SelectorOpt = None,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", min=0, metavar="N",
+                     help="Also replay the plan N times with seeded random tie orders (as the "
+                     "scheduler's random choices would fall) and report the spread: pods "
+                     "preempted always / sometimes, min/median/max victim count."),
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="First seed of --samples.")] = 0,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Plan workload-aware preemption for a pending pod or pod group.
 
-    With neither --pod nor --workload, plans for the highest-priority pending preemptor and
-    says which. Exit 0 when the preemptor can be placed (possibly after preemption or after
-    terminating pods are gone), 3 when it cannot be even with preemption, 2 on bad input,
-    4 when the cluster cannot be read.
+    With neither --pod nor --workload, plans for the highest-priority pending preemptor
+    (narrowed by -n and -l) and says which. Exit 0 when the preemptor can be placed (possibly
+    after preemption or after terminating pods are gone) or nothing is pending, 3 when it
+    cannot be placed even with preemption, 2 on bad input, 4 when the cluster cannot be read.
     """
-    from wapctl.preemption import plan as make_plan
-    from wapctl.preemptor import select_preemptor
-    from wapctl.render.plan import plan_to_dict, render_plan
+    from dataclasses import replace
 
+    from wapctl.preemption import plan as make_plan
+    from wapctl.preemptor import whole_group_of
+    from wapctl.render.names import plan_names
+    from wapctl.render.plan import plan_to_dict, render_plan
+    from wapctl.render.plan_wide import wide_details
+    from wapctl.selector import parse_selector
+
+    namespace = common.resolve_namespace(namespace, all_namespaces)
+    label_selector = parse_selector(selector) if selector is not None else None
+    if pod is not None and "/" not in pod and namespace is None:
+        from wapctl.commands.kubecontext import context_namespace
+
+        pod = f"{context_namespace(kubeconfig, context) or 'default'}/{pod}"
     opts = common.SnapshotOptions(
         paths=tuple(paths or ()),
         kubeconfig=kubeconfig,
@@ -58,17 +84,46 @@ def plan(
         max_input_size=max_input_size,
     )
     snapshot = common.load_snapshot(opts, progress=True)
-    preemptor = select_preemptor(snapshot, pod=pod, workload=workload, namespace=namespace)
-    result = make_plan(snapshot, preemptor)
+    behaviour = common.behaviour_model(snapshot, model, feature_gates)
+    try:
+        preemptor = common.named_preemptor(snapshot, pod=pod, workload=workload,
+                                           namespace=namespace, selector=label_selector)
+    except NothingPending as exc:  # not a failure: say so on stdout (stderr for machines)
+        stream = sys.stdout if output.human else sys.stderr
+        stream.write(f"{exc}\n")
+        raise typer.Exit(int(ExitCode.OK)) from None
+    notes: list[str] = []
+    if pod and preemptor.kind == "Pod" and behaviour.name != "kep-5710":
+        group = whole_group_of(snapshot, preemptor)
+        if group is not None:
+            preemptor = group
+    if pod and preemptor.kind == "PodGroup":
+        notes.append(f"pod {pod} is a member of pod group {preemptor.group_key}: group members "
+                     f"do not preempt one by one, so the plan is for the whole group")
+    result = make_plan(snapshot, preemptor, model=behaviour)
+    if notes:
+        result = replace(result, notes=tuple(notes))
     doc = plan_to_dict(result, snapshot.warnings)
+    if samples:
+        from wapctl.samples import sample_plans, samples_to_dict
+
+        doc["samples"] = samples_to_dict(sample_plans(snapshot, preemptor, model=behaviour,
+                                                      samples=samples, seed=seed))
     note = None
     if not pod and not workload:
         who = f"{preemptor.namespace}/{preemptor.name}"
         if preemptor.pod_group:
             who += f"/{preemptor.pod_group}"
         note = f"Planning for the highest-priority pending preemptor: {preemptor.kind} {who}"
-        if output is not common.OutputFormat.table:
+        if not output.human:
             sys.stderr.write(note + "\n")
-    common.emit(doc, output, no_color, lambda console: render_plan(doc, console, note=note))
+    common.emit(
+        doc, output, no_color,
+        lambda console: render_plan(doc, console, note=note),
+        color=color,
+        names=lambda: plan_names(doc),
+        wide=lambda console: render_plan(doc, console, note=note,
+                                         wide=wide_details(snapshot, result)),
+    )
     raise typer.Exit(int(ExitCode.UNSCHEDULABLE if result.status == "Unschedulable"
                          else ExitCode.OK))

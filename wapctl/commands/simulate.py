@@ -18,7 +18,7 @@ from wapctl.errors import ExitCode
 
 MaxStepsOpt = Annotated[
     int,
-    typer.Option("--max-steps", min=1,
+    typer.Option("--max-steps", metavar="N", min=1,
                  help="Stop after this many steps if the queue has neither converged nor "
                  "cycled (exit 1)."),
 ]
@@ -70,12 +70,16 @@ def simulate(
     kubeconfig: common.KubeconfigOpt = None,
     context: common.ContextOpt = None,
     namespace: common.NamespaceOpt = None,
+    all_namespaces: common.AllNamespacesOpt = False,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     max_steps: MaxStepsOpt = 1000,
     no_requeue: NoRequeueOpt = False,
+    model: common.ModelOpt = None,
+    feature_gates: common.FeatureGatesOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Replay the scheduling queue with delayed preemption until it settles or cycles.
@@ -86,9 +90,11 @@ def simulate(
     Exit 0 when the queue converges, 1 on a preemption cycle (or when --max-steps ends the
     replay first), 2 on bad input, 4 when the cluster cannot be read.
     """
+    from wapctl.render.names import simulation_names
     from wapctl.render.simulate import render_simulation, simulation_to_dict, verdict
     from wapctl.simulate import simulate as replay
 
+    namespace = common.resolve_namespace(namespace, all_namespaces)
     opts = common.SnapshotOptions(
         paths=tuple(paths or ()),
         kubeconfig=kubeconfig,
@@ -99,15 +105,18 @@ def simulate(
         max_input_size=max_input_size,
     )
     snapshot = common.load_snapshot(opts, progress=True)
-    progress = _Progress(max_steps, no_color)
+    behaviour = common.behaviour_model(snapshot, model, feature_gates)
+    progress = _Progress(max_steps, no_color or color is common.ColorMode.never)
     try:
         result = replay(snapshot, max_steps=max_steps, requeue=not no_requeue,
-                        namespace=namespace, on_step=progress)
+                        namespace=namespace, on_step=progress, model=behaviour)
     finally:
         progress.close()
     doc = simulation_to_dict(result, snapshot.warnings)
-    if result.hit_step_limit and output is not common.OutputFormat.table:
+    doc["model"] = behaviour.to_dict()
+    if result.hit_step_limit and not output.human:
         sys.stderr.write(f"wapctl simulate: {verdict(doc)}\n")
         sys.stderr.flush()
-    common.emit(doc, output, no_color, lambda console: render_simulation(doc, console))
+    common.emit(doc, output, no_color, lambda console: render_simulation(doc, console),
+                color=color, names=lambda: simulation_names(doc))
     raise typer.Exit(int(ExitCode.OK if result.converged else ExitCode.FINDINGS))

@@ -17,6 +17,7 @@ def validate(
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     output: common.OutputOpt = common.OutputFormat.table,
+    color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
     """Load and check a snapshot; print the objects per kind and the Workload API shapes.
@@ -32,6 +33,10 @@ def validate(
         page_size=page_size,
         max_input_size=max_input_size,
     )
-    doc = validation_to_dict(common.load_snapshot(opts, progress=True))
-    common.emit(doc, output, no_color, lambda console: render_validation(doc, console))
+    from wapctl.render.names import snapshot_names
+
+    snapshot = common.load_snapshot(opts, progress=True)
+    doc = validation_to_dict(snapshot)
+    common.emit(doc, output, no_color, lambda console: render_validation(doc, console),
+                color=color, names=lambda: snapshot_names(snapshot))
     raise typer.Exit(0)

@@ -10,6 +10,7 @@ The JSON/YAML document (``audit_to_dict``)::
      "cycles": {"introduced": [<cycle>, ...], "fixed": [<cycle>, ...]},
      "violations": {"introduced": [<violation>, ...], "fixed": [<violation>, ...]},
      "plans": [<plan change>, ...],
+     "keptOldPriority": [<finding>, ...],   # running pods keeping a changed class's old value
      "summary": {...}}
 
 ``<change>``: ``{"action": "added|changed|unchanged|deleted", "kind": "PriorityClass",
@@ -23,13 +24,16 @@ when the object does not exist on that side.
 
     {"profileBefore": "300/600", "profileAfter": "1000/600",   # null: absent on that side
      "workloads": ["ml/training"], "podGroups": ["ml/training/workers"], "pods": [],
-     "counts": {"workloads": 1, "podGroups": 1, "pods": 0}}      # samples of at most 10
+     "templates": [],                                            # "Kind ns/name[/template]"
+     "counts": {"workloads": 1, "podGroups": 1, "pods": 0, "templates": 0}}  # samples <= 10
 
 ``<edge>``: ``{"preemptor": <cell>, "victim": <cell>}`` — members of ``preemptor`` may now
 preempt (added) or no longer preempt (removed) members of ``victim``.
 
 ``<cycle>`` and ``<violation>`` are exactly the CycleReport items (``wapctl.render.cycles``):
 introduced ones from the changed snapshot, fixed ones from the original.
+
+``<finding>`` is a CycleReport finding (``wapctl.render.cycles``, rule ``priority-drift``).
 
 ``<plan change>``: a pending preemptor whose plan status or victims differ::
 
@@ -39,7 +43,7 @@ introduced ones from the changed snapshot, fixed ones from the original.
               "victims": [{"pod": "ns/name", "node": "node-a"}], "victimCount": 2}
 
 ``summary``: ``changes`` counts the objects added, changed or deleted; ``changesIgnored`` the
-objects of kinds wapctl does not read (Deployments, ...: applied, then skipped by the loader);
+objects of kinds wapctl does not read (Services, ...: applied, then skipped by the loader);
 then counts of everything else above (``edgesAdded`` etc. count all, lists hold at most
 ``listLimit``), ``cycleCountComplete`` (false: a side had more cycles than were enumerated),
 ``preemptorsPending`` / ``preemptorsPlanned`` / ``plansTruncated``.
@@ -60,7 +64,13 @@ from rich.text import Text
 from wapctl.audit import AuditReport, Cell, ChangeItem, EdgeChange, PlanChange
 from wapctl.model import Snapshot
 from wapctl.preemption import Plan
-from wapctl.render.cycles import API_VERSION, cycle_path, cycle_to_dict, violation_to_dict
+from wapctl.render.cycles import (
+    API_VERSION,
+    cycle_path,
+    cycle_to_dict,
+    finding_to_dict,
+    violation_to_dict,
+)
 from wapctl.render.warnings import warnings_to_list
 
 EXAMPLES = 3
@@ -117,10 +127,12 @@ def cell_to_dict(cell: Cell) -> dict[str, Any]:
         "workloads": list(cell.workloads),
         "podGroups": list(cell.pod_groups),
         "pods": list(cell.pods),
+        "templates": list(cell.templates),
         "counts": {
             "workloads": cell.workload_count,
             "podGroups": cell.pod_group_count,
             "pods": cell.pod_count,
+            "templates": cell.template_count,
         },
     }
 
@@ -168,6 +180,7 @@ def summary_to_dict(report: AuditReport) -> dict[str, Any]:
         "preemptorsPlanned": report.preemptors_planned,
         "plansTruncated": report.preemptors_planned < report.preemptors_pending,
         "plansChanged": len(report.plans),
+        "keptOldPriority": len(report.kept_old_values),
         "listLimit": report.limit,
     }
 
@@ -199,8 +212,10 @@ def audit_to_dict(report: AuditReport) -> dict[str, Any]:
             "fixed": [violation_to_dict(v) for v in report.violations_fixed],
         },
         "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
+        "keptOldPriority": [finding_to_dict(x) for x in report.kept_old_values],
         "summary": summary_to_dict(report),
         "warnings": warnings_to_list(report.before.warnings, report.after.warnings),
+        "model": report.model.to_dict() if report.model is not None else None,
     }
 
 
@@ -229,7 +244,8 @@ def cell_label(cell: Cell, examples: int = EXAMPLES) -> str:
     """``ml/training (300/600 → 1000/600)``: a few members and the profile change."""
     names = list(cell.workloads[:examples])
     names += list(cell.pods[: max(0, examples - len(names))])
-    total = cell.workload_count + cell.pod_count
+    names += list(cell.templates[: max(0, examples - len(names))])
+    total = cell.workload_count + cell.pod_count + cell.template_count
     more = f" +{total - len(names)} more" if total > len(names) else ""
     if cell.before == cell.after:
         profile = cell.after.id if cell.after is not None else "-"
@@ -249,6 +265,10 @@ def _plan_text(plan: Plan | None) -> str:
     if len(plan.victims) > EXAMPLES:
         victims += f" +{len(plan.victims) - EXAMPLES} more"
     return f"{plan.status}: {victims}" if victims else plan.status
+
+
+PROFILE_LEGEND = ("Profiles read SCHEDULING/PREEMPTION priority (1000/100: schedules at 1000, "
+                  "is preempted as 100); A → B: before → after the change.")
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -313,6 +333,14 @@ def render_table(report: AuditReport, console: Console) -> None:
             for v in violations:
                 table.add_row(Text(f"{v.kind} {v.name}"), v.profile.id)
             console.print(table)
+    if report.kept_old_values:
+        table = _table(
+            f"Running pods that keep the old priority ({len(report.kept_old_values)})",
+            "pod", "why",
+        )
+        for x in report.kept_old_values:
+            table.add_row(Text(x.object), Text(x.message))
+        console.print(table)
     planned = f"{s['preemptorsPlanned']} of {s['preemptorsPending']} pending preemptors planned"
     if report.plans:
         table = _table(
@@ -332,6 +360,9 @@ def render_table(report: AuditReport, console: Console) -> None:
         )
     if not report.cycle_comparison_complete:
         console.print("[yellow]Too many cycles to compare them all; counts are minimums.[/]")
+    if report.edges_added or report.edges_removed or report.cycles_introduced \
+            or report.cycles_fixed or report.lost_protection:
+        console.print(Text(PROFILE_LEGEND, style="dim"))
     if report.risky:
         console.print(
             f"[red]RISKY[/]: introduces {s['cyclesIntroduced']} cycle(s) and "

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from wapctl.model import LoadWarning
 from wapctl.preemption import Plan
+from wapctl.render.plan_wide import WideDetails, render_nodes, render_requests
 from wapctl.render.warnings import warnings_to_list
 
 _STATUS_STYLE = {
@@ -65,8 +66,27 @@ def plan_to_dict(plan: Plan, warnings: Iterable[LoadWarning] = ()) -> dict[str, 
             "pdbViolations": plan.pdb_violations,
             "nodesTouched": plan.nodes_touched,
         },
+        "model": plan.model.to_dict() if plan.model is not None else None,
+        "ties": [
+            {"decision": t.decision, "chosen": list(t.chosen),
+             "alternatives": list(t.alternatives),
+             "equal": t.count or len(t.chosen) + len(t.alternatives)}
+            for t in plan.ties
+        ],
+        "notes": list(plan.notes),
         "warnings": warnings_to_list(warnings),
     }
+
+
+def tie_line(tie: dict[str, Any]) -> str:
+    """One line per random upstream choice: "n1 chosen among 3 equal nodes"."""
+    chosen = ", ".join(tie["chosen"])
+    if tie["decision"].startswith("victims among"):
+        return (f"{chosen} preempted rather than {', '.join(tie['alternatives'])}: "
+                f"equal importance, upstream picks at random")
+    if tie["decision"].startswith("candidate nodes"):
+        return f"{chosen} chosen; {tie['decision']}"
+    return f"{chosen} chosen among {tie['equal']} equal nodes ({tie['decision']})"
 
 
 def _preemptor_line(doc: dict[str, Any]) -> Text:
@@ -80,37 +100,71 @@ def _preemptor_line(doc: dict[str, Any]) -> Text:
     return text
 
 
-def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = None) -> None:
-    """Preemptor summary, placements, victims, terminating pods relied on, one-line verdict."""
+def _names_table(title: str, *columns: str, **kwargs: Any) -> Table:
+    """A table whose columns hold names: never wrapped nor cut (CopyableConsole prints a table
+    wider than the terminal at its own width)."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left",
+                  min_width=len(title), **kwargs)  # a narrow table would wrap its title
+    for col in columns:
+        table.add_column(col, no_wrap=True)
+    return table
+
+
+UNIT_LEGEND = ("unit: the pod group preempted as one (disruptionMode PodGroup); "
+               "- : the pod alone")
+
+
+def render_plan(
+    doc: dict[str, Any],
+    console: Console,
+    *,
+    note: str | None = None,
+    wide: WideDetails | None = None,
+) -> None:
+    """Preemptor summary, placements, victims, terminating pods relied on, one-line verdict;
+    ``wide`` (``-o wide``) adds requests, nodes' free resources and the PDBs by name."""
     if note:
         console.print(Text(note, style="dim"))
+    model = doc.get("model")
+    if model:
+        console.print(Text(f"Model {model['name']} ({model['reason']})", style="dim"))
+    for line in doc.get("notes", ()):
+        console.print(Text(line, style="dim"))
     console.print(_preemptor_line(doc))
+    if wide is not None:
+        render_requests(wide, console)
     if doc["placements"]:
-        table = Table(title="Placements", box=box.SIMPLE_HEAD, title_justify="left")
-        table.add_column("pod", overflow="fold")  # long names wrap, never cut off
-        table.add_column("node", overflow="fold")
+        table = _names_table("Placements", "pod", "node")
         for row in doc["placements"]:
             table.add_row(row["pod"], row["node"])
         console.print(table)
     if doc["victims"]:
-        table = Table(title="Victims", box=box.SIMPLE_HEAD, title_justify="left")
-        for col, justify in (("pod", "left"), ("node", "left"), ("priority", "right"),
-                             ("unit", "left"), ("PDB", "left")):
-            table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        grouped = any(v["unit"]["kind"] != "Pod" for v in doc["victims"])
+        table = _names_table("Victims", "pod", "node")
+        table.add_column("priority", justify="right", no_wrap=True)
+        if grouped:  # a plain pod's unit is itself: the column only says something for groups
+            table.add_column("unit", no_wrap=True)
+        table.add_column("PDB", no_wrap=True)
         for v in doc["victims"]:
-            unit = v["unit"]["kind"] + " " + v["unit"]["name"]
-            pdb = Text("violated", style="red") if v["pdbViolation"] else Text("-")
-            table.add_row(v["pod"], v["node"], str(v["priority"]), unit, pdb)
+            row: list[Any] = [v["pod"], v["node"], str(v["priority"])]
+            if grouped:
+                row.append(v["unit"]["name"] if v["unit"]["kind"] != "Pod" else "-")
+            names = ", ".join(wide.pdbs.get(v["pod"], ())) if wide is not None else ""
+            if v["pdbViolation"]:
+                row.append(Text(f"{names} violated" if names else "violated", style="red"))
+            else:
+                row.append(Text(names or "-"))
+            table.add_row(*row)
         console.print(table)
+        if grouped:
+            console.print(Text(UNIT_LEGEND, style="dim"))
     if doc["terminating"]:
-        title = "Waiting for terminating pods"
-        table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left",
-                      min_width=len(title))  # a narrow table would wrap its title
-        table.add_column("pod", overflow="fold")
-        table.add_column("node", overflow="fold")
+        table = _names_table("Waiting for terminating pods", "pod", "node")
         for row in doc["terminating"]:
             table.add_row(row["pod"], row["node"])
         console.print(table)
+    if wide is not None:
+        render_nodes(wide, console)
     s = doc["summary"]
     verdict = Text.assemble((doc["status"], _STATUS_STYLE.get(doc["status"], "bold")), ": ",
                             doc["reason"])
@@ -120,3 +174,19 @@ def render_plan(doc: dict[str, Any], console: Console, *, note: str | None = Non
         verdict.append(f" Victims on {nodes}; "
                        f"{pdbs} PodDisruptionBudget violation{'' if pdbs == 1 else 's'}.")
     console.print(verdict)
+    sampled = doc.get("samples")
+    if sampled:
+        v = sampled["victimPods"]
+        console.print(Text(
+            f"Over {sampled['count']} seeded tie orders: {v['min']}-{v['max']} victim pods "
+            f"(median {v['median']}); {len(sampled['always'])} pods preempted always, "
+            f"{len(sampled['sometimes'])} sometimes.", style="bold"))
+        for row in sampled["sometimes"][:10]:
+            console.print(Text(f"  {row['pod']}: preempted in {row['samples']} of "
+                               f"{sampled['count']}", style="yellow"))
+    ties = doc.get("ties") or []
+    for tie in ties[:5]:
+        console.print(Text("Random upstream: " + tie_line(tie), style="yellow"))
+    if len(ties) > 5:
+        console.print(Text(f"... and {len(ties) - 5} more random choices (see -o json ties)",
+                           style="yellow"))

@@ -7,6 +7,7 @@ The document (``-o json``; ``-o yaml`` is the same document)::
                 "Workload": 3, "PodGroup": 3},
      "pods": {"bound": 8, "pending": 3, "terminating": 0, "finished": 0, "gated": 0},
      "ignoredKinds": {"ConfigMap": 2},
+     "podTemplates": {"Deployment": 1, "JobSet": 2},   # controllers' pod templates, by kind
      "apiShapes": [{"kind": "Workload|PodGroup", "name": "ns/name or ns/workload/group",
                     "apiVersion": "scheduling.k8s.io/v1alpha2"}]}
 
@@ -59,6 +60,7 @@ def validation_to_dict(snapshot: Snapshot) -> dict[str, Any]:
         "counts": counts,
         "pods": pod_states,
         "ignoredKinds": dict(sorted(snapshot.ignored_kinds.items())),
+        "podTemplates": dict(sorted(Counter(t.kind for t in snapshot.templates.values()).items())),
         "apiShapes": shapes,
         "warnings": warnings_to_list(snapshot.warnings),
     }
@@ -70,6 +72,8 @@ def render_validation(doc: dict[str, Any], console: Console) -> None:
     table.add_column("count", justify="right")
     for kind, n in doc["counts"].items():
         table.add_row(kind, str(n))
+    for kind, n in doc.get("podTemplates", {}).items():
+        table.add_row(f"{kind} pod templates", str(n))
     for kind, n in doc["ignoredKinds"].items():
         table.add_row(f"{kind} (ignored)", str(n), style="dim")
     console.print(table)

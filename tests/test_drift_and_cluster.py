@@ -1,0 +1,313 @@
+"""Drift (pods keeping an old class value), pod-group divergence, Kueue priorities, manifests
+checked against a cluster (--cluster), and audit of a class re-creation. Each fixture under
+fixtures/manifests/ explains its hand-worked answer in its header."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from wapctl import drift, load
+from wapctl.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFESTS = ROOT / "fixtures" / "manifests"
+CLUSTER = MANIFESTS / "cluster.yaml"
+
+
+def run(*args: object, input: str | None = None) -> Any:
+    return CliRunner().invoke(
+        app, [str(a) for a in args], input=input, env={"COLUMNS": "100"}, catch_exceptions=False
+    )
+
+
+def check_json(*args: object) -> tuple[int, dict[str, Any]]:
+    result = run("check-cycles", *args, "-o", "json")
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_drift_fixture_findings() -> None:
+    """drift.yaml: three priority-drift findings and one pod-group divergence, exit 1."""
+    code, doc = check_json(MANIFESTS / "drift.yaml")
+    got = [(x["rule"], x["object"], x["field"]) for x in doc["findings"]]
+    expected = [
+        ("podgroup-priority-divergence", "Pod ops/agent-0", "spec.priority"),
+        ("priority-drift", "Pod batch/etl-0", "spec.priority"),
+        ("priority-drift", "Pod ml/trainer-0", "spec.priority"),
+        ("priority-drift", "PodGroup ml/trainer-g", "spec.priority"),
+    ]
+    assert (1, expected, 0, 0) == (
+        code, got, doc["summary"]["cycles"], doc["summary"]["violations"]
+    )
+    etl = doc["findings"][1]
+    assert etl["message"] == (
+        "Pod batch/etl-0 runs with priority 500, but PriorityClass 'batch' is now 1000 "
+        "(re-created with another value; a pod keeps the value it was admitted with); pods "
+        "created now with class 'batch' schedule at 1000 and can preempt it (1000 > 500), "
+        "although they share its class; 1 other (Pod batch/etl-1) with a priority from 501 to "
+        "1000 can preempt it now, which its class's value would not allow"
+    )
+    assert etl["fix"].startswith("recreate the pod (e.g. roll out its controller)")
+
+
+def test_drift_downwards_says_the_pod_preempts_its_own_class() -> None:
+    """A class lowered under running pods: they can preempt new pods of their own class."""
+    docs = [
+        load.Document(load.Source("t", 1), {"apiVersion": "scheduling.k8s.io/v1",
+                      "kind": "PriorityClass", "metadata": {"name": "c"}, "value": 100}),
+        load.Document(load.Source("t", 2), {"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": "p", "namespace": "n"},
+                      "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 900},
+                      "status": {"phase": "Running"}}),
+    ]
+    [x] = drift.find(docs, load.build_snapshot(docs))
+    assert x.message.endswith(
+        "it can preempt pods created now with class 'c' (900 > 100), although they share its "
+        "class"
+    )
+
+
+def test_drift_names_who_else_it_lets_preempt() -> None:
+    """Hand-worked: class c re-created 900 -> 100 under running pod p (spec.priority 900).
+    q (class d=500, preemption 500) is in [100, 900): p can preempt it now, which p at its
+    class's value (100) could not; r (class e=950) is not. Lowered the other way (p at 100,
+    class now 900), q (500) in (100, 900] can preempt p now; a Never pod cannot."""
+
+    def case(admitted: int, current: int) -> str:
+        objs = [
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "c"}, "value": current},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "d"}, "value": 500},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "e"}, "value": 950},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "c", "priority": admitted},
+             "status": {"phase": "Running"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "d"}, "status": {"phase": "Running"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "r", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "e"}, "status": {"phase": "Running"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "s", "namespace": "n"},
+             "spec": {"priorityClassName": "d", "preemptionPolicy": "Never"}},
+        ]
+        docs = [load.Document(load.Source("t", i + 1), o) for i, o in enumerate(objs)]
+        [x] = drift.find(docs, load.build_snapshot(docs))
+        return x.message.split("although they share its class; ")[1]
+
+    assert ("it can preempt 2 others (Pod n/q, Pod n/s) with a preemption priority from 100 "
+            "to 899, which its class's value would not allow") == case(900, 100)
+    assert ("1 other (Pod n/q) with a priority from 101 to 900 can preempt it now, which its "
+            "class's value would not allow") == case(100, 900)
+
+
+def test_finished_pods_do_not_drift() -> None:
+    """A Succeeded pod with an old spec.priority preempts nothing and is never a victim."""
+    docs = [
+        load.Document(load.Source("t", 1), {"apiVersion": "scheduling.k8s.io/v1",
+                      "kind": "PriorityClass", "metadata": {"name": "c"}, "value": 100}),
+        load.Document(load.Source("t", 2), {"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": "p", "namespace": "n"},
+                      "spec": {"priorityClassName": "c", "priority": 900},
+                      "status": {"phase": "Succeeded"}}),
+    ]
+    assert () == drift.find(docs, load.build_snapshot(docs))
+
+
+def test_kueue_fixture_findings() -> None:
+    """kueue-jobs.yaml: sweep's WorkloadPriorityClass (1000) diverges from its pods' class
+    (100); eval names a WorkloadPriorityClass that does not exist; train agrees."""
+    code, doc = check_json(MANIFESTS / "kueue-jobs.yaml")
+    got = [(x["rule"], x["object"]) for x in doc["findings"]]
+    assert (1, [("kueue-priority-divergence", "Job team-b/sweep"),
+                ("unknown-kueue-priority-class", "Job team-c/eval")]) == (code, got)
+
+
+def test_kueue_label_is_annotated_on_its_line() -> None:
+    """The Kueue finding points at the label's own line (53: the block-style label of sweep)."""
+    lines = run("check-cycles", MANIFESTS / "kueue-jobs.yaml", "--format", "github").stdout
+    first = lines.splitlines()[0]
+    assert first.startswith(f"::error file={MANIFESTS / 'kueue-jobs.yaml'},line=53,")
+    text = (MANIFESTS / "kueue-jobs.yaml").read_text().splitlines()
+    assert "kueue.x-k8s.io/priority-class: prod-wpc" == text[52].strip()
+
+
+def test_kueue_labels_without_kueue_objects_are_not_checked() -> None:
+    """Without any WorkloadPriorityClass in the input the label cannot be judged: no finding."""
+    text = (MANIFESTS / "kueue-jobs.yaml").read_text()
+    docs = [d for d in text.split("\n---\n") if "kind: WorkloadPriorityClass" not in d]
+    result = run("check-cycles", "-", "-o", "json", input="\n---\n".join(docs))
+    assert (0, []) == (result.exit_code, json.loads(result.stdout)["findings"])
+
+
+# ---- --cluster ----------------------------------------------------------------------------------
+
+
+def test_manifests_against_a_cluster_find_the_cycle_with_running_workloads() -> None:
+    """new-training.yaml + cluster.yaml (hand-worked in new-training.yaml): the running
+    batch/report-0 and the new training preempt each other."""
+    code, doc = check_json(MANIFESTS / "new-training.yaml", "--cluster", CLUSTER)
+    [cycle] = doc["cycles"]
+    members = [(m["profile"], m["workloads"], m["pods"], m["templates"]) for m in cycle["members"]]
+    expected = [
+        ("500/500", [], ["batch/report-0"], []),
+        ("1000/100", ["ml/training"], [], ["JobSet ml/training/workers"]),
+    ]
+    s = doc["summary"]
+    assert (1, expected, 3, 4, ["ml/training"]) == (
+        code, members, s["profiles"], s["edges"], [v["name"] for v in doc["violations"]]
+    )
+    assert {"cycles": 0, "violations": 0, "findings": 0} == s["outsideManifests"]
+    # the new victims (hand-worked in new-training.yaml): the training (1000/100) can preempt
+    # both running pods, batch/report-0 (500) and web/frontend-0 (100)
+    assert [
+        {
+            "profile": "1000/100",
+            "schedulingPriority": 1000,
+            "preemptionPriority": 100,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "members": ["JobSet ml/training/workers", "ml/training/workers"],
+            "victims": ["batch/report-0", "web/frontend-0"],
+            "counts": {"members": 2, "victims": 2},
+        }
+    ] == doc["newVictims"]
+
+
+def test_manifests_alone_lack_the_clusters_classes() -> None:
+    """Without --cluster the Workload names classes nothing defines: exit 2, one line."""
+    result = run("check-cycles", MANIFESTS / "new-training.yaml")
+    assert 2 == result.exit_code and "PriorityClass 'high' does not exist" in result.stderr
+
+
+def test_cluster_problems_the_manifests_do_not_touch_are_left_out(tmp_path: Path) -> None:
+    """The cluster's own drift is counted in outsideManifests, not reported; harmless
+    manifests pass (exit 0)."""
+    harmless = tmp_path / "web.yaml"
+    harmless.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: web}\n"
+        "spec:\n  template:\n    spec:\n      priorityClassName: low\n"
+    )
+    code, doc = check_json(harmless, "--cluster", MANIFESTS / "drift.yaml")
+    assert (0, [], {"cycles": 0, "violations": 0, "findings": 4}) == (
+        code, doc["findings"], doc["summary"]["outsideManifests"]
+    )
+
+
+def test_unknown_class_resolved_by_the_cluster(tmp_path: Path) -> None:
+    """A template's class missing from the manifests but defined in the cluster is fine."""
+    dep = tmp_path / "d.yaml"
+    dep.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: web}\n"
+        "spec:\n  template:\n    spec:\n      priorityClassName: medium\n"
+    )
+    assert 1 == run("check-cycles", dep).exit_code
+    code, doc = check_json(dep, "--cluster", CLUSTER)
+    assert (0, []) == (code, doc["findings"])
+
+
+def test_a_manifest_class_recreation_shows_drift_of_running_pods(tmp_path: Path) -> None:
+    """Manifests that re-define a class the cluster's pods use: their drift is in scope."""
+    code, doc = check_json(MANIFESTS / "recreate-medium.yaml", "--cluster", CLUSTER)
+    assert (1, [("priority-drift", "Pod batch/report-0")]) == (
+        code, [(x["rule"], x["object"]) for x in doc["findings"]]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cluster", CLUSTER], "--cluster needs manifests to check against it (give files or -)"),
+        ([MANIFESTS / "new-training.yaml", "--cluster", CLUSTER, "--context", "x"],
+         "give --cluster SNAPSHOT or --kubeconfig/--context, not both"),
+        (["-", "--cluster", "-"], "stdin (-) can hold the manifests or the cluster, not both"),
+    ],
+    ids=["no-manifests", "cluster-and-context", "stdin-twice"],
+)
+def test_cluster_usage_errors(args: list[object], message: str) -> None:
+    """Contradicting sources are usage errors (exit 2, one line)."""
+    result = run("check-cycles", *args, input="")
+    assert (2, f"error: {message}\n") == (result.exit_code, result.stderr)
+
+
+# ---- audit of a class re-creation -----------------------------------------------------------
+
+
+def test_audit_of_a_class_recreation_lists_pods_keeping_the_old_value() -> None:
+    """recreate-medium.yaml on cluster.yaml: report-0 keeps 500; exit 0 (information)."""
+    result = run("audit", CLUSTER, "--change", MANIFESTS / "recreate-medium.yaml", "-o", "json")
+    doc = json.loads(result.stdout)
+    kept = [(x["object"], x["field"]) for x in doc["keptOldPriority"]]
+    assert (0, [("Pod batch/report-0", "spec.priority")], 1) == (
+        result.exit_code, kept, doc["summary"]["keptOldPriority"]
+    )
+
+
+def test_audit_pod_without_spec_priority_keeps_the_value_before() -> None:
+    """A running pod without spec.priority was still admitted at the class's old value."""
+    text = CLUSTER.read_text().replace("    priority: 500\n", "")
+    result = run("audit", "-", "--change", MANIFESTS / "recreate-medium.yaml", "-o", "json",
+                 input=text)
+    [x] = json.loads(result.stdout)["keptOldPriority"]
+    assert ("Pod batch/report-0", "spec.priorityClassName") == (x["object"], x["field"])
+    assert x["message"].startswith("Pod batch/report-0 keeps priority 500: PriorityClass 'medium'")
+
+
+def test_new_victims_only_with_a_cluster() -> None:
+    """Without --cluster there is no 'running cluster' to be a victim: newVictims is []."""
+    _, doc = check_json(MANIFESTS / "chart-cycle.yaml")
+    assert [] == doc["newVictims"]
+
+
+def test_pending_cluster_pods_are_not_new_victims(tmp_path: Path) -> None:
+    """Only running pods are victims: the same cluster with report-0 pending lists only
+    web/frontend-0."""
+    pending = tmp_path / "cluster.yaml"
+    pending.write_text(CLUSTER.read_text().replace(
+        "  metadata: {name: report-0, namespace: batch}\n  spec:\n    nodeName: n1\n",
+        "  metadata: {name: report-0, namespace: batch}\n  spec:\n",
+    ))
+    _, doc = check_json(MANIFESTS / "new-training.yaml", "--cluster", pending)
+    assert [["web/frontend-0"]] == [e["victims"] for e in doc["newVictims"]]
+
+
+def test_manifests_against_a_live_cluster(apiserver: Any, tmp_path: Path) -> None:
+    """Manifests with --kubeconfig read the cluster live (GET only) and report exactly what
+    --cluster with a file of the same objects reports."""
+    import yaml
+
+    objects = yaml.safe_load(CLUSTER.read_text())["items"]
+    fake = apiserver(objects)
+    kc = fake.write_kubeconfig(tmp_path / "kc")
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    live = run("check-cycles", MANIFESTS / "new-training.yaml", "--kubeconfig", kc, "-o", "json")
+    from_file = run("check-cycles", MANIFESTS / "new-training.yaml", "--cluster", snap,
+                    "-o", "json")
+    assert (1, from_file.stdout) == (live.exit_code, live.stdout)
+    assert 1 == json.loads(live.stdout)["summary"]["cycles"]
+    assert {"GET"} == fake.methods()
+
+
+def test_table_shows_the_first_50_findings_and_counts_the_rest(tmp_path: Path) -> None:
+    """A re-created class under 60 running pods: 60 drift findings; the table lists 50 (and 50
+    fixes) and says how many more -o json lists, which has all 60."""
+    import yaml
+
+    objs = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "c"}, "value": 200}]
+    objs += [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i:02}", "namespace": "n"},
+              "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 100},
+              "status": {"phase": "Running"}} for i in range(60)]
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump_all(objs))
+    wide = CliRunner().invoke(app, ["check-cycles", str(path), "--no-color"],
+                              env={"COLUMNS": "300"})
+    lines = wide.stdout.splitlines()
+    more = "... and 10 more findings (-o json or -o sarif lists all)"
+    assert (1, 2) == (wide.exit_code, lines.count(more))
+    assert 50 == sum(1 for line in lines if line.strip().startswith("- Pod n/p"))
+    assert 60 == len(check_json(path)[1]["findings"])

@@ -1,0 +1,194 @@
+"""Real exports never abort (issue 15): what a real cluster legitimately holds loads and plans.
+
+The recordings under fixtures/exports/k8s-1.36/ come from a real Kubernetes 1.36.2 API server
+(see its README); fixtures/exports/kubectl-no-system-classes.yaml is a hand-made kubectl export
+whose plan is worked out by hand in its header comment.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wapctl import load
+from wapctl.cli import app
+from wapctl.errors import InputError, Source
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPORTS = ROOT / "fixtures" / "exports"
+RECORDED = sorted(
+    p for p in (EXPORTS / "k8s-1.36").rglob("*")
+    if p.suffix in (".json", ".yaml") and "admission" not in p.parts
+)
+WAPCTL = str(Path(sys.executable).with_name("wapctl"))
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def build(*docs, name="snap.yaml"):
+    """A snapshot from in-memory documents (as if read from ``name``)."""
+    return load.build_snapshot(
+        load.Document(Source(name, i + 1), d) for i, d in enumerate(docs)
+    )
+
+
+def test_every_recording_is_there():
+    """lists/*.json (12), kubectl/* (4) and wapctl/snapshot.yaml were copied."""
+    assert 17 == len(RECORDED)
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: str(p.relative_to(EXPORTS)))
+def test_each_recorded_file_alone_validates_and_plans(path: Path):
+    """Each file on its own: validate exits 0; plan gives a document (placed, unschedulable
+    — e.g. a list of pods with no nodes — or nothing pending), never an input error."""
+    assert 0 == run("validate", path).exit_code
+    result = run("plan", path, "-o", "json")
+    assert result.exit_code in (0, 3), result.output
+    if result.stdout:
+        assert "PreemptionPlan" == json.loads(result.stdout)["kind"]
+    else:
+        assert "nothing to plan" in result.stderr
+
+
+def test_raw_lists_together_plan_like_the_kubectl_export():
+    """The raw API lists of one cluster (items without kind/apiVersion) form the same cluster
+    as the kubectl export of it: the same plan document."""
+    lists = EXPORTS / "k8s-1.36" / "lists"
+    files = [lists / f"{k}.json" for k in ("nodes", "pods", "priorityclasses",
+                                         "poddisruptionbudgets", "workloads", "podgroups")]
+    raw = run("plan", *files, "-o", "json")
+    export = run("plan", EXPORTS / "k8s-1.36" / "kubectl" / "get-all-wapctl-kinds.yaml",
+                 "-o", "json")
+    assert (0, json.loads(export.stdout)) == (raw.exit_code, json.loads(raw.stdout))
+
+
+def test_hand_worked_kubectl_export_without_system_classes():
+    """Through the real console script: RequiresPreemption, the one victim worked out in the
+    fixture's header, and one warning for the deleted class (none for the system classes)."""
+    proc = subprocess.run(
+        [WAPCTL, "plan", str(EXPORTS / "kubectl-no-system-classes.yaml"), "-o", "json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert 0 == proc.returncode, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert (
+        "RequiresPreemption",
+        [{"pod": "prod/checkout-7d9f8c6b5-x2m4q", "node": "worker-1"}],
+        [("batch/etl-worker-0", "worker-1", 50)],
+        [("MissingPriorityClass", "Pod batch/etl-worker-0", "spec.priorityClassName")],
+    ) == (
+        doc["status"],
+        doc["placements"],
+        [(v["pod"], v["node"], v["priority"]) for v in doc["victims"]],
+        [(w["code"], w["object"], w["field"]) for w in doc["warnings"]],
+    )
+    assert "Planning for the highest-priority pending preemptor" in proc.stderr
+
+
+def test_priority_divergence_is_a_warning_and_both_priorities_are_kept():
+    """The recorded probe: PodGroups with priority 1000 whose pods carry 100. The real 1.36
+    scheduler bound them (admission/probe-priority-mismatch-scheduler.log); wapctl loads them,
+    warns once per group, and keeps both numbers on the pod."""
+    adm = EXPORTS / "k8s-1.36" / "admission"
+    lists = EXPORTS / "k8s-1.36" / "lists"
+    docs = load.read_documents([str(adm / "probe-priority-mismatch-objects.json"),
+                                str(adm / "probe-priority-mismatch-pods.json"),
+                                str(lists / "priorityclasses.json")])
+    snap = load.build_snapshot(docs)
+    pod = snap.pods["probe/mismatch-basic"]
+    assert (1000, 100) == (pod.priority, pod.own_priority)
+    assert [("PriorityDivergence", "PodGroup probe/mm-g"),
+            ("PriorityDivergence", "PodGroup probe/mm-gang")] == [
+        (w.code, w.object) for w in snap.warnings]
+    assert "probe/mismatch-basic 100" in snap.warnings[0].message
+
+
+# ---- the rules, one by one -------------------------------------------------------------------
+
+def pod(name, ns="default", **spec):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+            "spec": {"containers": [{"name": "c"}], **spec}}
+
+
+def pclass(name, value):
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value}
+
+
+def test_builtin_system_classes_have_upstream_values():
+    """pkg/apis/scheduling/helpers.go systemPriorityClasses: node-critical 2*10^9+1000,
+    cluster-critical 2*10^9; a pod naming one without spec.priority resolves, silently."""
+    snap = build(pod("a", priorityClassName="system-node-critical"),
+                 pod("b", priorityClassName="system-cluster-critical"))
+    assert (2_000_001_000, 2_000_000_000, ()) == (
+        snap.pods["default/a"].priority, snap.pods["default/b"].priority, snap.warnings)
+    assert {} == dict(snap.priority_classes)  # not invented into the snapshot itself
+
+
+def test_missing_class_with_spec_priority_warns_once_per_class():
+    snap = build(pod("b", priorityClassName="gone", priority=7),
+                 pod("a", priorityClassName="gone", priority=7),
+                 pod("c", priorityClassName="other", priority=9))
+    assert (7, 9) == (snap.pods["default/a"].priority, snap.pods["default/c"].priority)
+    assert [("MissingPriorityClass", "Pod default/a"),
+            ("MissingPriorityClass", "Pod default/c")] == [(w.code, w.object)
+                                                            for w in snap.warnings]
+    assert "'gone'" in snap.warnings[0].message and "1 more object names it" in (
+        snap.warnings[0].message)
+    assert "snap.yaml" in (snap.warnings[0].source or "")
+
+
+def test_missing_class_without_spec_priority_is_the_error():
+    with pytest.raises(InputError) as info:
+        build(pod("a", priorityClassName="gone"))
+    assert "spec.priorityClassName" == info.value.field
+    assert "kubectl get priorityclass gone -o yaml" in info.value.reason
+
+
+def test_pod_of_a_missing_pod_group_is_planned_alone():
+    """The kubectl recipe without the alpha kinds: the pod loads as a standalone pod."""
+    snap = build(pclass("p", 5), pod("a", priorityClassName="p", priority=5,
+                                     schedulingGroup={"podGroupName": "pg"}))
+    assert None is snap.pods["default/a"].group_key
+    assert [("MissingPodGroup", "Pod default/a", "spec.schedulingGroup.podGroupName")] == [
+        (w.code, w.object, w.field) for w in snap.warnings]
+
+
+def test_item_kinds_come_from_the_list_kind_and_input_is_not_modified():
+    raw = {"kind": "PodList", "apiVersion": "v1", "metadata": {},
+           "items": [{"metadata": {"name": "a", "namespace": "x"},
+                      "spec": {"containers": [{"name": "c"}]}}]}
+    before = copy.deepcopy(raw)
+    out: list[load.Document] = []
+    load._flatten("raw.json", 1, raw, out)
+    assert ("Pod", "v1") == (out[0].obj["kind"], out[0].obj["apiVersion"])
+    assert before == raw
+    assert ["x/a"] == list(load.build_snapshot(out).pods)
+
+
+def test_items_of_a_plain_list_still_need_a_kind():
+    with pytest.raises(InputError) as info:
+        load.build_snapshot(_flat({"kind": "List", "items": [{"metadata": {"name": "a"}}]}))
+    assert "kind" == info.value.field
+
+
+def _flat(obj):
+    out: list[load.Document] = []
+    load._flatten("l.yaml", 1, obj, out)
+    return out
+
+
+def test_nothing_pending_is_exit_0_with_a_clear_line(tmp_path):
+    path = EXPORTS / "k8s-1.36" / "lists" / "nodes.json"
+    proc = subprocess.run([WAPCTL, "plan", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert (0, "no pending pod or pod group: nothing to plan\n", "") == (
+        proc.returncode, proc.stdout, proc.stderr)

@@ -1,0 +1,398 @@
+"""Controllers' pod templates as members of the priority graph (templates.py, graph.py): every
+controller kind, priorities as for a pod, pod-group membership, unknown classes as findings,
+and the KEP ping-pong written as two JobSets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from wapctl import graph, load
+from wapctl.cli import app
+from wapctl.errors import InputError, Source
+from wapctl.graph import Profile
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFESTS = ROOT / "fixtures" / "manifests"
+
+CLASSES = """
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: polite}
+value: 700
+preemptionPolicy: Never
+"""
+
+POD_SPEC = {"priorityClassName": "high", "containers": [{"name": "c", "image": "i"}]}
+
+
+def snapshot(*objects: dict[str, Any], classes: str = CLASSES) -> Any:
+    docs = [d for d in yaml.safe_load_all(classes) if d] + list(objects)
+    return load.build_snapshot(
+        load.Document(Source("t.yaml", i + 1), d) for i, d in enumerate(docs)
+    )
+
+
+def pod_template(spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"metadata": {"labels": {"app": "x"}}, "spec": spec or POD_SPEC}
+
+
+def run(*args: object, input: str | None = None) -> Any:
+    return CliRunner().invoke(
+        app, [str(a) for a in args], input=input, env={"COLUMNS": "100"}, catch_exceptions=False
+    )
+
+
+# Each controller kind with its pod template where the upstream API puts it (apps/v1,
+# batch/v1 types.go; jobset.x-k8s.io/v1alpha2 ReplicatedJob.Template is a JobTemplateSpec;
+# leaderworkerset.x-k8s.io/v1 LeaderWorkerTemplate{LeaderTemplate *PodTemplateSpec,
+# WorkerTemplate PodTemplateSpec}).
+KIND_CASES = [
+    ("apps/v1", "Deployment", {"spec": {"template": pod_template()}},
+     ["Deployment ns/x"], "spec.template.spec"),
+    ("apps/v1", "ReplicaSet", {"spec": {"template": pod_template()}},
+     ["ReplicaSet ns/x"], "spec.template.spec"),
+    ("apps/v1", "StatefulSet", {"spec": {"template": pod_template()}},
+     ["StatefulSet ns/x"], "spec.template.spec"),
+    ("apps/v1", "DaemonSet", {"spec": {"template": pod_template()}},
+     ["DaemonSet ns/x"], "spec.template.spec"),
+    ("v1", "ReplicationController", {"spec": {"template": pod_template()}},
+     ["ReplicationController ns/x"], "spec.template.spec"),
+    ("batch/v1", "Job", {"spec": {"template": pod_template()}},
+     ["Job ns/x"], "spec.template.spec"),
+    ("batch/v1", "CronJob", {"spec": {"jobTemplate": {"spec": {"template": pod_template()}}}},
+     ["CronJob ns/x"], "spec.jobTemplate.spec.template.spec"),
+    ("v1", "PodTemplate", {"template": pod_template()}, ["PodTemplate ns/x"], "template.spec"),
+    (
+        "jobset.x-k8s.io/v1alpha2",
+        "JobSet",
+        {"spec": {"replicatedJobs": [
+            {"name": "driver", "template": {"spec": {"template": pod_template()}}},
+            {"name": "workers", "template": {"spec": {"template": pod_template()}}},
+        ]}},
+        ["JobSet ns/x/driver", "JobSet ns/x/workers"],
+        "spec.replicatedJobs[1].template.spec.template.spec",
+    ),
+    (
+        "leaderworkerset.x-k8s.io/v1",
+        "LeaderWorkerSet",
+        {"spec": {"leaderWorkerTemplate": {"leaderTemplate": pod_template(),
+                                           "workerTemplate": pod_template()}}},
+        ["LeaderWorkerSet ns/x/leader", "LeaderWorkerSet ns/x/worker"],
+        "spec.leaderWorkerTemplate.workerTemplate.spec",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("api", "kind", "body", "keys", "last_field"), KIND_CASES, ids=[c[1] for c in KIND_CASES]
+)
+def test_every_controller_kind_gives_its_templates(
+    api: str, kind: str, body: dict[str, Any], keys: list[str], last_field: str
+) -> None:
+    """Each kind's pod templates become members with the class's priority (high: 1000/1000)."""
+    obj = {"apiVersion": api, "kind": kind, "metadata": {"name": "x", "namespace": "ns"}, **body}
+    snap = snapshot(obj)
+    t = snap.templates
+    assert keys == list(t)
+    assert last_field == t[keys[-1]].field
+    assert {(1000, 1000, "PreemptLowerPriority")} == {
+        (x.priority, x.preemption_priority, x.preemption_policy) for x in t.values()
+    }
+    g = graph.build_graph(snap)
+    assert {Profile(1000, 1000): tuple(keys)} == {p: v.templates for p, v in g.vertices.items()}
+    assert kind not in snap.ignored_kinds
+
+
+def test_lws_without_leader_template_has_only_the_worker() -> None:
+    """A LeaderWorkerSet without leaderTemplate: its leader uses the worker template."""
+    obj = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+           "metadata": {"name": "x", "namespace": "ns"},
+           "spec": {"leaderWorkerTemplate": {"workerTemplate": pod_template()}}}
+    assert ["LeaderWorkerSet ns/x/worker"] == list(snapshot(obj).templates)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({"priorityClassName": "low"}, (100, 100, "PreemptLowerPriority")),
+        # spec.priority wins over the class, as for a pod (admission fills it from the class)
+        ({"priorityClassName": "low", "priority": 42}, (42, 42, "PreemptLowerPriority")),
+        # the class's preemptionPolicy Never, and the template's own
+        ({"priorityClassName": "polite"}, (700, 700, "Never")),
+        ({"priorityClassName": "high", "preemptionPolicy": "Never"}, (1000, 1000, "Never")),
+        # no class: the globalDefault, else 0
+        ({}, (0, 0, "PreemptLowerPriority")),
+    ],
+    ids=["class", "spec-priority", "class-never", "own-never", "nothing"],
+)
+def test_template_priorities_follow_the_pod_rules(
+    spec: dict[str, Any], expected: tuple[int, int, str]
+) -> None:
+    """A template resolves like a pod: spec.priority, else class, else default, else 0."""
+    obj = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": spec}}}
+    t = snapshot(obj).templates["Job n/j"]
+    assert expected == (t.priority, t.preemption_priority, t.preemption_policy)
+
+
+def test_global_default_class_applies_to_templates() -> None:
+    """A template without a class takes the globalDefault class's value."""
+    classes = CLASSES + "---\n" + (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: d}\n"
+        "value: 300\nglobalDefault: true\n"
+    )
+    obj = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": {}}}}
+    assert 300 == snapshot(obj, classes=classes).templates["Job n/j"].priority
+
+
+def test_template_joining_a_pod_group_takes_the_groups_profile() -> None:
+    """spec.workloadRef to a v1alpha1 Workload: the group's 1000/100 wins over the own class,
+    and the template is in the group's unit (so one group alone makes no self-loop)."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"priorityClassName": "high", "preemptionPriorityClassName": "low",
+                   "podGroups": [{"name": "g", "policy": {"gang": {"minCount": 2}}}]}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "low",
+                                          "workloadRef": {"name": "w", "podGroup": "g"}}}}}
+    snap = snapshot(wl, job)
+    t = snap.templates["Job n/j"]
+    assert (1000, 100, "n/w/g") == (t.priority, t.preemption_priority, t.group_key)
+    g = graph.build_graph(snap)
+    assert [] == list(g.graph.edges)  # one unit: no self-loop
+    report = graph.check(snap)
+    assert ["n/w"] == [v.name for v in report.violations]  # the Workload, not the Job
+
+
+def test_uninstantiated_pod_group_templates_are_members() -> None:
+    """A v1alpha2 Workload without PodGroup objects yet: each podGroupTemplate is a member with
+    the template's class, else the Workload's; the rule applies to it."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"priorityClassName": "high", "preemptionPriorityClassName": "low",
+                   "podGroupTemplates": [
+                       {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}},
+                       {"name": "b", "schedulingPolicy": {"basic": {}},
+                        "priorityClassName": "low"},
+                   ]}}
+    snap = snapshot(wl)
+    got = {k: (t.priority, t.preemption_priority) for k, t in snap.templates.items()}
+    assert {"Workload n/w/a": (1000, 100), "Workload n/w/b": (100, 100)} == got
+    report = graph.check(snap)
+    # a (1000/100) can preempt b (100/100)? 1000 > 100 yes; b -> a? 100 > 100 no: no cycle
+    assert (0, ["n/w"]) == (report.cycle_count, [v.name for v in report.violations])
+
+
+def test_unknown_class_is_a_finding_not_an_input_error() -> None:
+    """A template naming a missing class is kept without a profile and reported."""
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "d", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "nope"}}}}
+    snap = snapshot(obj)
+    t = snap.templates["Deployment n/d"]
+    assert ("nope", None) == (t.unknown_class, t.priority)
+    report = graph.check(snap)
+    assert (False, 0) == (report.clean, len(report.graph.vertices))
+    [finding] = report.findings
+    assert ("unknown-priority-class", "Deployment n/d",
+            "spec.template.spec.priorityClassName") == (finding.rule, finding.object, finding.field)
+    assert "create PriorityClass 'nope' or name an existing one (known: high, low, polite)" == (
+        finding.fix
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"spec": {"template": "oops"}}, "spec.template"),
+        ({"spec": {"template": {"spec": {"priority": "9"}}}}, "spec.template.spec.priority"),
+        ({"spec": {"template": {"spec": {"preemptionPolicy": "Sometimes"}}}},
+         "spec.template.spec.preemptionPolicy"),
+    ],
+    ids=["template-not-mapping", "priority-not-int", "bad-policy"],
+)
+def test_malformed_templates_are_input_errors(body: dict[str, Any], field: str) -> None:
+    """Malformed template fields are InputErrors naming the field."""
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "d", "namespace": "n"}, **body}
+    with pytest.raises(InputError) as err:
+        snapshot(obj)
+    assert field == err.value.field
+
+
+def test_duplicate_controllers_are_refused_per_kind() -> None:
+    """The same Deployment twice is a duplicate; a Job of the same name is not."""
+    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x",
+           "namespace": "n"}, "spec": {"template": pod_template()}}
+    job = dep | {"apiVersion": "batch/v1", "kind": "Job"}
+    assert 2 == len(snapshot(dep, job).templates)
+    with pytest.raises(InputError, match="duplicate object Deployment n/x"):
+        snapshot(dep, dep)
+
+
+def test_a_model_without_preemption_priority_sees_no_cycle() -> None:
+    """profile_of plugs a behaviour model in: kube-scheduler 1.36 has no separate preemption
+    priority, so the chart's 1000/100 is 1000/1000 there and the ping-pong disappears."""
+    docs = load.read_documents([str(MANIFESTS / "chart-cycle.yaml")])
+    snap = load.build_snapshot(docs)
+    assert 1 == graph.check(snap).cycle_count
+    as_136 = graph.check(snap, profile_of=graph.without_preemption_priority)
+    assert (0, ()) == (as_136.cycle_count, as_136.violations)
+
+
+# ---- the chart fixtures through the CLI ------------------------------------------------------
+
+
+def test_jobset_ping_pong_is_found() -> None:
+    """chart-cycle.yaml (hand-worked in its header): the KEP ping-pong as two JobSets."""
+    result = run("check-cycles", MANIFESTS / "chart-cycle.yaml", "-o", "json")
+    doc = json.loads(result.stdout)
+    [cycle] = doc["cycles"]
+    members = [(m["profile"], m["workloads"], m["templates"]) for m in cycle["members"]]
+    expected = [
+        ("500/500", [], ["Deployment web/frontend", "JobSet batch/report/main"]),
+        ("1000/100", ["ml/training"], ["JobSet ml/training/workers"]),
+    ]
+    assert (1, expected) == (result.exit_code, members)
+    assert (3, 4, 1, 4) == tuple(
+        doc["summary"][k] for k in ("profiles", "edges", "violations", "templates")
+    )
+    assert "raise the preemption priority of ml/training (and 1 more member of 1000/100) to " \
+        ">= 1000" == cycle["fix"]
+
+
+def test_chart_fixed_is_clean() -> None:
+    """chart-fixed.yaml: 3 profiles, 3 edges, nothing to report, exit 0."""
+    result = run("check-cycles", MANIFESTS / "chart-fixed.yaml", "-o", "json")
+    s = json.loads(result.stdout)["summary"]
+    assert (0, 3, 3, 0, 0, 0) == (
+        result.exit_code, s["profiles"], s["edges"], s["cycles"], s["violations"], s["findings"]
+    )
+
+
+def test_unknown_class_fails_with_file_and_line() -> None:
+    """The issue's first 'done when': a Deployment with an unknown class fails the check with
+    its file and line (line 20 is the template's priorityClassName, see the fixture)."""
+    path = MANIFESTS / "unknown-class.yaml"
+    result = run("check-cycles", path, "--format", "github")
+    first = result.stdout.splitlines()[0]
+    assert 1 == result.exit_code
+    assert first.startswith(
+        f"::error file={path},line=20,title=Pod template names a PriorityClass that does not "
+        "exist::Deployment shop/checkout: its pod template names PriorityClass 'hihg'"
+    )
+    wide = CliRunner().invoke(app, ["check-cycles", str(path), "--no-color"],
+                              env={"COLUMNS": "400"})
+    assert f"{path}:20" in wide.stdout
+
+
+def test_helm_template_through_stdin() -> None:
+    """`helm template ... | wapctl check-cycles -` reads the rendered chart from stdin."""
+    text = (MANIFESTS / "chart-cycle.yaml").read_text()
+    assert 1 == run("check-cycles", "-", input=text).exit_code
+    fixed = (MANIFESTS / "chart-fixed.yaml").read_text()
+    assert 0 == run("check-cycles", "-", input=fixed).exit_code
+
+
+def test_table_explains_the_notation_and_fixes_each_finding() -> None:
+    """The table ends with one fix per finding (the cycle's breaker and the violation, derived
+    in chart-cycle.yaml's header) and says what 500/500 and the arrow mean."""
+    result = run("check-cycles", MANIFESTS / "chart-cycle.yaml", "--no-color")
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    start = lines.index("How to fix:")
+    expected = [
+        "How to fix:",
+        "  - cycle 1: raise the preemption priority of ml/training (and 1 more member of "
+        "1000/100) to >= 1000",
+        "  - Workload ml/training: raise ml/training's preemption priority to >= 1000 (a",
+        "    preemptionPriorityClassName of value >= 1000, or none), or lower its scheduling "
+        "priority to <=",
+        "    100",
+    ]
+    assert expected == lines[start : start + 5]
+    legend = " ".join(lines[start + 5 : -1])
+    assert legend.startswith("How to read: a profile is written scheduling/preemption — "
+                             "1000/100 schedules (preempts others) at")
+    assert "X → Y: members of X can preempt members of Y" in legend
+    assert ("Priority graph: 3 profiles, 4 preemption edges; 1 workload, 1 pod group, "
+            "0 standalone pods, 4 pod templates") == " ".join(lines[:2])
+    assert "FAIL: 1 cycle, 1 rule violation" == lines[-1]
+
+
+def test_validate_counts_pod_templates_by_kind() -> None:
+    """validate lists what it reads: the chart has a CronJob, a Deployment and two JobSet
+    templates (one per replicated job, one job in each JobSet)."""
+    result = run("validate", MANIFESTS / "chart-cycle.yaml", "-o", "json")
+    doc = json.loads(result.stdout)
+    assert (0, {"CronJob": 1, "Deployment": 1, "JobSet": 2}, {}) == (
+        result.exit_code, doc["podTemplates"], doc["ignoredKinds"]
+    )
+
+
+# ---- property: a template resolves exactly as the pod it will create ------------------------
+
+
+
+@st.composite
+def class_set_and_spec(draw: st.DrawFn) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    n = draw(st.integers(1, 4))
+    values = draw(st.lists(st.integers(-10, 10), min_size=n, max_size=n))
+    default = draw(st.one_of(st.none(), st.integers(0, n - 1)))
+    classes = []
+    for i, v in enumerate(values):
+        c: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                             "metadata": {"name": f"c{i}"}, "value": v}
+        if i == default:
+            c["globalDefault"] = True
+        if draw(st.booleans()):
+            c["preemptionPolicy"] = "Never"
+        classes.append(c)
+    spec: dict[str, Any] = {}
+    if draw(st.booleans()):
+        spec["priorityClassName"] = f"c{draw(st.integers(0, n - 1))}"
+    if draw(st.booleans()):
+        spec["priority"] = draw(st.integers(-10, 10))
+    policy = draw(st.sampled_from([None, "Never", "PreemptLowerPriority"]))
+    if policy is not None:
+        spec["preemptionPolicy"] = policy
+    return classes, spec
+
+
+@settings(max_examples=60, deadline=None)
+@given(class_set_and_spec())
+def test_template_profile_equals_the_pods(
+    case: tuple[list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    """Oracle: the loader's pod resolution. A Job's template and a pod with the same spec get
+    the same (scheduling, preemption, policy)."""
+    classes, spec = case
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": dict(spec)}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+           "spec": dict(spec)}
+    docs = [load.Document(Source("t", i + 1), d) for i, d in enumerate([*classes, job, pod])]
+    snap = load.build_snapshot(docs)
+    t = snap.templates["Job n/j"]
+    p = snap.pods["n/p"]
+    assert (p.priority, p.preemption_priority, p.preemption_policy) == (
+        t.priority, t.preemption_priority, t.preemption_policy
+    )

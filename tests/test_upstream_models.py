@@ -1,0 +1,142 @@
+"""Hand-worked cases of the 1.36 / upstream models (docs/SPEC.md §0), one behaviour each."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from builders import basic, gang, member, node, pod, snapshot
+
+from wapctl.models import get_model
+from wapctl.preemption import plan
+from wapctl.preemptor import select_preemptor
+
+M136 = get_model("1.36")
+UPSTREAM = get_model("upstream")
+
+
+def _outcome(result):
+    return (result.status, sorted(v.pod for v in result.victims),
+            sorted((p.pod, p.node) for p in result.placements),
+            sorted(t.pod for t in result.terminating))
+
+
+def test_terminating_pod_holds_then_a_victim_besides():
+    """n1 (4 cpu): t terminating (2 cpu, prio 1), v running (2 cpu, prio 1); a gang of 2 x 2 cpu.
+    While t holds its 2 cpu, removing v frees 2: one pod only. Once t is gone without victims:
+    2 free, one pod. With t gone and v preempted: both pods fit -> v is the victim and the gang
+    waits for t too."""
+    g = gang("train", min_count=2, prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
+        pod("t", cpu="2", prio=1, node="n1", terminating=True),
+        pod("v", cpu="2", prio=1, node="n1"),
+        member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert ("RequiresPreemption", ["default/v"],
+            [("default/w-0", "n1"), ("default/w-1", "n1")], ["default/t"]) == _outcome(
+        plan(snap, pre, model=M136))
+
+
+def test_basic_group_places_as_many_as_fit():
+    """A basic group of 3 x 2 cpu on one 4-cpu node: upstream places the two that fit."""
+    b = basic("web", prio=10)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[b], pods=[
+        member(b, f"r-{k}", cpu="2") for k in range(3)])
+    pre = select_preemptor(snap, workload="default/web")
+    result = plan(snap, pre, model=M136)
+    assert ("Schedulable", [], [("default/r-0", "n1"), ("default/r-1", "n1")], []) == \
+        _outcome(result)
+    assert ("default/r-2",) == result.unplaced
+    assert "Unschedulable" == plan(snap, pre, model=get_model("kep-5710")).status
+
+
+def test_scored_placement_spreads_a_gang():
+    """Two empty 8-cpu nodes, a gang of 2 x 2 cpu: LeastAllocated sends the second pod to the
+    emptier node (the KEP model's greedy fills n1 first)."""
+    g = gang("train", min_count=2, prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="8"), node("n2", cpu="8")], groups=[g], pods=[
+        member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
+    pre = select_preemptor(snap, workload="default/train")
+    result = plan(snap, pre, model=M136)
+    assert [("default/w-0", "n1"), ("default/w-1", "n2")] == _outcome(result)[2]
+    assert [("default/w-0", "n1"), ("default/w-1", "n1")] == _outcome(
+        plan(snap, pre, model=get_model("kep-5710")))[2]
+    # the first pod's node was a tie between two equal nodes: reported
+    assert [("node for pod default/w-0", ("n1",), ("n2",), 2)] == [
+        (t.decision, t.chosen, t.alternatives, t.count) for t in result.ties]
+
+
+def test_group_is_never_when_a_member_is():
+    """1.36 newPodGroupPreemptor: one member with preemptionPolicy Never makes the group Never;
+    upstream with PodGroupPreemptionPolicy=true reads the group's own policy instead."""
+    g = gang("train", min_count=1, prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g], pods=[
+        pod("v", cpu="2", prio=1, node="n1"),
+        member(g, "w-0", cpu="2", policy="Never")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert "Unschedulable" == plan(snap, pre, model=M136).status
+    gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
+    assert ("RequiresPreemption", ["default/v"]) == _outcome(plan(snap, pre, model=gated))[:2]
+
+
+def test_nominated_preemptor_waits_only_for_a_preemption_victim():
+    """A lower-priority pod terminating on the nominated node blocks new preemption only if it
+    carries DisruptionTarget/PreemptionByScheduler (upstream podTerminatingByPreemption)."""
+    t = pod("t", cpu="2", prio=1, node="n1", terminating=True)
+    snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="2")], pods=[
+        t, pod("v", cpu="2", prio=1, node="n2"),
+        pod("p", cpu="2", prio=100, nominated="n1")])
+    pre = select_preemptor(snap, pod="default/p")
+    assert ("RequiresPreemption", ["default/v"], [("default/p", "n2")], []) == _outcome(
+        plan(snap, pre, model=M136))
+    marked = replace(snap, pods={**snap.pods, t.key: replace(t, preempted_by_scheduler=True)})
+    assert ("WaitingForTermination", [], [("default/p", "n1")], ["default/t"]) == _outcome(
+        plan(marked, pre, model=M136))
+
+
+def test_empty_pdb_selector_and_unlabeled_pods_per_version():
+    """A PDB with an empty (non-nil) selector: 1.36 matches nothing (selector.Empty(), and no
+    unlabeled pod matches); newest util.go FilterVictimsWithPDBViolation selects every pod of
+    the namespace, an unlabeled one too, so the victim violates it."""
+    from builders import pdb
+
+    snap = snapshot(nodes=[node("n1", cpu="2")], pdbs=[pdb("all", allowed=0)], pods=[
+        pod("v", cpu="2", prio=1, node="n1"), pod("p", cpu="2", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    assert [("default/v", False)] == [(v.pod, v.pdb_violation)
+                                      for v in plan(snap, pre, model=M136).victims]
+    assert [("default/v", True)] == [(v.pod, v.pdb_violation)
+                                     for v in plan(snap, pre, model=UPSTREAM).victims]
+
+
+def test_136_single_pod_path_spends_every_matching_pdb():
+    """1.36 filterPodsWithPDBViolation keeps decrementing every PDB a violating pod matches:
+    a (first, more important) violates PDB x and also spends PDB y, so b, covered by y only
+    (allowed 1), violates too; the KEP model stops at a's first violated PDB and b does not."""
+    from builders import pdb
+
+    snap = snapshot(nodes=[node("n1", cpu="4")], pdbs=[
+        pdb("x", match={"x": "1"}, allowed=0), pdb("y", match={"y": "1"}, allowed=1)], pods=[
+        pod("a", cpu="2", prio=1, node="n1", start=1.0, labels={"x": "1", "y": "1"}),
+        pod("b", cpu="2", prio=1, node="n1", start=2.0, labels={"y": "1"}),
+        pod("p", cpu="4", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    assert [("default/a", True), ("default/b", True)] == [
+        (v.pod, v.pdb_violation) for v in plan(snap, pre, model=M136).victims]
+    assert [("default/a", True), ("default/b", False)] == [
+        (v.pod, v.pdb_violation) for v in plan(snap, pre, model=get_model("kep-5710")).victims]
+
+
+def test_podgroup_preemption_policy_gate_reads_the_group_not_its_pods():
+    """Gate off (1.36, upstream default): members' own policies decide, the PodGroup's declared
+    Never is not read; gate on: the PodGroup's declared policy only (manager.go
+    getPreemptionPolicy)."""
+    g = replace(gang("train", min_count=1, prio=100, policy="Never"),
+                declared_preemption_policy="Never")
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g], pods=[
+        pod("v", cpu="2", prio=1, node="n1"),
+        replace(member(g, "w-0", cpu="2"), own_preemption_policy="PreemptLowerPriority")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert "RequiresPreemption" == plan(snap, pre, model=M136).status
+    assert "RequiresPreemption" == plan(snap, pre, model=UPSTREAM).status
+    gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
+    assert "Unschedulable" == plan(snap, pre, model=gated).status

@@ -1,0 +1,1158 @@
+"""The plan algorithm: where a preemptor goes, and whom it preempts — for the behaviour model
+asked for (``wapctl.models``; docs/SPEC.md §0 is the table of what differs).
+
+Upstream models (``1.36``, ``upstream``), after upstream ``SelectVictimsOnNode`` (one pod, one
+node at a time) and ``selectVictimsOnDomain`` (a pod group, the whole cluster):
+
+1. fits now -> Schedulable (placed as the scheduler would: filters, then default scores);
+2. a pod nominated where a lower-priority pod terminates by preemption -> WaitingForTermination
+   (``PodEligibleToPreemptOthers``); terminating pods otherwise hold their resources;
+3. preemptionPolicy Never -> no preemption;
+4. every unit below the preemptor's priority removed at once; the preemptor scheduled once;
+   that placement fixed; then each unit put back (PDB-violating first, most important first)
+   if the placement still holds. A single pod's node is chosen by ``NODE_CRITERIA``.
+
+The KEP-5710 model (SPEC.md §3) instead treats terminating pods as free space and searches the
+lowest priority level whose removal makes room before reprieving.
+
+The package, in the order of the algorithm:
+
+- ``units``: victim units (a pod, or a ``PodGroup``-mode group on every node) and their index
+  kept with a ``fit.Accounting``;
+- ``budgets``: PodDisruptionBudgets spent in importance order;
+- this module: placement and feasibility (``_Placer`` greedy, ``_ScoredPlacer`` the scheduler's
+  scoring, the checks ``_CountCheck`` / ``_GreedyCheck`` / ``_FixedCheck`` / ``_NodeCheck``) and the
+  planner (``_Planner``, ``plan``). Placement moves to its own module once the pod-dependent
+  filters have landed on it;
+- ``search``: the KEP's level search and upstream's reprieve;
+- ``node_choice``: ``pickOneNodeForPreemption``'s criteria, one named function each;
+- ``result``: ``Plan`` and its parts.
+
+The filter hook. Every "does this pod fit this node" question goes through the placement layer:
+``_Placer.run`` / ``_ScoredPlacer.run`` (a pod placed with the pods now present: victims removed
+or reprieved, and the group's own pods placed before it) and the checks' ``try_add`` (a unit put
+back: does every pod placed on the nodes it touches still fit?). Resource fit and the static
+predicates are answered there today; a pod-dependent filter (inter-pod affinity, topology spread,
+host ports) plugs in at exactly those two places — consulted per (pod, node) after the resource
+fit, told about every pod placed, removed or restored — and may be skipped when no pod in the
+snapshot carries such a constraint.
+
+Everything runs on incremental state (``fit.ClusterState``): removing or restoring a unit touches
+only the nodes it has pods on, and a gang of identical pods is checked by a per-node count of
+how many copies fit, kept up to date for the touched nodes only. A caller planning many times
+on a slowly changing cluster (``simulate``) passes a ``fit.Accounting`` instead of having the
+state rebuilt from every pod; the search then undoes its own changes (units removed, terminating
+pods released, reservations added) before returning, also on an exception.
+
+Decisions where SPEC.md is silent (upstream kube-scheduler followed where it decides):
+
+- "The preemptor fits" means greedy placement (each pod: its nominated node if it still fits,
+  else the first node by name) places ``needed`` pods. Exact for identical pods; for a gang of
+  several shapes it is the scheduler's greedy, not a bin-packing optimum. Reprieve re-places
+  (upstream's PodGroup evaluator instead re-checks the assignments found before reprieve).
+- The level search probes levels 0, 1, 3, 7, ... then bisects: the same lowest level as any
+  binary search when feasibility is monotone (always, except pathological multi-shape greedy).
+- PDB marking follows upstream ``FilterVictimsWithPDBViolation``: each victim pod (units in
+  importance order, a unit's pods by key) spends every matching PDB (PDB key order, pods in
+  ``disruptedPods`` skipped) and stops at the first budget taken below zero; a pod without
+  labels matches none. ``pdb_violation`` is that pod's own flag; a unit violates if any pod
+  does; the node choice counts violating victim *pods* (upstream ``NumPDBViolations``).
+- Node choice sums ``priority + 2^31`` per victim pod, as upstream; a pod without a start time
+  counts as started last (upstream uses "now").
+- Victim units exclude the preemptor's own pod group; pods bound to nodes missing from the
+  snapshot hold nothing and are never victims.
+- All terminating pods are free space regardless of their priority; ``terminating`` lists those
+  on nodes the placement uses.
+"""
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+
+from wapctl.fit import (
+    Accounting,
+    ClusterState,
+    NodeState,
+    RequestItems,
+    StaticFitCache,
+    request_items,
+    shape_key,
+)
+from wapctl.gcpause import gc_paused
+from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
+from wapctl.models import BehaviourModel, select_model
+from wapctl.preemption.budgets import PdbRules, _Budgets
+from wapctl.preemption.node_choice import (
+    _PRIORITY_OFFSET,
+    NODE_CRITERIA,
+    _may_beat_one,
+    _node_score,
+)
+from wapctl.preemption.result import (
+    REQUIRES_PREEMPTION,
+    SCHEDULABLE,
+    UNSCHEDULABLE,
+    WAITING,
+    Placement,
+    Plan,
+    PlanStatus,
+    TerminatingPod,
+    Tie,
+    Victim,
+)
+from wapctl.preemption.search import _Feasibility, _Level, lowest_level, reprieve  # noqa: F401
+from wapctl.preemption.units import UnitKind, _by_priority, _Unit, _UnitIndex, _victim_units
+from wapctl.preemptor import Preemptor
+from wapctl.scoring import ShapeScorer
+
+__all__ = [
+    "NODE_CRITERIA",
+    "REQUIRES_PREEMPTION",
+    "SCHEDULABLE",
+    "UNSCHEDULABLE",
+    "WAITING",
+    "Placement",
+    "Plan",
+    "PlanStatus",
+    "TerminatingPod",
+    "Tie",
+    "UnitKind",
+    "Victim",
+    "lowest_level",
+    "plan",
+    "reprieve",
+]
+
+
+# ---- feasibility checks -----------------------------------------------------------------------
+
+
+class _Placer:
+    """Greedy placement of the preemptor's pods: each pod tries its nominated node first (if it
+    still fits there), then the nodes in name order; pods that fit nowhere are skipped.
+
+    Static predicates are evaluated once per (shape, node). Per shape, a cursor remembers the
+    first node that may still have room: nodes before it had none and only fill up further during
+    one placement run, so a run costs O(nodes + pods) rather than O(nodes x pods).
+    """
+
+    def __init__(self, state: ClusterState, pods: Sequence[Pod], cache: StaticFitCache) -> None:
+        self.state = state
+        self.pods = list(pods)
+        shapes: dict[tuple, int] = {}
+        self.shape_of: list[int] = []
+        self.items: list[RequestItems] = []
+        self.allowed: list[tuple[int, ...]] = []  # per shape: nodes passing static predicates
+        self.allowed_set: list[frozenset[int]] = []
+        self.nominated: list[int | None] = []
+        nodes = state.nodes
+        for pod in self.pods:
+            key = shape_key(pod)
+            s = shapes.get(key)
+            if s is None:
+                s = shapes[key] = len(self.items)
+                ok, ok_set = cache.passing(pod, nodes, key[0])
+                self.items.append(key[1])
+                self.allowed.append(ok)
+                self.allowed_set.append(ok_set)
+            self.shape_of.append(s)
+            nom = state.index.get(pod.nominated_node) if pod.nominated_node else None
+            self.nominated.append(nom if nom is not None and nom in self.allowed_set[s] else None)
+        # Nodes some preemptor pod may use: units elsewhere never change a placement.
+        self.usable: frozenset[int] = frozenset().union(*self.allowed_set)
+
+    @property
+    def shapes(self) -> int:
+        return len(self.items)
+
+    def place(self, limit: int) -> list[tuple[Pod, int]]:
+        """Place pods in order until ``limit`` are placed; the state is left unchanged."""
+        return self.run(limit).placed
+
+    def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
+        """One greedy placement run, recorded so that a later run can resume from pod
+        ``start`` of this one (``resume``) when nothing before that pod can change.
+
+        The fit test and the bookkeeping are inlined (NodeState.fits / add_requests on the
+        request items): this loop is what every greedy check of a multi-shape gang runs.
+        """
+        nodes = self.state.nodes
+        added: list[tuple[NodeState, RequestItems]] = []
+        if resume is None:
+            start = 0
+            cursor = [0] * len(self.items)
+            placed: list[tuple[Pod, int]] = []
+            index: list[int] = []
+            cursors: list[tuple[int, ...]] = []
+        else:  # replay the unchanged prefix, then decide from pod ``start`` on
+            keep = bisect_left(resume.index, start)
+            placed, index = resume.placed[:keep], resume.index[:keep]
+            cursors = resume.cursors[:start]
+            cursor = list(resume.cursors[start])
+            for (_, i), k in zip(placed, index, strict=True):
+                node, items = nodes[i], self.items[self.shape_of[k]]
+                req = node.requested
+                for r, q in items:
+                    req[r] = req.get(r, 0) + q
+                node.pod_count += 1
+                added.append((node, items))
+
+        def fits(node: NodeState, items: RequestItems) -> bool:
+            if node.pod_count >= node.max_pods:
+                return False
+            req, alloc = node.requested, node.allocatable
+            for r, q in items:
+                if req.get(r, 0) + q > alloc.get(r, 0):
+                    return False
+            return True
+
+        try:
+            for k in range(start, len(self.pods)):
+                if len(placed) >= limit:
+                    break
+                cursors.append(tuple(cursor))
+                s = self.shape_of[k]
+                items = self.items[s]
+                target = self.nominated[k]
+                if target is not None and not fits(nodes[target], items):
+                    target = None
+                if target is None:
+                    ok = self.allowed[s]
+                    c = cursor[s]
+                    end = len(ok)
+                    while c < end and not fits(nodes[ok[c]], items):
+                        c += 1
+                    cursor[s] = c
+                    if c < end:
+                        target = ok[c]
+                if target is not None:
+                    node = nodes[target]
+                    req = node.requested
+                    for r, q in items:
+                        req[r] = req.get(r, 0) + q
+                    node.pod_count += 1
+                    added.append((node, items))
+                    placed.append((self.pods[k], target))
+                    index.append(k)
+        finally:
+            for node, items in added:
+                req = node.requested
+                for r, q in items:
+                    req[r] -= q
+                node.pod_count -= 1
+        return _Run(placed, index, cursors)
+
+
+class _Run:
+    """A recorded greedy run: placements in pod order, the pod index of each, and the per-shape
+    cursors as they were before each processed pod was decided."""
+
+    __slots__ = ("cursors", "index", "on_node", "placed")
+
+    def __init__(self, placed: list[tuple[Pod, int]], index: list[int],
+                 cursors: list[tuple[int, ...]]) -> None:
+        self.placed = placed
+        self.index = index
+        self.cursors = cursors
+        self.on_node: dict[int, list[int]] = {}  # node -> pod indices placed there, in order
+        for (_, i), k in zip(placed, index, strict=True):
+            self.on_node.setdefault(i, []).append(k)
+
+
+class _ClusterCheck:
+    """Shared part of the whole-cluster checks: apply a unit to the cluster state, skipping
+    units with no pod on a usable node (they cannot change any placement, and the placement
+    never reads the nodes they are on)."""
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        self.state = state
+        self.placer = placer
+        self.needed = needed
+        self.usable = placer.usable
+        # units removed from the state now, kept only when the state must be given back
+        self.out: dict[_Unit, None] | None = {} if state.accounting is not None else None
+
+    def relevant(self, unit: _Unit) -> bool:
+        usable = self.usable
+        for i in unit.nodes:
+            if i in usable:
+                return True
+        return False
+
+    def restore(self) -> None:
+        """Put every unit still removed back into the state (a lent ``Accounting`` must be
+        given back as it was)."""
+        for unit in list(self.out or ()):
+            self._apply(unit, False)
+
+    def _apply(self, unit: _Unit, remove: bool) -> None:
+        out = self.out
+        if out is not None:
+            if remove:
+                out[unit] = None
+            else:
+                del out[unit]
+        nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
+        tracked = self.state.tracked
+        for pod, i in unit.members:
+            if i in usable:
+                state = nodes[i]
+                if tracked is None:
+                    if remove:
+                        state.remove(pod)
+                    else:
+                        state.add(pod)
+                    continue
+                requests, req = pod.requests, state.requested
+                for r in tracked:
+                    amount = requests.get(r)
+                    if amount:
+                        req[r] += sign * amount
+                state.pod_count += sign
+
+
+class _CountCheck(_ClusterCheck):
+    """Gang of identical pods: it fits iff the per-node copy counts sum to ``needed``.
+
+    Exact for one shape (nodes are independent), and kept up to date incrementally: a unit
+    change recounts only the nodes that unit touches.
+    """
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.items = placer.items[0]
+        self.copies: dict[int, int] = {}
+        self.total = 0
+        for i in placer.allowed[0]:
+            c = state.nodes[i].copies(self.items, needed)
+            self.copies[i] = c
+            self.total += c
+
+    def _change(self, unit: _Unit, remove: bool) -> None:
+        if not self.relevant(unit):
+            return
+        self._apply(unit, remove)
+        nodes, copies, items, needed = self.state.nodes, self.copies, self.items, self.needed
+        for i in unit.nodes:
+            old = copies.get(i)
+            if old is not None:
+                c = nodes[i].copies(items, needed)
+                if c != old:
+                    self.total += c - old
+                    copies[i] = c
+
+    def remove(self, unit: _Unit) -> None:
+        self._change(unit, True)
+
+    def add(self, unit: _Unit) -> None:
+        self._change(unit, False)
+
+    def feasible(self) -> bool:
+        return self.total >= self.needed
+
+    def try_add(self, unit: _Unit) -> bool:
+        self._change(unit, False)
+        if self.total >= self.needed:
+            return True
+        self._change(unit, True)
+        return False
+
+
+class _GreedyCheck(_ClusterCheck):
+    """Pods of several shapes: it fits iff greedy placement places ``needed`` pods.
+
+    A restored unit only makes its nodes fuller. If every pod the last placement put on those
+    nodes still fits there, greedy placement would make exactly the same choices (nodes it
+    skipped are no emptier, nodes it used still take their pods), so the answer stands without
+    a new run. Otherwise the pods placed before the first one on those nodes still choose as
+    before, with the same cursors, so the new run resumes from that pod.
+    """
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.known = False
+        self.ok = False
+        self.last: _Run | None = None  # the run behind ``ok`` when known
+
+    def remove(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, True)
+            self.known = False
+
+    def add(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, False)
+            self.known = False
+
+    def _decide(self, run: _Run) -> bool:
+        self.last = run
+        self.ok = len(run.placed) >= self.needed
+        self.known = True
+        return self.ok
+
+    def feasible(self) -> bool:
+        if not self.known:
+            return self._decide(self.placer.run(self.needed))
+        return self.ok
+
+    def _first_invalid(self, unit: _Unit, run: _Run) -> int | None:
+        """The first pod of ``run`` on a node of ``unit`` that no longer fits there, as
+        the pod index of the first pod ``run`` placed on that node; None if all still fit."""
+        nodes, placer = self.state.nodes, self.placer
+        first: int | None = None
+        for i in unit.nodes:
+            on_node = run.on_node.get(i)
+            if not on_node or (first is not None and on_node[0] >= first):
+                continue
+            node = nodes[i]
+            req, alloc = node.requested, node.allocatable
+            extra: dict[str, int] = {}
+            count = node.pod_count
+            for k in on_node:  # as greedy added them: each on top of the ones before
+                count += 1
+                bad = count > node.max_pods
+                for r, q in placer.items[placer.shape_of[k]]:
+                    extra[r] = extra.get(r, 0) + q
+                    if req.get(r, 0) + extra[r] > alloc.get(r, 0):
+                        bad = True
+                if bad:
+                    first = on_node[0]
+                    break
+        return first
+
+    def try_add(self, unit: _Unit) -> bool:
+        if not self.relevant(unit):
+            return self.feasible()
+        before = (self.known, self.ok, self.last)
+        self._apply(unit, False)
+        run = self.last
+        if before[0] and before[1] and run is not None:
+            start = self._first_invalid(unit, run)
+            if start is None:
+                return True  # the same placement still works
+            if self._decide(self.placer.run(self.needed, run, start)):
+                return True
+        elif self.feasible():
+            return True
+        self._apply(unit, True)
+        self.known, self.ok, self.last = before
+        return False
+
+
+class _ScoredPlacer(_Placer):
+    """The scheduler's own placement: each pod (in order) goes to its nominated node if it
+    still fits there (upstream evaluates the nominated node first), else to the feasible node
+    of the highest default score (``wapctl.scoring``); equal top scores are a random pick
+    upstream, here the first node by name, recorded in ``ties``. Every pod that fits is placed,
+    up to ``limit``.
+
+    Per shape, the feasible nodes sit in buckets by score; placing a pod re-scores only the
+    node it went to, so a run costs O(nodes x shapes + pods x (shapes + equal nodes)).
+    """
+
+    def __init__(self, state: ClusterState, pods: Sequence[Pod], cache: StaticFitCache) -> None:
+        super().__init__(state, pods, cache)
+        first: dict[int, Pod] = {}
+        for k, s in enumerate(self.shape_of):
+            first.setdefault(s, self.pods[k])
+        self.scorers = [ShapeScorer(first[s], self.items[s], state.nodes, self.allowed[s])
+                        for s in range(len(self.items))]
+        self.ties: list[Tie] = []  # of the last run
+        self.rng: random.Random | None = None  # set: equal top scores picked at random
+
+    def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
+        nodes, items_of, scorers = self.state.nodes, self.items, self.scorers
+        shapes = len(items_of)
+        buckets: list[dict[int, set[int]]] = [{} for _ in range(shapes)]
+        where: list[dict[int, int]] = [{} for _ in range(shapes)]
+
+        def refresh(s: int, i: int) -> None:
+            old = where[s].pop(i, None)
+            if old is not None:
+                bucket = buckets[s][old]
+                bucket.discard(i)
+                if not bucket:
+                    del buckets[s][old]
+            node = nodes[i]
+            if node.fits(items_of[s]):
+                score = scorers[s].score(node, i)
+                where[s][i] = score
+                buckets[s].setdefault(score, set()).add(i)
+
+        for s in range(shapes):
+            for i in self.allowed[s]:
+                refresh(s, i)
+        added: list[tuple[NodeState, RequestItems]] = []
+        placed: list[tuple[Pod, int]] = []
+        index: list[int] = []
+        ties: list[Tie] = []
+        try:
+            for k, pod in enumerate(self.pods):
+                if len(placed) >= limit:
+                    break
+                s = self.shape_of[k]
+                items = items_of[s]
+                target = self.nominated[k]
+                if target is not None and not nodes[target].fits(items):
+                    target = None
+                if target is None:
+                    if not buckets[s]:
+                        continue
+                    bucket = buckets[s][max(buckets[s])]
+                    if self.rng is not None and len(bucket) > 1:
+                        target = self.rng.choice(tuple(bucket))
+                    else:
+                        target = min(bucket)
+                    if len(bucket) > 1:
+                        others = sorted(bucket)[:6]
+                        ties.append(Tie(f"node for pod {pod.key}", (nodes[target].name,),
+                                        tuple(nodes[i].name for i in others if i != target)[:5],
+                                        len(bucket)))
+                node = nodes[target]
+                req = node.requested
+                for r, q in items:
+                    req[r] = req.get(r, 0) + q
+                node.pod_count += 1
+                added.append((node, items))
+                placed.append((pod, target))
+                index.append(k)
+                for s2 in range(shapes):
+                    if target in self.allowed_set[s2]:
+                        refresh(s2, target)
+        finally:
+            for node, items in added:
+                req = node.requested
+                for r, q in items:
+                    req[r] -= q
+                node.pod_count -= 1
+        self.ties = ties
+        return _Run(placed, index, [])
+
+
+class _FixedCheck(_ClusterCheck):
+    """Upstream's reprieve against a fixed placement (``selectVictimsOnDomain``
+    ``reprieveVictim``): the preemptor's pods stay where the scheduling run with every victim
+    gone put them; a unit goes back only if every pod assigned to the nodes it touches still
+    passes the filters there. This is the one place a reprieve asks "does this pod fit this
+    node given the pods now present" (see the module docstring's filter hook)."""
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.out = {}  # always kept: a failed search is undone before the fallback
+        self.assigned: dict[int, tuple[dict[str, int], int]] = {}
+
+    def fix(self, placed: Sequence[tuple[Pod, int]]) -> None:
+        assigned: dict[int, tuple[dict[str, int], int]] = {}
+        for pod, i in placed:
+            req, n = assigned.get(i, ({}, 0))
+            for r, q in request_items(pod.requests):
+                req[r] = req.get(r, 0) + q
+            assigned[i] = (req, n + 1)
+        self.assigned = assigned
+
+    def remove(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, True)
+
+    def add(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, False)
+
+    def _holds(self, where: Iterable[int]) -> bool:
+        nodes, assigned = self.state.nodes, self.assigned
+        for i in where:
+            a = assigned.get(i)
+            if a is None:
+                continue
+            req, n = a
+            node = nodes[i]
+            if node.pod_count + n > node.max_pods:
+                return False
+            used, alloc = node.requested, node.allocatable
+            for r, q in req.items():
+                if used.get(r, 0) + q > alloc.get(r, 0):
+                    return False
+        return True
+
+    def feasible(self) -> bool:
+        return self._holds(self.assigned)
+
+    def try_add(self, unit: _Unit) -> bool:
+        if not self.relevant(unit):
+            return True
+        self._apply(unit, False)
+        if self._holds(unit.nodes):
+            return True
+        self._apply(unit, True)
+        return False
+
+
+class _RescheduleCheck(_ClusterCheck):
+    """Pods of several shapes placed by the scheduler's scoring: feasible iff a fresh scheduling
+    run places ``needed`` pods (1.36 runs the pod group's scheduling again for every unit put
+    back); no shortcut, as a scored placement may change with any node's load."""
+
+    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+        super().__init__(state, placer, needed)
+        self.known = False
+        self.ok = False
+
+    def remove(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, True)
+            self.known = False
+
+    def add(self, unit: _Unit) -> None:
+        if self.relevant(unit):
+            self._apply(unit, False)
+            self.known = False
+
+    def feasible(self) -> bool:
+        if not self.known:
+            self.ok = len(self.placer.run(self.needed).placed) >= self.needed
+            self.known = True
+        return self.ok
+
+    def try_add(self, unit: _Unit) -> bool:
+        if not self.relevant(unit):
+            return self.feasible()
+        self.add(unit)
+        if self.feasible():
+            return True
+        self.remove(unit)
+        self.known, self.ok = True, True  # the state before: feasible
+        return False
+
+
+class _NodeCheck:
+    """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
+    unit spanning many nodes costs O(resources) here, not O(its pods)."""
+
+    __slots__ = ("alloc", "count", "i", "items", "room", "used")
+
+    def __init__(self, node: NodeState, i: int, items: RequestItems) -> None:
+        self.i = i
+        self.items = items
+        self.alloc = [node.allocatable.get(r, 0) - q for r, q in items]
+        self.used = [node.requested.get(r, 0) for r, _ in items]
+        self.room = node.max_pods - 1
+        self.count = node.pod_count
+
+    def _shift(self, unit: _Unit, sign: int) -> None:
+        requests, n = unit.on_node(self.i)
+        used = self.used
+        for k, (r, _) in enumerate(self.items):
+            used[k] += sign * requests.get(r, 0)
+        self.count += sign * n
+
+    def remove(self, unit: _Unit) -> None:
+        self._shift(unit, -1)
+
+    def add(self, unit: _Unit) -> None:
+        self._shift(unit, 1)
+
+    def feasible(self) -> bool:
+        if self.count > self.room:
+            return False
+        return all(u <= a for u, a in zip(self.used, self.alloc, strict=True))
+
+    def try_add(self, unit: _Unit) -> bool:
+        self._shift(unit, 1)
+        if self.feasible():
+            return True
+        self._shift(unit, -1)
+        return False
+
+
+# ---- plan -------------------------------------------------------------------------------------
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _victim_records(units: Iterable[_Unit], violating: set[str],
+                    state: ClusterState) -> tuple[Victim, ...]:
+    names = [s.name for s in state.nodes]
+    records = [
+        Victim(pod=p.key, node=names[i], priority=u.priority, unit_kind=u.kind,
+               unit_name=u.name, pdb_violation=p.key in violating)
+        for u in units
+        for p, i in u.members
+    ]
+    records.sort(key=lambda v: v.pod)
+    return tuple(records)
+
+
+def _placements(placed: Iterable[tuple[Pod, int]], state: ClusterState) -> tuple[Placement, ...]:
+    return tuple(sorted((Placement(p.key, state.nodes[i].name) for p, i in placed),
+                        key=lambda pl: pl.pod))
+
+
+def _terminating(state: ClusterState, used: Iterable[int]) -> tuple[TerminatingPod, ...]:
+    used_set = set(used)
+    return tuple(TerminatingPod(p.key, state.nodes[i].name)
+                 for p, i in state.terminating if i in used_set)
+
+
+def _unplaced(preemptor: Preemptor, placed: Iterable[tuple[Pod, int]]) -> tuple[str, ...]:
+    done = {p.key for p, _ in placed}
+    return tuple(p.key for p in preemptor.pods if p.key not in done)
+
+
+def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache) -> str:
+    """kube-scheduler style: how many nodes each static filter rejected."""
+    counts: dict[str, int] = {}
+    for ns in state.nodes:
+        reason = cache.reason(pod, ns.node)
+        if reason is not None:
+            counts[reason] = counts.get(reason, 0) + 1
+    passing = len(state.nodes) - sum(counts.values())
+    parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if passing:
+        parts.append(f"{passing} node(s) without enough room")
+    if not parts:
+        return "the cluster has no nodes"
+    return f"0/{len(state.nodes)} nodes are available: " + ", ".join(parts)
+
+
+def _summary_tail(victims: tuple[Victim, ...]) -> str:
+    units = len({(v.unit_kind, v.unit_name) for v in victims})
+    top = max(v.priority for v in victims)
+    pdb = sum(1 for v in victims if v.pdb_violation)
+    text = (f"preempting {_plural(len(victims), 'pod')} in {_plural(units, 'unit')} "
+            f"(highest victim priority {top}")
+    if pdb:
+        text += f", {_plural(pdb, 'PodDisruptionBudget violation')}"
+    return text + ")"
+
+
+class _Planner:
+    """One plan run: the preemptor, its view of the cluster and the caches it shares.
+
+    With an ``Accounting`` the view is lent from it (no rebuild) and ``close`` gives it back
+    unchanged; without one the view is built from the snapshot and simply dropped.
+    """
+
+    def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
+                 accounting: Accounting | None = None,
+                 rng: random.Random | None = None) -> None:
+        self.snapshot = snapshot
+        # upstream's random choices drawn from rng (models without ties ignore it)
+        self.rng = rng if model.priority_search == "none" else None
+        self.preemptor = preemptor
+        self.model = model
+        self.desc = preemptor.describe()
+        self.ties: list[Tie] = []
+        is_pod = preemptor.kind == "Pod"
+        # Which units a victim search sees (models.py): whole PodGroup-mode groups for a group
+        # preemptor always, for a single pod only where the model says so.
+        self.whole_groups = not is_pod or model.pod_preemptor_takes_groups_whole
+        self.importance = model.importance(not is_pod)
+        # A basic group places as many pods as fit (upstream); the KEP model asks for all.
+        self.needed = preemptor.needed
+        group = snapshot.pod_groups.get(preemptor.group_key or "") if not is_pod else None
+        if group is not None and group.policy == "Basic" and model.name != "kep-5710":
+            self.needed = min(1, len(preemptor.pods))
+        self.policy = preemptor.preemption_policy
+        if not is_pod and model.name != "kep-5710":
+            if model.group_policy_own and group is not None:
+                # PodGroupPreemptionPolicy: the PodGroup's own policy only
+                # (manager.go getPreemptionPolicy)
+                self.policy = group.declared_preemption_policy or PREEMPT_LOWER
+            else:
+                # 1.36 newPodGroupPreemptor / gate off: any member pod whose own policy is
+                # Never makes the group Never; the PodGroup's policy is not read
+                self.policy = (NEVER if any((p.own_preemption_policy or p.preemption_policy)
+                                            == NEVER for p in preemptor.pods)
+                               else PREEMPT_LOWER)
+        exclude = {p.key for p in preemptor.pods}
+        if accounting is None:
+            tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
+            if model.scored_placement:
+                tracked |= {"cpu", "memory"}
+            self.state = ClusterState(snapshot, reserve_priority=preemptor.priority,
+                                      exclude=exclude, tracked=tracked)
+            self.cache = StaticFitCache()
+        else:
+            self.state = ClusterState.over(accounting, reserve_priority=preemptor.priority,
+                                           exclude=exclude)
+            self.cache = accounting.cache
+        self.accounting = accounting
+        self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
+        try:
+            placer_cls = _ScoredPlacer if model.scored_placement else _Placer
+            self.placer = placer_cls(self.state, preemptor.pods, self.cache)
+            if isinstance(self.placer, _ScoredPlacer):
+                self.placer.rng = self.rng
+        except BaseException:
+            self.state.restore()
+            raise
+
+    def close(self) -> None:
+        """Undo every change the run made to a lent cluster state, and give it back (an owned
+        one is simply dropped)."""
+        if self.accounting is not None:
+            for check in self.checks:
+                check.restore()
+            self.state.restore()
+
+    def place(self, limit: int) -> list[tuple[Pod, int]]:
+        """A placement run; the scheduler's random picks among equal nodes become ties."""
+        placed = self.placer.place(limit)
+        self.ties.extend(getattr(self.placer, "ties", ()))
+        return placed
+
+    def result(self, status: PlanStatus, reason: str,
+               placed: Sequence[tuple[Pod, int]] = (), victims: tuple[Victim, ...] = (),
+               terminating: tuple[TerminatingPod, ...] = ()) -> Plan:
+        return Plan(preemptor=self.preemptor, status=status, reason=reason,
+                    placements=_placements(placed, self.state), victims=victims,
+                    terminating=terminating, unplaced=_unplaced(self.preemptor, placed),
+                    model=self.model, ties=tuple(self.ties))
+
+    def summary(self) -> str:
+        return _filter_summary(self.state, self.preemptor.pods[0], self.cache)
+
+    def run(self) -> Plan:
+        preemptor, state = self.preemptor, self.state
+        pods, needed, desc = preemptor.pods, self.needed, self.desc
+        is_pod = preemptor.kind == "Pod"
+        if needed > len(pods):
+            return self.result(UNSCHEDULABLE,
+                               f"{desc} needs {needed} more pod(s) to reach minCount "
+                               f"{preemptor.min_count} but only {len(pods)} are pending.")
+
+        # 1. Fits now (terminating pods still hold their resources).
+        placed = self.place(len(pods))
+        if len(placed) >= needed:
+            if is_pod:
+                reason = (f"{desc} fits on node {state.nodes[placed[0][1]].name} "
+                          f"without preemption.")
+            elif needed == 0:
+                reason = (f"{desc} already has its minCount of pods running; {len(placed)} of "
+                          f"{len(pods)} pending pods also fit without preemption.")
+            else:
+                reason = (f"{desc}: {len(placed)} of {len(pods)} pending pods fit without "
+                          f"preemption ({needed} needed).")
+            return self.result(SCHEDULABLE, reason, placed)
+        self.ties.clear()  # only the ties of the placement reported count
+
+        if self.model.terminating_free:
+            # 2. (KEP) Terminating pods are free space: fits once they are gone -> wait.
+            waiting = self.waiting(hold=False)  # and they stay free for the victim search
+            if waiting is not None:
+                return waiting
+        else:
+            # 2. (upstream) A preemptor nominated where lower-priority pods still terminate by
+            # preemption starts no new preemption (PodEligibleToPreemptOthers).
+            blocked = self.blocked_by_termination()
+            if blocked is not None:
+                return blocked
+
+        # 3. preemptionPolicy Never.
+        if self.policy == NEVER:
+            waiting = None if self.model.terminating_free else self.waiting()
+            if waiting is not None:
+                return waiting
+            return self.result(UNSCHEDULABLE,
+                               f"{desc} does not fit and its preemptionPolicy is Never: it waits "
+                               f"for free space and preempts nothing.")
+
+        # 4. Victim units.
+        units = self.victim_units()
+        if not units:
+            found = None
+        else:
+            budgets = self.budgets()
+            found = self.plan_pod(units, budgets) if is_pod else self.plan_group(units, budgets)
+            if found.status != UNSCHEDULABLE:
+                return found
+        if not self.model.terminating_free and state.terminating:
+            # Terminating pods hold their resources upstream. With no victims that make room
+            # while they hold, the preemptor fits once they are gone (no new victims), or with
+            # them gone and victims besides (upstream counts a lower-priority terminating pod
+            # among a node's potential victims; deleting it again changes nothing).
+            for check in self.checks:
+                check.restore()
+            self.checks.clear()
+            self.ties.clear()
+            waiting = self.waiting(hold=False)
+            if waiting is not None:
+                return waiting
+            if units:
+                budgets = self.budgets()
+                again = (self.plan_pod(units, budgets) if is_pod
+                         else self.plan_group(units, budgets))
+                if again.status != UNSCHEDULABLE:
+                    return again
+        if found is not None:
+            return found
+        return self.result(UNSCHEDULABLE,
+                           f"{desc} does not fit and no running pod has a preemption "
+                           f"priority below {preemptor.priority} ({self.summary()}).")
+
+    def budgets(self) -> _Budgets:
+        """The PDB budgets as this model matches and spends them (kept with an accounting)."""
+        rules = PdbRules(*self.model.pdb_rules(self.preemptor.kind == "PodGroup"))
+        memo = self.accounting.memo if self.accounting is not None else None
+        return _Budgets.of(self.snapshot.pdbs, memo, rules)
+
+    def waiting(self, hold: bool = True) -> Plan | None:
+        """WaitingForTermination if the preemptor fits once the terminating pods are gone;
+        else None, the terminating pods holding their resources again if ``hold``."""
+        state, pods, desc = self.state, self.preemptor.pods, self.desc
+        state.release_terminating()
+        placed = self.place(len(pods))
+        if len(placed) < self.needed:
+            if hold:
+                state.hold_terminating()
+            self.ties.clear()
+            return None
+        terminating = _terminating(state, (i for _, i in placed))
+        where = (f"on node {state.nodes[placed[0][1]].name}" if self.preemptor.kind == "Pod"
+                 else f"({len(placed)} of {len(pods)} pending pods placed)")
+        n = len(terminating)
+        waits = "1 terminating pod finishes" if n == 1 else f"{n} terminating pods finish"
+        reason = (f"{desc} fits {where} once {waits}; the preemption already triggered "
+                  f"suffices, no new victims.")
+        return self.result(WAITING, reason, placed, terminating=terminating)
+
+    def blocked_by_termination(self) -> Plan | None:
+        """Upstream ``PodEligibleToPreemptOthers`` / the pod group's
+        ``preemptorEligibleToPreemptOthers``: a preemptor with a pod nominated to a node where a
+        pod of lower priority is terminating by preemption is not eligible to preempt; it waits
+        for that node. "By preemption" needs the DisruptionTarget condition with reason
+        PreemptionByScheduler where the model says so."""
+        state, pre = self.state, self.preemptor
+        if pre.kind == "PodGroup" and not self.model.group_waits_for_termination:
+            return None  # 1.36 preemptorEligibleToPreemptOthers: preemptionPolicy only
+        nominated = {state.index[p.nominated_node] for p in pre.pods
+                     if p.nominated_node is not None and p.nominated_node in state.index}
+        if not nominated:
+            return None
+        needs = self.model.terminating_needs_condition
+        blocking = [(p, i) for p, i in state.terminating
+                    if i in nominated and p.priority < pre.priority
+                    and (p.preempted_by_scheduler or not needs)]
+        if not blocking:
+            return None
+        nodes = sorted({state.nodes[i].name for _, i in blocking})
+        terminating = tuple(TerminatingPod(p.key, state.nodes[i].name) for p, i in blocking)
+        reason = (f"{self.desc} is nominated to {', '.join(nodes)} where "
+                  f"{_plural(len(blocking), 'lower-priority pod')} still terminate by "
+                  f"preemption; the scheduler starts no new preemption and waits for "
+                  f"{'them' if len(blocking) > 1 else 'it'}.")
+        placed = [(p, state.index[p.nominated_node]) for p in pre.pods
+                  if p.nominated_node is not None and p.nominated_node in state.index]
+        return self.result(WAITING, reason, placed, terminating=terminating)
+
+    def victim_units(self) -> list[_Unit]:
+        """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
+        pre, separate = self.preemptor, self.model.separate_preemption_priority
+        if self.accounting is not None:
+            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
+                                 self.whole_groups).below(pre.priority, pre.group_key)
+        return _by_priority(_victim_units(self.snapshot, self.state, pre, separate,
+                                          self.whole_groups))
+
+    def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
+        """The victim units on each node, each list in (priority, name) order."""
+        pre = self.preemptor
+        if self.accounting is not None:
+            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups,
+                                 self.model.separate_preemption_priority,
+                                 self.whole_groups).per_node(pre.priority, pre.group_key)
+        per_node: dict[int, list[_Unit]] = {}
+        for u in ordered:
+            for i in u.nodes:
+                per_node.setdefault(i, []).append(u)
+        return per_node
+
+    def plan_pod(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+        """Steps 5-6 with each node as its own domain, then upstream's node choice.
+
+        ``units`` are in (priority, name) order. The winner is the node of the smallest score
+        (``_node_score``: upstream ``pickOneNodeForPreemption``'s criteria in order).
+
+        With the KEP's level search, nodes may be visited in any order as long as only nodes
+        that provably score above the best so far are passed over. A node's score is at least
+        (0 PDB violations, its level): its highest victim priority *is* its level, and its level
+        is at least its lowest unit priority. Nodes are visited by that lower bound: with a
+        violation-free best, a node whose bound exceeds the best's level cannot win (nor can
+        any later one). When the best is one victim pod of level L, a node of level L beats it
+        only with exactly one victim pod too — each further victim pod adds priority + 2^31 > 0
+        to the priority sum (checked: no unit priority at or below -2^31) — that started later
+        (or at the same time, on a node whose name sorts first). Upstream's models (no level
+        search: every lower unit removed, then reprieve) score every candidate node, which also
+        tells the equal ones (a random pick upstream).
+        """
+        state, model = self.state, self.model
+        pod = self.preemptor.pods[0]
+        items = request_items(pod.requests)
+        per_node = self.units_per_node(units)
+        allowed = self.placer.allowed_set[0]  # the nodes passing the static predicates
+        nodes = state.nodes
+        candidates: list[tuple[int, str, int, list[_Unit]]] = [
+            (local[0].priority, nodes[i].name, i, local)
+            for i, local in per_node.items() if i in allowed]
+        candidates.sort(key=lambda t: (t[0], t[1]))
+        binary = model.priority_search == "binary"
+        rng = self.rng
+        if rng is not None and candidates:
+            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
+            # nodes where preemption works (here: in node order, rotated)
+            offset = rng.randrange(len(nodes))
+            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
+        sample = _candidate_sample(len(nodes)) if rng is not None else len(nodes) + 1
+        prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
+        best: tuple | None = None
+        chosen: tuple[int, list[_Unit], set[str]] | None = None
+        scored: list[tuple] = []
+        node_ties: list[Tie] = []
+        for low, name, i, local in candidates:
+            if binary and best is not None and best[0] == 0:
+                if best[1] < low:
+                    break
+                if (prune and best[3] == 1 and best[1] == low
+                        and not _may_beat_one(local, 0, low, best, name)):
+                    continue
+            search = _Level(local, _NodeCheck(state.nodes[i], i, items), presorted=True,
+                            search=model.priority_search)
+            level = search.level
+            if level is None:
+                continue
+            if binary and best is not None and best[0] == 0:
+                if best[1] < level:
+                    continue
+                if (prune and best[3] == 1 and best[1] == level
+                        and not _may_beat_one(local, search.begin, level, best, name)):
+                    continue
+            local_ties: list[Tie] = []
+            victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
+            key = _node_score(victims, violating, name)
+            if not binary:
+                scored.append(key)
+                if rng is not None:
+                    key = (*key[:-1], rng.random(), name)  # the final pick at random
+            if best is None or key < best:
+                best, chosen, node_ties = key, (i, victims, violating), local_ties
+            if len(scored) >= sample:
+                break
+        if chosen is None or best is None:
+            return self.result(UNSCHEDULABLE,
+                               f"{self.desc} does not fit on any node even after preempting "
+                               f"every lower-priority unit ({self.summary()}).")
+        i, victim_units, violating = chosen
+        if scored and rng is None:
+            equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
+            if len(equal) > 1:
+                self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
+                                     (best[-1],), tuple(n for n in equal if n != best[-1])[:5],
+                                     len(equal)))
+            sample = _candidate_sample(len(nodes))
+            if len(scored) > sample:
+                self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
+                                     f"{len(scored)} where preemption works, from a random "
+                                     f"start)", (best[-1],), (), len(scored)))
+        self.ties.extend(node_ties)
+        victims = _victim_records(victim_units, violating, state)
+        reason = (f"{self.desc} fits on node {state.nodes[i].name} after "
+                  f"{_summary_tail(victims)}.")
+        return self.result(REQUIRES_PREEMPTION, reason, [(pod, i)], victims,
+                           _terminating(state, [i]))
+
+    def plan_group(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+        """Steps 5-6 with the whole cluster as the domain."""
+        if self.model.group_reprieve == "fixed":
+            return self.plan_group_upstream(units, budgets)
+        preemptor, state, placer = self.preemptor, self.state, self.placer
+        needed = self.needed
+        check: _ClusterCheck
+        if placer.shapes == 1:
+            check = _CountCheck(state, placer, needed)
+        elif isinstance(placer, _ScoredPlacer):
+            check = _RescheduleCheck(state, placer, needed)
+        else:
+            check = _GreedyCheck(state, placer, needed)
+        if not self.model.terminating_free:
+            check.out = {}  # kept: a failed search is undone before the terminating fallback
+        self.checks.append(check)
+        # 1.36: every unit removed, the group scheduled again for each unit put back
+        # (selectVictimsOnDomain's reprieveVictim calls podGroupSchedulingFunc); KEP: the
+        # lowest level first
+        search = _Level(units, check, presorted=True, search=self.model.priority_search)
+        if search.level is None:
+            most = len(placer.place(len(preemptor.pods)))
+            return self.result(UNSCHEDULABLE,
+                               f"{self.desc} needs {needed} pod(s) placed but at most {most} fit "
+                               f"even after preempting every lower-priority unit "
+                               f"({self.summary()}).")
+        victim_units, violating = search.reprieve(budgets, self.importance, self.ties, self.rng)
+        placed = self.place(len(preemptor.pods))
+        return self.group_result(placed, victim_units, violating)
+
+    def plan_group_upstream(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+        """Upstream ``selectVictimsOnDomain``: remove every lower-priority unit, run the
+        scheduling cycle once (filters and default scores; every pod it places is kept), fix
+        that placement, then reprieve unit by unit against it."""
+        preemptor, state, placer = self.preemptor, self.state, self.placer
+        check = _FixedCheck(state, placer, self.needed)
+        self.checks.append(check)
+        for unit in units:
+            check.remove(unit)
+        placed = self.place(len(preemptor.pods))
+        if len(placed) < self.needed:
+            return self.result(UNSCHEDULABLE,
+                               f"{self.desc} needs {self.needed} pod(s) placed but at most "
+                               f"{len(placed)} fit even after preempting every lower-priority "
+                               f"unit ({self.summary()}).")
+        check.fix(placed)
+        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties,
+                                           self.rng)
+        return self.group_result(placed, victim_units, violating)
+
+    def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
+                     violating: set[str]) -> Plan:
+        pods = self.preemptor.pods
+        victims = _victim_records(victim_units, violating, self.state)
+        used = sorted({i for _, i in placed})
+        reason = (f"{self.desc}: {len(placed)} of {len(pods)} pending pods "
+                  f"({self.needed} needed) fit on {_plural(len(used), 'node')} after "
+                  f"{_summary_tail(victims)}.")
+        return self.result(REQUIRES_PREEMPTION, reason, placed, victims,
+                           _terminating(self.state, used))
+
+
+def _candidate_sample(nodes: int) -> int:
+    """Upstream ``calculateNumCandidates``: max(10% of the nodes, 100), at most all nodes."""
+    return min(nodes, max(nodes * 10 // 100, 100))
+
+
+def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,
+         state: Accounting | None = None, rng: random.Random | None = None) -> Plan:
+    """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
+
+    ``model`` is the scheduler behaviour to predict (``wapctl.models``); None picks it from the
+    snapshot (``models.select_model``). ``state``, an ``fit.Accounting`` kept up to date with
+    ``snapshot.pods`` (a queue replay updates it pod by pod), replaces the O(pods) rebuild of
+    the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
+    it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
+    on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+
+    ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
+    instead of taking the first option by name — one of the outcomes the scheduler may reach
+    (``wapctl.samples`` replays many). Ignored by models without random choices (kep-5710).
+    """
+    if state is not None and not state.matches(snapshot):
+        raise ValueError("the Accounting was built for a snapshot with other nodes")
+    if model is None:
+        model = select_model(snapshot)
+    with gc_paused():
+        planner = _Planner(snapshot, preemptor, model, state, rng)
+        try:
+            return planner.run()
+        finally:
+            planner.close()
+            del planner  # freed while the collector is still paused: it never scans it

@@ -1,0 +1,92 @@
+"""Choosing a single pod's node: upstream ``pickOneNodeForPreemption``'s criteria, each a named
+function, and the bound the KEP model's node search prunes with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from wapctl.model import Pod
+from wapctl.preemption.units import _Unit
+
+# Upstream sums victim priorities as int64 after adding MaxInt32+1 to each, so that negative
+# priorities cannot make a node with more victims look cheaper.
+_PRIORITY_OFFSET = 2**31
+_INF = float("inf")
+
+
+def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
+                  node: str) -> bool:
+    """Whether ``units[start:]`` (in priority order) has a one-pod unit of priority ``level``
+    that, as a node's only victim, would score below ``best`` (a one-victim-pod score of that
+    level): it started later, or at the same time on a node whose name sorts first (no start
+    time counts as started last, as in ``_node_score``)."""
+    earliest, best_node = -best[4], best[5]
+    for k in range(start, len(units)):
+        u = units[k]
+        if u.priority != level:
+            break
+        if len(u.members) == 1:
+            t = u.members[0][0].start_time
+            t = _INF if t is None else t
+            if t > earliest or (t == earliest and node < best_node):
+                return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _NodeCandidate:
+    """What upstream's ``pickOneNodeForPreemption`` knows of one candidate node."""
+
+    node: str
+    victim_pods: tuple[tuple[Pod, int], ...]  # (pod, its unit's priority)
+    violating: frozenset[str]
+
+    @property
+    def top(self) -> int:
+        return max(prio for _, prio in self.victim_pods)
+
+
+def _pdb_violations(c: _NodeCandidate) -> float:
+    return sum(1 for p, _ in c.victim_pods if p.key in c.violating)
+
+
+def _highest_priority(c: _NodeCandidate) -> float:
+    return c.top
+
+
+def _priority_sum(c: _NodeCandidate) -> float:
+    # upstream adds MaxInt32+1 per victim so that negative priorities never favour more victims
+    return sum(prio + _PRIORITY_OFFSET for _, prio in c.victim_pods)
+
+
+def _victim_count(c: _NodeCandidate) -> float:
+    return len(c.victim_pods)
+
+
+def _latest_start(c: _NodeCandidate) -> float:
+    top = c.top
+    earliest = min((p.start_time if p.start_time is not None else _INF
+                    for p, prio in c.victim_pods if prio == top), default=_INF)
+    return -earliest  # later start of the highest-priority victims wins
+
+
+# Upstream ``pickOneNodeForPreemption`` (preemption.go), in order; each a smaller-is-better key.
+# The pruning in ``_Planner.plan_pod`` reads positions 0, 1, 3 and 4 of the resulting key.
+NODE_CRITERIA: tuple[tuple[str, Callable[[_NodeCandidate], float]], ...] = (
+    ("fewest PDB violations", _pdb_violations),
+    ("lowest highest victim priority", _highest_priority),
+    ("smallest sum of victim priorities", _priority_sum),
+    ("fewest victims", _victim_count),
+    ("latest start of the highest-priority victims", _latest_start),
+)
+
+
+def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
+    """``NODE_CRITERIA`` as one ascending sort key, then the node name (upstream picks at
+    random among nodes equal on every criterion; reported as a tie)."""
+    c = _NodeCandidate(node, tuple((p, u.priority) for u in victims for p, _ in u.members),
+                       frozenset(violating))
+    return (*(criterion(c) for _, criterion in NODE_CRITERIA), node)
+
+

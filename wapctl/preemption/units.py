@@ -1,0 +1,279 @@
+"""Victim units: a single pod, or every running pod of a ``PodGroup``-mode group; and the index
+of them kept with a ``fit.Accounting`` across plans."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
+
+from wapctl.fit import Accounting, ClusterState
+from wapctl.model import Pod, PodGroup, Snapshot
+from wapctl.models import importance_kep
+from wapctl.preemption.result import UnitKind
+from wapctl.preemptor import Preemptor
+
+_INF = float("inf")
+
+# ---- victim units -----------------------------------------------------------------------------
+
+
+class _Unit:
+    """A preemption unit: one pod, or every eligible pod of a ``PodGroup``-mode group."""
+
+    __slots__ = ("_importance", "_on_node", "kind", "members", "name", "nodes", "priority",
+                 "tier")
+
+    def __init__(self, kind: UnitKind, name: str, priority: int,
+                 members: Sequence[tuple[Pod, int]], tier: int, nodes: tuple[int, ...]) -> None:
+        self.kind = kind
+        self.name = name
+        self.priority = priority
+        self.members = members  # (pod, node index), sorted by pod key
+        self.tier = tier  # 0 whole group, 1 pod of a workload, 2 standalone pod
+        self.nodes = nodes  # distinct node indices, sorted
+        self._importance: tuple[Callable[..., tuple], tuple] | None = None
+        self._on_node: dict[int, tuple[dict[str, int], int]] | None = None
+
+    @property
+    def importance(self) -> tuple:
+        """The KEP-5710 sort key, most important first (``models.importance_kep``)."""
+        return self.importance_by(importance_kep)
+
+    def importance_by(self, fn: Callable[..., tuple]) -> tuple:
+        """Sort key of this unit under a model's importance function (most important first);
+        the last element is the name, our stand-in for upstream's random order / UID."""
+        cached = self._importance
+        if cached is not None and cached[0] is fn:
+            return cached[1]
+        start = min((p.start_time for p, _ in self.members if p.start_time is not None),
+                    default=_INF)
+        key = fn(self.priority, self.kind == "PodGroup", self.tier < 2,
+                 len(self.members), start, self.name)
+        self._importance = (fn, key)
+        return key
+
+    def on_node(self, i: int) -> tuple[Mapping[str, int], int]:
+        """The unit's summed requests and pod count on node ``i``."""
+        if len(self.members) == 1:
+            return self.members[0][0].requests, 1
+        if self._on_node is None:
+            agg: dict[int, tuple[dict[str, int], int]] = {}
+            for pod, j in self.members:
+                req, n = agg.get(j, ({}, 0))
+                for r, q in pod.requests.items():
+                    req[r] = req.get(r, 0) + q
+                agg[j] = (req, n + 1)
+            self._on_node = agg
+        return self._on_node[i]
+
+
+def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
+                  separate: bool = True, whole_groups: bool = True) -> list[_Unit]:
+    """Step 4: every unit the preemptor may preempt. ``separate``: victims ranked by their
+    preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
+    ``PodGroup``-mode groups are one unit, else each pod is its own."""
+    own = preemptor.group_key
+    limit = preemptor.priority
+    groups = snapshot.pod_groups
+    units: list[_Unit] = []
+    whole: dict[str, list[tuple[Pod, int]]] = {}
+    for pod, i in state.bound:  # bound, running, on a known node; sorted by key
+        gk = pod.group_key
+        if gk is not None:
+            if gk == own:
+                continue
+            group = groups.get(gk)
+            if whole_groups and group is not None and group.disruption_mode == "PodGroup":
+                gp = group.preemption_priority if separate else group.priority
+                if gp < limit:
+                    whole.setdefault(gk, []).append((pod, i))
+                continue
+            pp = pod.preemption_priority if separate else pod.priority
+            if pp < limit:
+                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 1, (i,)))
+        else:
+            pp = pod.preemption_priority if separate else pod.priority
+            if pp < limit:
+                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 2, (i,)))
+    for gk, members in whole.items():
+        nodes = tuple(sorted({i for _, i in members}))
+        g = groups[gk]
+        units.append(_Unit("PodGroup", gk, g.preemption_priority if separate else g.priority,
+                           members, 0, nodes))
+    return units  # standalone units by pod key, then PodGroup units by group key
+
+
+def _by_priority(units: list[_Unit]) -> list[_Unit]:
+    """Units in (priority, name) order: the order of the level search (names are unique)."""
+    units.sort(key=lambda u: (u.priority, u.name))
+    return units
+
+
+def _insert(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
+    key = (unit.priority, unit.name)
+    j = bisect_left(keys, key)
+    keys.insert(j, key)
+    units.insert(j, unit)
+
+
+def _delete(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
+    j = bisect_left(keys, (unit.priority, unit.name))
+    del keys[j]
+    del units[j]
+
+
+class _UnitIndex:
+    """Every victim-unit candidate of a kept ``fit.Accounting``, for the plans of any preemptor.
+
+    What ``_victim_units`` derives from all running pods for one preemptor, kept for all of
+    them: a unit per running pod outside ``PodGroup``-mode groups and a unit per such group
+    (all its running pods), in (priority, name) order overall and per node. A preemptor's
+    units are the prefix below its priority minus its own group's. The accounting tells it
+    every running pod that leaves or joins; only the units of that pod change.
+    """
+
+    def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
+                 separate: bool = True, whole_groups: bool = True) -> None:
+        self.pod_groups = pod_groups
+        self.separate = separate
+        self.whole_groups = whole_groups
+        self.keys: list[tuple[int, str]] = []
+        self.units: list[_Unit] = []
+        self.node_keys: dict[int, list[tuple[int, str]]] = {}
+        self.node_units: dict[int, list[_Unit]] = {}
+        self.pod_units: dict[str, _Unit] = {}  # pod key -> its Pod unit
+        self.members: dict[str, dict[str, tuple[Pod, int]]] = {}  # whole group -> running pods
+        self.whole: dict[str, _Unit] = {}  # whole group -> its current PodGroup unit
+        self.grouped: dict[str, int] = {}  # group key -> Pod units of its pods
+        units: list[_Unit] = []
+        for pod, i in accounting.bound_pods():
+            gk = self._whole_group(pod)
+            if gk is None:
+                units.append(self._pod_unit(pod, i))
+            else:
+                self.members.setdefault(gk, {})[pod.key] = (pod, i)
+        units.extend(self._group_unit(gk) for gk in self.members)
+        self.units = _by_priority(units)
+        self.keys = [(u.priority, u.name) for u in self.units]
+        for u in self.units:
+            for i in u.nodes:
+                self.node_units.setdefault(i, []).append(u)
+        self.node_keys = {i: [(u.priority, u.name) for u in local]
+                          for i, local in self.node_units.items()}
+        accounting.listen(self.changed)
+
+    @classmethod
+    def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
+           separate: bool = True, whole_groups: bool = True) -> _UnitIndex:
+        """The accounting's index (built at its first plan), for these pod groups and this way
+        of forming units (one index per way)."""
+        memo_key = (cls, separate, whole_groups)
+        index = accounting.memo.get(memo_key)
+        if isinstance(index, cls):
+            if index.pod_groups is pod_groups or index.pod_groups == pod_groups:
+                return index
+            accounting.unlisten(index.changed)
+        index = accounting.memo[memo_key] = cls(accounting, pod_groups, separate, whole_groups)
+        return index
+
+    def _whole_group(self, pod: Pod) -> str | None:
+        gk = pod.group_key
+        if gk is not None and self.whole_groups:
+            group = self.pod_groups.get(gk)
+            if group is not None and group.disruption_mode == "PodGroup":
+                return gk
+        return None
+
+    def _pod_unit(self, pod: Pod, i: int) -> _Unit:
+        unit = _Unit("Pod", pod.key, pod.preemption_priority if self.separate else pod.priority,
+                     ((pod, i),), 2 if pod.group_key is None else 1, (i,))
+        self.pod_units[pod.key] = unit
+        if pod.group_key is not None:
+            self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1
+        return unit
+
+    def _group_unit(self, gk: str) -> _Unit:
+        running = self.members[gk]
+        members = [running[k] for k in sorted(running)]
+        group = self.pod_groups[gk]
+        unit = _Unit("PodGroup", gk,
+                     group.preemption_priority if self.separate else group.priority, members, 0,
+                     tuple(sorted({i for _, i in members})))
+        self.whole[gk] = unit
+        return unit
+
+    def _place(self, unit: _Unit) -> None:
+        _insert(self.keys, self.units, unit)
+        for i in unit.nodes:
+            _insert(self.node_keys.setdefault(i, []), self.node_units.setdefault(i, []), unit)
+
+    def _unplace(self, unit: _Unit) -> None:
+        _delete(self.keys, self.units, unit)
+        for i in unit.nodes:
+            _delete(self.node_keys[i], self.node_units[i], unit)
+
+    def changed(self, left: tuple[Pod, int] | None, joined: tuple[Pod, int] | None) -> None:
+        for entry, joins in ((left, False), (joined, True)):
+            if entry is None:
+                continue
+            pod, i = entry
+            gk = self._whole_group(pod)
+            if gk is None:
+                if joins:
+                    self._place(self._pod_unit(pod, i))
+                else:
+                    self._unplace(self.pod_units.pop(pod.key))
+                    if pod.group_key is not None:
+                        self.grouped[pod.group_key] -= 1
+                continue
+            old = self.whole.pop(gk, None)
+            if old is not None:
+                self._unplace(old)
+            running = self.members.setdefault(gk, {})
+            if joins:
+                running[pod.key] = entry
+            else:
+                del running[pod.key]
+            if running:
+                self._place(self._group_unit(gk))
+            else:
+                del self.members[gk]
+
+    def _mine(self, own: str | None) -> str | None:
+        """The preemptor's own group if it has units here (they are never its victims)."""
+        if own is not None and (self.grouped.get(own, 0) > 0 or own in self.whole):
+            return own
+        return None
+
+    @staticmethod
+    def _owned(unit: _Unit, own: str) -> bool:
+        if unit.kind == "PodGroup":
+            return unit.name == own
+        return unit.members[0][0].group_key == own
+
+    def below(self, limit: int, own: str | None) -> list[_Unit]:
+        """The preemptor's victim units (those of ``_victim_units``), in (priority, name)
+        order."""
+        units = self.units[: bisect_left(self.keys, (limit, ""))]
+        mine = self._mine(own)
+        if mine is not None:
+            units = [u for u in units if not self._owned(u, mine)]
+        return units
+
+    def per_node(self, limit: int, own: str | None) -> dict[int, list[_Unit]]:
+        """``below`` per node it has pods on, each in (priority, name) order."""
+        mine = self._mine(own)
+        out: dict[int, list[_Unit]] = {}
+        node_units = self.node_units
+        for i, keys in self.node_keys.items():
+            j = bisect_left(keys, (limit, ""))
+            if j:
+                local = node_units[i][:j]
+                if mine is not None:
+                    local = [u for u in local if not self._owned(u, mine)]
+                    if not local:
+                        continue
+                out[i] = local
+        return out
+
+

@@ -146,8 +146,9 @@ CHANGE = str(AUDIT / "raise-medium.yaml")
     [
         ("wapctl.load.read_documents", ["plan", SNAP]),
         ("wapctl.load.build_snapshot", ["plan", SNAP]),
-        ("wapctl.load.yaml.load_all", ["plan", SNAP]),  # inside the loader's YAML loop
+        ("wapctl.load._node_lines", ["plan", SNAP]),  # inside the loader's YAML loop
         ("wapctl.load.json.loads", ["validate", str(FIXTURES / "plan")]),
+        ("wapctl.reader.read_json", ["validate", str(FIXTURES / "plan")]),  # the fast JSON path
         ("wapctl.preemptor.select_preemptor", ["plan", SNAP]),
         ("wapctl.preemption.plan", ["plan", SNAP, "-o", "json"]),
         ("wapctl.render.plan.render_plan", ["plan", SNAP]),

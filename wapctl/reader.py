@@ -64,6 +64,7 @@ _STATUS_FIELDS = (
     "phase",
     "nominatedNodeName",
     "startTime",
+    "conditions",  # DisruptionTarget: a pod being preempted (wapctl.load._pod)
     "qosClass",
     "reason",
     "message",

@@ -113,6 +113,12 @@ class Params:
     gang_gpu: int = 0  # nvidia.com/gpu requested by each preemptor pod
     seed: int = 1
     realistic: bool = False  # objects as a real API server serves them (see enrich_node/pod)
+    # Share of bound (non-DaemonSet) pods given a required inter-pod constraint: half a
+    # hostname anti-affinity to their own app, half a DoNotSchedule zone spread of their app.
+    # Drawn from a stream of its own, so the rest of the cluster is identical to the share-0
+    # snapshot. ``constrained_gang`` also gives the preemptor gang a zone spread (maxSkew 1).
+    constrained_share: float = 0.0
+    constrained_gang: bool = False
 
     def tag(self) -> str:
         """A file-name-safe summary of the parameters."""
@@ -120,7 +126,10 @@ class Params:
             f"n{self.nodes}-ppn{self.pods_per_node}-g{self.gang_size}-gs{self.gang_share:g}"
             f"-pg{self.podgroup_share:g}-pr{self.priorities}-b{self.basic_share:g}"
             f"-gpu{self.gpu_share:g}-pdb{self.pdb_share:g}-gg{self.gang_gpu}-s{self.seed}"
-            f"-v{GENERATOR_VERSION}{'-real' if self.realistic else ''}"
+            + (f"-c{self.constrained_share:g}" if self.constrained_share else "")
+            + ("-cg" if self.constrained_gang else "")
+            + f"-v{GENERATOR_VERSION}"
+            + ("-real" if self.realistic else "")
         )
 
     @property
@@ -929,6 +938,30 @@ def preemptor_pods(lay: Layout, ids: Ids) -> list[dict[str, Any]]:
     return out
 
 
+ZONE_KEY = "topology.kubernetes.io/zone"
+HOST_KEY = "kubernetes.io/hostname"
+
+
+def constrain(obj: dict[str, Any], rng: random.Random) -> None:
+    """Give one bound pod a hostname anti-affinity or a zone spread, both on its own app."""
+    selector = {"matchLabels": {"app.kubernetes.io/name":
+                                obj["metadata"]["labels"]["app.kubernetes.io/name"]}}
+    if rng.random() < 0.5:
+        obj["spec"]["affinity"] = {"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": selector, "topologyKey": HOST_KEY}]}}
+    else:
+        obj["spec"]["topologySpreadConstraints"] = [
+            {"labelSelector": selector, "maxSkew": 2, "topologyKey": ZONE_KEY,
+             "whenUnsatisfiable": "DoNotSchedule"}]
+
+
+def constrain_preemptor(obj: dict[str, Any]) -> None:
+    obj["spec"]["topologySpreadConstraints"] = [
+        {"labelSelector": {"matchLabels": {"jobset.sigs.k8s.io/jobset-name": PREEMPTOR_WORKLOAD}},
+         "maxSkew": 1, "topologyKey": ZONE_KEY, "whenUnsatisfiable": "DoNotSchedule"}]
+
+
 def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Every object of the snapshot, in the order ``kubectl get nodes,pods,... -A`` lists them."""
     rng = random.Random(p.seed)
@@ -970,6 +1003,10 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
     # The preemptor draws from its own stream, so the rest of the cluster is the same object
     # for object whatever the gang size (the gang sweep changes only the gang).
     preemptors = preemptor_pods(lay, Ids(random.Random(f"{p.seed}/preemptor")))
+    crng = random.Random(f"{p.seed}/constraints")
+    if p.constrained_gang:
+        for obj in preemptors:
+            constrain_preemptor(obj)
     bound = iter(lay.pods)
     pending = iter(preemptors)
     nxt_pod = next(bound, None)
@@ -986,6 +1023,9 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
             nxt_pre = next(pending, None)
         else:
             obj = pod_object(nxt_pod, lay, rng, ids)
+            if (p.constrained_share and nxt_pod.owner is not None
+                    and crng.random() < p.constrained_share):
+                constrain(obj, crng)
             nxt_pod = next(bound, None)
         pod_count += 1
         yield obj if real is None else enrich_pod(obj, real)
@@ -1365,6 +1405,14 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="objects as an API server serves them: managedFields, statuses, volumes, ...",
     )
+    ap.add_argument(
+        "--constrained-share",
+        type=float,
+        default=Params.constrained_share,
+        help="share of bound pods with a hostname anti-affinity or zone spread",
+    )
+    ap.add_argument("--constrained-gang", action="store_true",
+                    help="give the preemptor gang a zone spread (maxSkew 1)")
     ap.add_argument("--format", choices=("json", "yaml"), default="json")
     ap.add_argument("-o", "--output", required=True, help="file to write")
     a = ap.parse_args(argv)
@@ -1381,6 +1429,8 @@ def main(argv: list[str] | None = None) -> None:
         gang_gpu=a.gang_gpu,
         seed=a.seed,
         realistic=a.realistic,
+        constrained_share=a.constrained_share,
+        constrained_gang=a.constrained_gang,
     )
     stats = write_snapshot(p, {a.format: Path(a.output)})
     json.dump(stats, sys.stderr, indent=2)

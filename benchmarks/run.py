@@ -54,8 +54,15 @@ DEFAULT_MAX_INPUT = 256 * 1024 * 1024  # wapctl's default --max-input-size (256M
 PRESETS: dict[str, gen.Params] = {
     "2k": gen.Params(nodes=2000, pods_per_node=15, gang_size=256),
     "5k": gen.Params(nodes=5000, pods_per_node=30, gang_size=1024),
+    # The 2k cluster with 20% of its pods carrying a hostname anti-affinity or a zone spread:
+    # the inter-pod filters' cost (issue 13: within 2x of 2k); -gang: the gang spreads too.
+    "2k-constrained": gen.Params(nodes=2000, pods_per_node=15, gang_size=256,
+                                 constrained_share=0.2),
+    "2k-constrained-gang": gen.Params(nodes=2000, pods_per_node=15, gang_size=256,
+                                      constrained_share=0.2, constrained_gang=True),
 }
-PRESET_FORMATS = {"2k": ("json", "yaml"), "5k": ("json",)}
+PRESET_FORMATS = {"2k": ("json", "yaml"), "5k": ("json",), "2k-constrained": ("json",),
+                  "2k-constrained-gang": ("json",)}
 SWEEP_PODS = (5_000, 10_000, 20_000, 40_000, 80_000)  # bound pods, 15 per node, gang 256
 SWEEP_GANG = (16, 32, 64, 128, 256, 512, 1024)  # at 2,000 nodes / 30k pods
 
@@ -588,7 +595,9 @@ def main(argv: list[str] | None = None) -> None:
         action="append",
         choices=sorted(PRESETS),
         help="2k: 2,000 nodes / 30k pods / 256-pod gang; "
-        "5k: 5,000 nodes / 150k pods / 1,024-pod gang (repeatable)",
+        "5k: 5,000 nodes / 150k pods / 1,024-pod gang; "
+        "2k-constrained: 2k with 20%% of pods under anti-affinity or spread; "
+        "2k-constrained-gang: and a zone spread on the gang (repeatable)",
     )
     ap.add_argument(
         "--sweep",

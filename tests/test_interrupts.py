@@ -146,7 +146,7 @@ CHANGE = str(AUDIT / "raise-medium.yaml")
     [
         ("wapctl.load.read_documents", ["plan", SNAP]),
         ("wapctl.load.build_snapshot", ["plan", SNAP]),
-        ("wapctl.load._node_lines", ["plan", SNAP]),  # inside the loader's YAML loop
+        ("wapctl.load._node_lines", ["plan", SNAP]),  # inside the loader's YAML loop (per document)
         ("wapctl.load.json.loads", ["validate", str(FIXTURES / "plan")]),
         ("wapctl.reader.read_json", ["validate", str(FIXTURES / "plan")]),  # the fast JSON path
         ("wapctl.preemptor.select_preemptor", ["plan", SNAP]),
@@ -269,7 +269,8 @@ def offline_snapshot(monkeypatch):
 def test_snapshot_o_file_writes_what_stdout_would_show(tmp_path, offline_snapshot):
     """snapshot -o FILE writes exactly the text it prints without -o; nothing else is left."""
     out = tmp_path / "snap.yaml"
-    to_file = CliRunner().invoke(app, ["snapshot", "-o", str(out)], catch_exceptions=False)
+    to_file = CliRunner().invoke(app, ["snapshot", "--output-file", str(out)],
+                                 catch_exceptions=False)
     to_stdout = CliRunner().invoke(app, ["snapshot"], catch_exceptions=False)
     assert (0, 0) == (to_file.exit_code, to_stdout.exit_code)
     assert to_stdout.stdout == out.read_text()
@@ -292,7 +293,8 @@ def test_interrupted_snapshot_leaves_no_half_file(tmp_path, monkeypatch, offline
         monkeypatch.setattr(os, "fdopen", lambda *a, **k: _HalfWriter(real_fdopen(*a, **k)))
     else:
         monkeypatch.setattr(os, "replace", _raise_interrupt)
-    result = CliRunner().invoke(app, ["snapshot", "-o", str(out)], catch_exceptions=False)
+    result = CliRunner().invoke(app, ["snapshot", "--output-file", str(out)],
+                                catch_exceptions=False)
     monkeypatch.undo()
     assert (130, "interrupted\n") == (result.exit_code, result.stderr)
     assert (["snap.yaml"] if existing else []) == _listing(tmp_path)
@@ -303,6 +305,7 @@ def test_interrupted_snapshot_leaves_no_half_file(tmp_path, monkeypatch, offline
 def test_snapshot_into_a_missing_folder_exits_2_with_one_line(tmp_path, offline_snapshot):
     """snapshot -o into a folder that does not exist: exit 2, one line naming the file."""
     out = tmp_path / "missing" / "snap.yaml"
-    result = CliRunner().invoke(app, ["snapshot", "-o", str(out)], catch_exceptions=False)
+    result = CliRunner().invoke(app, ["snapshot", "--output-file", str(out)],
+                                catch_exceptions=False)
     assert (2, f"error: cannot write {out}: No such file or directory\n") == (
         result.exit_code, result.stderr)

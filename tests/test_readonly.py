@@ -128,8 +128,8 @@ LIVE_COMMANDS = [
     ["simulate", "-o", "json"],
     ["audit", "--change", "{change}", "-o", "json"],
     ["snapshot"],
-    ["snapshot", "-o", "{out}/snap.yaml"],
-    ["snapshot", "-o", "{out}/snap.json", "--format", "json"],
+    ["snapshot", "--output-file", "{out}/snap.yaml"],
+    ["snapshot", "--output-file", "{out}/snap.json", "-o", "json"],
 ]
 
 

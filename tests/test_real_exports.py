@@ -105,10 +105,14 @@ def test_priority_divergence_is_a_warning_and_both_priorities_are_kept():
     snap = load.build_snapshot(docs)
     pod = snap.pods["probe/mismatch-basic"]
     assert (1000, 100) == (pod.priority, pod.own_priority)
+    divergence = [w for w in snap.warnings if w.code == "PriorityDivergence"]
     assert [("PriorityDivergence", "PodGroup probe/mm-g"),
             ("PriorityDivergence", "PodGroup probe/mm-gang")] == [
-        (w.code, w.object) for w in snap.warnings]
-    assert "probe/mismatch-basic 100" in snap.warnings[0].message
+        (w.code, w.object) for w in divergence]
+    assert "probe/mismatch-basic 100" in divergence[0].message
+    # the probe's pods name the scheduler profile "probe-scheduler": said too (issue 13)
+    assert [w.object for w in snap.warnings if w.code == "OtherScheduler"] == [
+        "Pod probe/match-gang", "Pod probe/mismatch-basic", "Pod probe/mismatch-gang"]
 
 
 # ---- the rules, one by one -------------------------------------------------------------------

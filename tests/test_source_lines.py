@@ -42,8 +42,8 @@ def test_error_names_file_colon_line(tmp_path: Path) -> None:
     path.write_text(YAML_TEXT)
     with pytest.raises(InputError) as info:
         load.build_snapshot(load.read_documents([str(path)]))
-    expected = f"{path}:12, document 2, item 1, field status.allocatable.cpu"
-    assert expected in str(info.value)
+    expected = f"Node c ({path}:12, document 2, item 1, field status.allocatable.cpu): "
+    assert str(info.value).startswith(expected)  # the object first (issue 15), then file:line
 
 
 def test_line_is_not_part_of_equality() -> None:

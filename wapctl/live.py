@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wapctl.errors import ClusterError, Source, UsageError
-from wapctl.load import Document
+from wapctl.load import Document, Documents
 
 SCHEDULING_GROUP = "scheduling.k8s.io"
 # The Workload API versions wapctl reads, newest first (issue 9): the newest served one that has
@@ -65,8 +65,9 @@ def fetch_documents(
     request_timeout: float,
     page_size: int,
     progress: bool,
-) -> list[Document]:
-    """List Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
+) -> Documents:
+    """List Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups; the
+    result's ``server_version`` is the ``gitVersion`` of ``GET /version`` (None if unreadable).
 
     Config: ``kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``, else the in-cluster
     service account. Raises ClusterError (exit 4) with one line naming the server and what failed.
@@ -78,15 +79,16 @@ def fetch_documents(
         )
     if page_size < 1:
         raise UsageError("--page-size must be at least 1")
-    cfg, who = _client_configuration(kubeconfig, context)
-    api = _HttpGet(cfg, who, request_timeout)
+    cfg, who, tls = _client_configuration(kubeconfig, context)
+    api = _HttpGet(cfg, who, request_timeout, tls)
     try:
         with warnings.catch_warnings():
             # insecure-skip-tls-verify is the kubeconfig's explicit choice: no warning per page.
             warnings.filterwarnings("ignore", message="Unverified HTTPS request")
             api.probe()
+            documents = Documents()
+            documents.server_version = api.server_version()
             targets = [*CORE_TARGETS, *api.workload_targets(), *LATE_TARGETS]
-            documents: list[Document] = []
             with _progress(progress) as bar:
                 for target in targets:
                     documents.extend(api.list_all(target, page_size, bar))
@@ -96,6 +98,39 @@ def fetch_documents(
 
 
 # ---- configuration ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TlsSetup:
+    """What the kubeconfig says about TLS, in its own words, for failure messages."""
+
+    ca: str | None = None  # "certificate-authority /path" or "certificate-authority-data"
+    client_cert: str | None = None  # "client-certificate /path", "client-certificate-data"
+    server_name: str | None = None  # tls-server-name
+
+
+def _tls_setup(cfg: Any, cluster: Any, user: Any) -> TlsSetup:
+    def has(node: Any, key: str) -> bool:
+        try:
+            return node is not None and key in node and bool(node[key])
+        except Exception:  # a malformed section: the loader has reported it already
+            return False
+
+    if has(cluster, "certificate-authority-data"):
+        ca: str | None = "certificate-authority-data"
+    elif has(cluster, "certificate-authority"):
+        ca = f"certificate-authority {cfg.ssl_ca_cert or cluster['certificate-authority']}"
+    else:
+        ca = None
+    if has(user, "client-certificate-data"):
+        client: str | None = "client-certificate-data"
+    elif has(user, "client-certificate"):
+        client = f"client-certificate {cfg.cert_file or user['client-certificate']}"
+    elif getattr(cfg, "cert_file", None):
+        client = f"client certificate {cfg.cert_file} (from the exec plugin)"
+    else:
+        client = None
+    return TlsSetup(ca, client, getattr(cfg, "tls_server_name", None) or None)
 
 
 def _resolve_kubeconfig(explicit: str | None) -> str | None:
@@ -126,8 +161,11 @@ def _context_names(config: Any) -> list[str]:
     return names
 
 
-def _client_configuration(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
-    """A kubernetes client Configuration, and a phrase naming whose credentials it carries."""
+def _client_configuration(
+    kubeconfig: str | None, context: str | None
+) -> tuple[Any, str, TlsSetup]:
+    """A kubernetes client Configuration, a phrase naming whose credentials it carries, and
+    what the configuration says about TLS."""
     from kubernetes.client import Configuration
     from kubernetes.config.config_exception import ConfigException
     from urllib3.util import Retry
@@ -153,15 +191,16 @@ def _client_configuration(kubeconfig: str | None, context: str | None) -> tuple[
         except (ConfigException, OSError) as exc:
             raise ClusterError(f"in-cluster config: {exc}") from None
         who = "the pod's service account"
+        tls = TlsSetup(ca=f"service account CA {cfg.ssl_ca_cert}")
     else:
-        who = _load_kubeconfig(cfg, path, context)
+        who, tls = _load_kubeconfig(cfg, path, context)
     # No retries that hide a timeout (a read timeout is reported at once); one retry of a
     # failed connection; never follow redirects.
     cfg.retries = Retry(total=1, connect=1, read=0, other=0, status=0, redirect=0)
-    return cfg, who
+    return cfg, who, tls
 
 
-def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
+def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> tuple[str, TlsSetup]:
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 
@@ -204,7 +243,8 @@ def _load_kubeconfig(cfg: Any, path: str, context: str | None) -> str:
         ) from None
     if not getattr(cfg, "host", None):
         raise ClusterError(f"kubeconfig {path}, context {context!r}: the cluster has no server")
-    return f"context {context!r}"
+    tls = _tls_setup(cfg, getattr(loader, "_cluster", None), getattr(loader, "_user", None))
+    return f"context {context!r}", tls
 
 
 def _current_context(merger: Any) -> Any:
@@ -229,13 +269,14 @@ def _one_line(exc: BaseException) -> str:
 class _HttpGet:
     """GET requests through the kubernetes ApiClient, every failure mapped to ClusterError."""
 
-    def __init__(self, cfg: Any, who: str, timeout: float) -> None:
+    def __init__(self, cfg: Any, who: str, timeout: float, tls: TlsSetup | None = None) -> None:
         from kubernetes.client import ApiClient
 
         from wapctl import __version__
 
         self.server = str(cfg.host).rstrip("/")
         self.who = who
+        self.tls = tls or TlsSetup()
         self.timeout = timeout or None  # 0: no limit, as kubectl's --request-timeout=0
         self.api = ApiClient(configuration=cfg)
         self.api.user_agent = f"wapctl/{__version__}"
@@ -278,7 +319,7 @@ class _HttpGet:
                 release()
         except ApiException as exc:
             if not exc.status:  # the client's wrapping of an SSL error
-                raise self.fail(_tls_text(str(exc.reason or exc))) from None
+                raise self.fail(_tls_text(str(exc.reason or exc), self.server, self.tls)) from None
             body = exc.body if isinstance(exc.body, bytes) else str(exc.body or "").encode()
             return int(exc.status), body
         except urllib3.exceptions.HTTPError as exc:
@@ -308,7 +349,7 @@ class _HttpGet:
                 "(raise --request-timeout for a slow or very large cluster)"
             )
         if isinstance(reason, ue.SSLError):
-            return _tls_text(detail)
+            return _tls_text(detail, self.server, self.tls)
         if isinstance(reason, ue.ProxyError):
             return f"proxy error: {detail}"
         if isinstance(reason, ue.ResponseError) and "redirect" in detail:
@@ -371,6 +412,17 @@ class _HttpGet:
             raise self.status_error(status, doc, "/api", "the core API")
         if not isinstance(doc, dict) or "v1" not in (doc.get("versions") or []):
             raise self.fail("GET /api did not list v1: this is not a Kubernetes API server")
+
+    def server_version(self) -> str | None:
+        """``gitVersion`` of ``GET /version`` ("v1.36.2"); None when the server does not say
+        (it is informative only: a failure here does not stop the listing)."""
+        status, body = self.raw("/version")
+        try:
+            doc = json.loads(body) if status == 200 else None
+        except ValueError:
+            doc = None
+        version = doc.get("gitVersion") if isinstance(doc, dict) else None
+        return version if isinstance(version, str) and version else None
 
     def workload_targets(self) -> list[ListTarget]:
         """Workloads and PodGroups in the newest served alpha version that has each of them.
@@ -478,19 +530,64 @@ def _as_document(item: dict[str, Any], target: ListTarget) -> dict[str, Any]:
     return doc
 
 
-def _tls_text(detail: str) -> str:
+_CLIENT_CERT_REJECTED = ("UNKNOWN_CA", "BAD_CERTIFICATE", "CERTIFICATE_UNKNOWN",
+                         "ACCESS_DENIED", "DECRYPT_ERROR", "UNSUPPORTED_CERTIFICATE",
+                         "CERTIFICATE_EXPIRED", "CERTIFICATE_REVOKED")
+_HANDSHAKE_ENDED = ("CERTIFICATE_REQUIRED", "HANDSHAKE_FAILURE", "EOF occurred in violation",
+                    "UNEXPECTED_EOF", "Connection reset")
+
+
+def _tls_text(detail: str, server: str = "", tls: TlsSetup | None = None) -> str:
+    """A TLS failure in terms of this kubeconfig: which of its settings does not fit."""
+    from urllib.parse import urlsplit
+
+    tls = tls or TlsSetup()
     text = " ".join(detail.split())
-    match = re.search(r"\[SSL: [A-Z_]+\] ([^(]+)", text)
+    match = re.search(r"\[SSL: [A-Z0-9_]+\] ([^(]+)", text)
     cause = match.group(1).strip() if match else text
-    hint = ""
     if "WRONG_VERSION_NUMBER" in text or "record layer failure" in text:
-        hint = " (the server does not speak TLS here: is it plain http?)"
-    elif "Hostname mismatch" in text or "IP address mismatch" in text:
-        hint = " (the certificate does not name this server address; tls-server-name in the " \
-            "kubeconfig sets the name to expect)"
-    elif "CERTIFICATE_VERIFY_FAILED" in text:
-        hint = " (the kubeconfig's certificate-authority does not trust the server's certificate)"
-    return f"TLS failure: {cause}{hint}"
+        return f"TLS failure: {cause} (the server does not speak TLS here: is it plain http?)"
+    if "Hostname mismatch" in text or "IP address mismatch" in text:
+        name = tls.server_name or urlsplit(server).hostname or server
+        return (
+            f"TLS failure: the server's certificate is not valid for {name} (hostname "
+            "mismatch); put a name the certificate carries in the cluster's server URL, or set "
+            "tls-server-name in the kubeconfig"
+        )
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        why = re.search(r"certificate verify failed: ([^(]+)", text)
+        reason = why.group(1).strip() if why else cause
+        if "expired" in reason:
+            return f"TLS failure: certificate verify failed: {reason}: the server's " \
+                "certificate has expired"
+        if tls.ca is None:
+            return (
+                f"TLS failure: certificate verify failed: {reason}: the kubeconfig sets no "
+                "certificate-authority for this cluster and the system's CAs do not trust the "
+                "server; add the cluster's CA as certificate-authority(-data)"
+            )
+        return (
+            f"TLS failure: certificate verify failed: {reason}: the kubeconfig's {tls.ca} did "
+            "not sign the server's certificate (is it this cluster's CA?)"
+        )
+    if "ALERT" in text and any(a in text for a in _CLIENT_CERT_REJECTED):
+        if tls.client_cert is not None:
+            return (
+                f"TLS failure: the server rejected the kubeconfig's {tls.client_cert} "
+                f"({cause}): is it signed by a CA this cluster trusts?"
+            )
+        return f"TLS failure: the server ended the handshake ({cause})"
+    if any(a in text for a in _HANDSHAKE_ENDED):
+        if tls.client_cert is None:
+            return (
+                f"TLS failure: the server ended the handshake ({cause}); it likely requires a "
+                "client certificate, and the kubeconfig's user has no client-certificate"
+            )
+        return (
+            f"TLS failure: the server ended the handshake ({cause}); it may have rejected the "
+            f"kubeconfig's {tls.client_cert}: is it signed by a CA this cluster trusts?"
+        )
+    return f"TLS failure: {cause}"
 
 
 # ---- progress -----------------------------------------------------------------------------

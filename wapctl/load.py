@@ -39,7 +39,8 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
 
 Kinds read: ``Node`` (v1), ``Pod`` (v1), ``PriorityClass`` (scheduling.k8s.io), a
 ``PodDisruptionBudget`` (policy), and ``Workload`` / ``PodGroup`` of scheduling.k8s.io
-``v1alpha1``, ``v1alpha2`` and ``v1alpha3``. Every other kind is counted in
+``v1alpha1``, ``v1alpha2`` and ``v1alpha3``, and ``Namespace`` (v1, labels only, for pod
+affinity namespaceSelectors; see ``load_constraints``). Every other kind is counted in
 ``Snapshot.ignored_kinds`` (a known kind name of another API group, such as Kueue's
 ``Workload``, is counted as ``Workload.kueue.x-k8s.io``).
 
@@ -116,6 +117,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 import yaml
 
+from wapctl import load_constraints as constraints
 from wapctl import priority as prio
 from wapctl import reader
 from wapctl import templates as tmpl
@@ -188,6 +190,24 @@ class Document(NamedTuple):
     obj: dict[str, Any]
 
 
+SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"
+
+
+class Documents(list[Document]):
+    """The documents read, and the API server version their source names: the live
+    ``/version``, or the ``wapctl.io/server-version`` annotation of a List that ``wapctl
+    snapshot`` wrote (the first one found). ``build_snapshot`` carries it to the Snapshot."""
+
+    server_version: str | None = None
+
+
+def _server_version(obj: dict[str, Any]) -> str | None:
+    meta = obj.get("metadata")
+    annotations = meta.get("annotations") if type(meta) is dict else None
+    value = annotations.get(SERVER_VERSION_ANNOTATION) if type(annotations) is dict else None
+    return value if type(value) is str and value else None
+
+
 # ---- sizes ---------------------------------------------------------------------------------
 
 
@@ -216,13 +236,13 @@ def _human(size: int) -> str:
 
 def read_documents(
     paths: list[str], *, max_input_size: int | None = None, stdin: BinaryIO | None = None
-) -> list[Document]:
+) -> Documents:
     """Every object in ``paths`` in input order (a directory's files sorted by name).
 
     ``max_input_size`` is the size limit for every input; by default it is ``MAX_INPUT_SIZE``,
     or ``MAX_FAST_INPUT_SIZE`` for an input of at least ``FAST_FROM`` bytes that starts like
     JSON (what the fast reader takes, in memory bounded by the objects kept)."""
-    out: list[Document] = []
+    out = Documents()
     with gc_paused():
         for path in paths:
             _read_path(path, max_input_size, stdin, out)
@@ -587,6 +607,8 @@ def _flatten(
     kind = obj.get("kind")
     items = obj.get("items")
     if type(kind) is str and kind.endswith("List") and (type(items) is list or kind == "List"):
+        if isinstance(out, Documents) and out.server_version is None:
+            out.server_version = _server_version(obj)
         if type(items) is not list:
             if items is None:
                 return  # an empty List as some tools print it
@@ -1737,6 +1759,18 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     gates = spec.get("schedulingGates")
     if gates is not None and type(gates) is not list:
         raise _type_error(gates, "a list", source, "spec.schedulingGates")
+    labels = _str_map(meta.get("labels"), source, "metadata.labels")
+    affinity_terms, anti_terms = (
+        constraints.pod_affinity_terms(spec, ns, labels, source) if "affinity" in spec else ((), ())
+    )
+    spread = (constraints.spread_constraints(spec, labels, source)
+              if "topologySpreadConstraints" in spec else ())
+    ports = constraints.host_ports(spec, source)
+    finished = phase in ("Succeeded", "Failed")
+    terminating = meta.get("deletionTimestamp") is not None
+    ctx.warnings.extend(constraints.pod_warnings(
+        spec, f"{ns}/{name}", pending=node_name is None and not finished and not terminating,
+        gated=bool(gates) and node_name is None, source=source))
 
     return Pod(
         namespace=ns,
@@ -1751,17 +1785,21 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         priority_class_name=pcn or None,
         node_name=node_name,
         phase=phase,
-        terminating=meta.get("deletionTimestamp") is not None,
+        terminating=terminating,
         nominated_node=nominated,
         group_key=group_key,
         creation_time=_time(meta.get("creationTimestamp"), source, "metadata.creationTimestamp"),
         start_time=_time(status.get("startTime"), source, "status.startTime"),
-        labels=_str_map(meta.get("labels"), source, "metadata.labels"),
+        labels=labels,
         node_selector=_str_map(spec.get("nodeSelector"), source, "spec.nodeSelector"),
         required_affinity=affinity,
         tolerations=_tolerations(spec.get("tolerations"), source),
         source=source,
         gated=bool(gates),
+        affinity_terms=affinity_terms,
+        anti_affinity_terms=anti_terms,
+        spread_constraints=spread,
+        host_ports=ports,
         own_priority=pp.own_priority,
     )
 
@@ -1781,7 +1819,7 @@ def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
 # ---- the snapshot --------------------------------------------------------------------------
 
 # (API group, kind) -> reader; the core group is "".
-_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _TEMPLATE = range(7)
+_NODE, _POD, _CLASS, _PDB, _WORKLOAD, _PODGROUP, _TEMPLATE, _NAMESPACE = range(8)
 _KINDS = {
     ("", "Node"): _NODE,
     ("", "Pod"): _POD,
@@ -1789,6 +1827,7 @@ _KINDS = {
     ("policy", "PodDisruptionBudget"): _PDB,
     (API_GROUP, "Workload"): _WORKLOAD,
     (API_GROUP, "PodGroup"): _PODGROUP,
+    ("", "Namespace"): _NAMESPACE,
 }
 _KIND_NAMES = {kind: group for group, kind in _KINDS}
 _LABELS = {
@@ -1799,6 +1838,7 @@ _LABELS = {
     _WORKLOAD: "Workload",
     _PODGROUP: "PodGroup",
     _TEMPLATE: "object",  # controllers with pod templates (templates.KINDS); key "Kind ns/name"
+    _NAMESPACE: "Namespace",
 }
 
 
@@ -1883,18 +1923,18 @@ def build_snapshot(documents: Iterable[Document]) -> Snapshot:
     Raises ``InputError`` naming file, document, List item and field for every contradiction
     (see the module docstring). The documents are only read."""
     with gc_paused():
-        return _build(documents)
+        return _build(documents, getattr(documents, "server_version", None))
 
 
-def _build(documents: Iterable[Document]) -> Snapshot:
+def _build(documents: Iterable[Document], server_version: str | None = None) -> Snapshot:
     ignored: Counter[str] = Counter()
-    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(7)]
-    seen: list[dict[str, Source]] = [{} for _ in range(7)]
+    buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
+    seen: list[dict[str, Source]] = [{} for _ in range(8)]
     for source, obj in documents:
         which = _classify(obj, source, ignored)
         if which is None:
             continue
-        namespaced = which not in (_NODE, _CLASS)
+        namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
         head = _meta(obj, source, namespaced)
         key = f"{head[1]}/{head[2]}" if namespaced else head[2]
         if which == _TEMPLATE:
@@ -1941,6 +1981,12 @@ def _build(documents: Iterable[Document]) -> Snapshot:
     for source, obj, head in buckets[_POD]:
         with _about(_POD, head):
             pods.append(_pod(obj, source, head, ctx))
+    namespaces = {head[2]: constraints.namespace_labels(obj, head[2], source)
+                  for source, obj, head in buckets[_NAMESPACE]}
+    for which, label in ((_WORKLOAD, "Workload"), (_PODGROUP, "PodGroup")):
+        for source, obj, head in buckets[which]:
+            ctx.warnings.extend(
+                constraints.group_warnings(obj, f"{label} {head[1]}/{head[2]}", source))
     nodes = []
     for source, obj, head in buckets[_NODE]:
         with _about(_NODE, head):
@@ -1990,6 +2036,7 @@ def _build(documents: Iterable[Document]) -> Snapshot:
 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     pods.sort(key=lambda p: p.key)
+    ctx.warnings.extend(constraints.namespace_warnings(pods, namespaces))
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=lambda p: p.key)
     return Snapshot(
@@ -2000,8 +2047,10 @@ def _build(documents: Iterable[Document]) -> Snapshot:
         workloads=model_workloads,
         pod_groups=model_groups,
         ignored_kinds=dict(sorted(ignored.items())),
+        namespaces={name: namespaces[name] for name in sorted(namespaces)},
         templates=templates,
         warnings=sorted_warnings(ctx.finish(groups)),
+        server_version=server_version,
     )
 
 

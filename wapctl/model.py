@@ -70,6 +70,47 @@ class LabelSelector:
 
 
 @dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    """One required ``podAffinity`` / ``podAntiAffinity`` term, as the loader resolved it.
+
+    ``selector`` None is a term without ``labelSelector``: it matches no pod (upstream
+    ``LabelSelectorAsSelector(nil)`` is ``labels.Nothing()``); an empty selector matches every
+    pod. ``matchLabelKeys`` / ``mismatchLabelKeys`` are already merged into ``selector`` (as the
+    API server does at admission). ``namespaces`` holds the listed namespaces, or the pod's own
+    when neither ``namespaces`` nor ``namespaceSelector`` is set; ``namespace_selector`` None
+    selects no namespace, empty selects all (filters evaluate it against Namespace labels).
+    """
+
+    topology_key: str
+    selector: LabelSelector | None
+    namespaces: frozenset[str] = frozenset()
+    namespace_selector: LabelSelector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """One ``topologySpreadConstraints`` entry with ``whenUnsatisfiable: DoNotSchedule``
+    (ScheduleAnyway ones only matter to scoring, so the loader drops them). ``selector`` as in
+    ``PodAffinityTerm``, with ``matchLabelKeys`` merged in; policies as upstream defaults them."""
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector | None
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"  # Honor | Ignore
+    node_taints_policy: str = "Ignore"  # Honor | Ignore
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A container port with ``hostPort`` > 0; ``ip`` "" is read as 0.0.0.0 (all addresses)."""
+
+    port: int
+    protocol: str = "TCP"
+    ip: str = "0.0.0.0"
+
+
+@dataclass(frozen=True, slots=True)
 class Node:
     name: str
     labels: Mapping[str, str]
@@ -112,6 +153,11 @@ class Pod:
     # differs from ``priority`` when a PodGroup's priority overrides it (a LoadWarning notes
     # a v1alpha2/v1alpha3 divergence). None when the pod names no class and has no number.
     own_priority: int | None = None
+    # Inter-pod constraints (wapctl.filters): required terms only, DoNotSchedule spread only.
+    affinity_terms: tuple[PodAffinityTerm, ...] = ()
+    anti_affinity_terms: tuple[PodAffinityTerm, ...] = ()
+    spread_constraints: tuple[SpreadConstraint, ...] = ()
+    host_ports: tuple[HostPort, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -259,6 +305,11 @@ class Snapshot:
     workloads: Mapping[str, Workload]  # by "ns/name"
     pod_groups: Mapping[str, PodGroup]  # by "ns/workload/group"
     ignored_kinds: Mapping[str, int] = field(default_factory=dict)  # kind -> count
+    # Namespace labels by name, from Namespace objects (for affinity namespaceSelector).
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     templates: Mapping[str, PodTemplateWorkload] = field(default_factory=dict)  # by key
     # What loaded but deserves a note, sorted by LoadWarning.sort_key, without duplicates.
     warnings: tuple[LoadWarning, ...] = ()
+    # The API server's version ("v1.36.2"): the live /version, or the List annotation
+    # wapctl.io/server-version of a file written by `wapctl snapshot`; None when unknown.
+    server_version: str | None = None

@@ -147,15 +147,17 @@ def _run_hypothesis(fz: Fuzzer, until: float, progress: Callable[[], None]) -> N
     """Hypothesis as the generator (its draws favour boundaries: first and last choices,
     small and extreme integers), in batches of 100 with fresh seeds until the time is up
     (the last batch may overrun it a little)."""
+    import conftest  # noqa: F401  (registers the Hypothesis profiles, tests/conftest.py)
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
+    long = settings.get_profile("long")
     batch = 0
     while time.monotonic() < until:
 
         @hseed(fz.a.seed * 1000 + batch)
-        @settings(max_examples=100, deadline=None, database=None, phases=[Phase.generate],
+        @settings(long, max_examples=100, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         @given(st.data())
         def one(data: Any) -> None:

@@ -46,6 +46,7 @@ OutputOpt = Annotated[
     typer.Option(
         "--output",
         "-o",
+        metavar="FORMAT",
         help="table (or wide) for people; json or yaml for machines; sarif (2.1.0) for code "
         "scanning; "
         "dot or mermaid: the priority graph as a picture; name: one offending object a line.",
@@ -60,6 +61,7 @@ ClusterOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--cluster",
+        metavar="FILE|DIR|-",
         help="A snapshot of the cluster the manifests will be applied to (file, directory or "
         "-; repeatable): its classes and running workloads take part, the manifests' objects "
         "replace its objects of the same kind and name, and only what the manifests take "

@@ -30,7 +30,7 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     "snapshot": [
         ("Save the cluster of a context to a file the other commands read",
          "wapctl snapshot --context prod > snapshot.yaml"),
-        ("The same as JSON", "wapctl snapshot --context prod --format json > snapshot.json"),
+        ("The same as JSON", "wapctl snapshot --context prod -o json > snapshot.json"),
         ("A slow API server: wait up to a minute per request",
          "wapctl snapshot --context prod --request-timeout 1m > snapshot.yaml"),
     ],

@@ -68,8 +68,9 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
     Accounting,
     ClusterState,
@@ -161,6 +162,7 @@ class _Placer:
             self.nominated.append(nom if nom is not None and nom in self.allowed_set[s] else None)
         # Nodes some preemptor pod may use: units elsewhere never change a placement.
         self.usable: frozenset[int] = frozenset().union(*self.allowed_set)
+        self.filters: PlanFilters | None = None  # the pod-dependent filters, when active
 
     @property
     def shapes(self) -> int:
@@ -207,6 +209,11 @@ class _Placer:
                     return False
             return True
 
+        filters = self.filters
+        jumps: list[dict[int, int]] = [{} for _ in self.items]
+        if filters is not None:  # the placed pods so far count for the next pods' filters
+            for pod, i in placed:
+                filters.place(pod, i)
         try:
             for k in range(start, len(self.pods)):
                 if len(placed) >= limit:
@@ -214,8 +221,10 @@ class _Placer:
                 cursors.append(tuple(cursor))
                 s = self.shape_of[k]
                 items = self.items[s]
+                pod = self.pods[k]
                 target = self.nominated[k]
-                if target is not None and not fits(nodes[target], items):
+                if target is not None and not (fits(nodes[target], items) and (
+                        filters is None or filters.fits(pod, target))):
                     target = None
                 if target is None:
                     ok = self.allowed[s]
@@ -223,7 +232,9 @@ class _Placer:
                     end = len(ok)
                     while c < end and not fits(nodes[ok[c]], items):
                         c += 1
-                    cursor[s] = c
+                    cursor[s] = c  # only nodes without room are passed for good
+                    if filters is not None:
+                        c = self._filtered(pod, ok, c, items, jumps[s], fits)
                     if c < end:
                         target = ok[c]
                 if target is not None:
@@ -233,15 +244,50 @@ class _Placer:
                         req[r] = req.get(r, 0) + q
                     node.pod_count += 1
                     added.append((node, items))
-                    placed.append((self.pods[k], target))
+                    placed.append((pod, target))
                     index.append(k)
+                    if filters is not None:
+                        filters.place(pod, target)
         finally:
             for node, items in added:
                 req = node.requested
                 for r, q in items:
                     req[r] -= q
                 node.pod_count -= 1
+            if filters is not None:
+                for pod, i in placed:
+                    filters.unplace(pod, i)
         return _Run(placed, index, cursors)
+
+
+    def _filtered(self, pod: Pod, ok: tuple[int, ...], c: int, items: RequestItems,
+                  jump: dict[int, int], fits: Callable[[NodeState, RequestItems], bool]) -> int:
+        """The first position from ``c`` in ``ok`` whose node has room and passes the
+        pod-dependent filters (``len(ok)`` if none). Nodes without room stay without room for
+        the rest of the run, so ``jump`` (kept per shape for the run) skips runs of them."""
+        nodes, filters, end = self.state.nodes, self.filters, len(ok)
+        assert filters is not None
+        chain: list[int] = []
+        while c < end:
+            nxt = jump.get(c)
+            if nxt is not None:
+                chain.append(c)
+                c = nxt
+                continue
+            i = ok[c]
+            if not fits(nodes[i], items):
+                chain.append(c)
+                c += 1
+                continue
+            for q in chain:  # every full position on the way leads here now
+                jump[q] = c
+            chain = []
+            if filters.fits(pod, i):
+                return c
+            c += 1
+        for q in chain:
+            jump[q] = end
+        return end
 
 
 class _Run:
@@ -278,7 +324,8 @@ class _ClusterCheck:
         for i in unit.nodes:
             if i in usable:
                 return True
-        return False
+        filters = self.placer.filters
+        return filters is not None and filters.touches(unit.members)
 
     def restore(self) -> None:
         """Put every unit still removed back into the state (a lent ``Accounting`` must be
@@ -293,6 +340,9 @@ class _ClusterCheck:
                 out[unit] = None
             else:
                 del out[unit]
+        filters = self.placer.filters
+        if filters is not None:
+            (filters.remove if remove else filters.add)(unit.members)
         nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
         tracked = self.state.tracked
         for pod, i in unit.members:
@@ -427,7 +477,12 @@ class _GreedyCheck(_ClusterCheck):
         before = (self.known, self.ok, self.last)
         self._apply(unit, False)
         run = self.last
-        if before[0] and before[1] and run is not None:
+        filters = self.placer.filters
+        if filters is not None and filters.touches(unit.members):
+            self.known = False  # no resume: the unit may change a filter's answer anywhere
+            if self.feasible():
+                return True
+        elif before[0] and before[1] and run is not None:
             start = self._first_invalid(unit, run)
             if start is None:
                 return True  # the same placement still works
@@ -487,6 +542,7 @@ class _ScoredPlacer(_Placer):
         placed: list[tuple[Pod, int]] = []
         index: list[int] = []
         ties: list[Tie] = []
+        filters = self.filters
         try:
             for k, pod in enumerate(self.pods):
                 if len(placed) >= limit:
@@ -494,12 +550,22 @@ class _ScoredPlacer(_Placer):
                 s = self.shape_of[k]
                 items = items_of[s]
                 target = self.nominated[k]
-                if target is not None and not nodes[target].fits(items):
+                if target is not None and not (nodes[target].fits(items) and (
+                        filters is None or filters.fits(pod, target))):
                     target = None
                 if target is None:
                     if not buckets[s]:
                         continue
-                    bucket = buckets[s][max(buckets[s])]
+                    if filters is None:
+                        bucket = buckets[s][max(buckets[s])]
+                    else:  # the best score among the nodes passing the pod-dependent filters
+                        bucket = set()
+                        for score in sorted(buckets[s], reverse=True):
+                            bucket = {i for i in buckets[s][score] if filters.fits(pod, i)}
+                            if bucket:
+                                break
+                        if not bucket:
+                            continue
                     if self.rng is not None and len(bucket) > 1:
                         target = self.rng.choice(tuple(bucket))
                     else:
@@ -517,6 +583,8 @@ class _ScoredPlacer(_Placer):
                 added.append((node, items))
                 placed.append((pod, target))
                 index.append(k)
+                if filters is not None:
+                    filters.place(pod, target)
                 for s2 in range(shapes):
                     if target in self.allowed_set[s2]:
                         refresh(s2, target)
@@ -526,6 +594,9 @@ class _ScoredPlacer(_Placer):
                 for r, q in items:
                     req[r] -= q
                 node.pod_count -= 1
+            if filters is not None:
+                for pod, i in placed:
+                    filters.unplace(pod, i)
         self.ties = ties
         return _Run(placed, index, [])
 
@@ -541,8 +612,34 @@ class _FixedCheck(_ClusterCheck):
         super().__init__(state, placer, needed)
         self.out = {}  # always kept: a failed search is undone before the fallback
         self.assigned: dict[int, tuple[dict[str, int], int]] = {}
+        self.placed: list[tuple[Pod, int]] = []
+
+    def restore(self) -> None:
+        self.fix([])
+        super().restore()
+
+    def _filters_hold(self) -> bool:
+        """Every fixed pod still passes the pod-dependent filters where it was put, with the
+        other fixed pods present (each is taken out while it is asked about)."""
+        filters = self.placer.filters
+        if filters is None:
+            return True
+        for pod, i in self.placed:
+            filters.unplace(pod, i)
+            ok = filters.fits(pod, i)
+            filters.place(pod, i)
+            if not ok:
+                return False
+        return True
 
     def fix(self, placed: Sequence[tuple[Pod, int]]) -> None:
+        filters = self.placer.filters
+        if filters is not None:  # the placement stays while units are reprieved
+            for pod, i in self.placed:
+                filters.unplace(pod, i)
+            for pod, i in placed:
+                filters.place(pod, i)
+        self.placed = list(placed)
         assigned: dict[int, tuple[dict[str, int], int]] = {}
         for pod, i in placed:
             req, n = assigned.get(i, ({}, 0))
@@ -576,13 +673,15 @@ class _FixedCheck(_ClusterCheck):
         return True
 
     def feasible(self) -> bool:
-        return self._holds(self.assigned)
+        return self._holds(self.assigned) and self._filters_hold()
 
     def try_add(self, unit: _Unit) -> bool:
         if not self.relevant(unit):
             return True
         self._apply(unit, False)
-        if self._holds(unit.nodes):
+        filters = self.placer.filters
+        if self._holds(unit.nodes) and (
+                filters is None or not filters.touches(unit.members) or self._filters_hold()):
             return True
         self._apply(unit, True)
         return False
@@ -629,11 +728,15 @@ class _NodeCheck:
     """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
     unit spanning many nodes costs O(resources) here, not O(its pods)."""
 
-    __slots__ = ("alloc", "count", "i", "items", "room", "used")
+    __slots__ = ("alloc", "count", "filters", "i", "items", "out", "pod", "room", "used")
 
-    def __init__(self, node: NodeState, i: int, items: RequestItems) -> None:
+    def __init__(self, node: NodeState, i: int, items: RequestItems,
+                 filters: PlanFilters | None = None, pod: Pod | None = None) -> None:
         self.i = i
         self.items = items
+        self.filters = filters  # with the pod they ask about; ``restore`` undoes their moves
+        self.pod = pod
+        self.out: dict[_Unit, None] = {}
         self.alloc = [node.allocatable.get(r, 0) - q for r, q in items]
         self.used = [node.requested.get(r, 0) for r, _ in items]
         self.room = node.max_pods - 1
@@ -645,6 +748,21 @@ class _NodeCheck:
         for k, (r, _) in enumerate(self.items):
             used[k] += sign * requests.get(r, 0)
         self.count += sign * n
+        filters = self.filters
+        if filters is not None and filters.touches(unit.members):
+            if sign < 0:
+                filters.remove(unit.members)
+                self.out[unit] = None
+            else:
+                filters.add(unit.members)
+                del self.out[unit]
+
+    def restore(self) -> None:
+        """Give the filters back every unit this check still has out."""
+        if self.filters is not None:
+            for unit in self.out:
+                self.filters.add(unit.members)
+            self.out = {}
 
     def remove(self, unit: _Unit) -> None:
         self._shift(unit, -1)
@@ -655,7 +773,9 @@ class _NodeCheck:
     def feasible(self) -> bool:
         if self.count > self.room:
             return False
-        return all(u <= a for u, a in zip(self.used, self.alloc, strict=True))
+        if not all(u <= a for u, a in zip(self.used, self.alloc, strict=True)):
+            return False
+        return self.filters is None or self.filters.fits(self.pod, self.i)  # type: ignore[arg-type]
 
     def try_add(self, unit: _Unit) -> bool:
         self._shift(unit, 1)
@@ -701,11 +821,16 @@ def _unplaced(preemptor: Preemptor, placed: Iterable[tuple[Pod, int]]) -> tuple[
     return tuple(p.key for p in preemptor.pods if p.key not in done)
 
 
-def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache) -> str:
-    """kube-scheduler style: how many nodes each static filter rejected."""
+def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
+                    filters: PlanFilters | None = None) -> str:
+    """kube-scheduler style: how many nodes each static filter rejected (and, on nodes with
+    room, each pod-dependent one)."""
     counts: dict[str, int] = {}
-    for ns in state.nodes:
+    items = request_items(pod.requests)
+    for i, ns in enumerate(state.nodes):
         reason = cache.reason(pod, ns.node)
+        if reason is None and filters is not None and ns.fits(items):
+            reason = filters.reason(pod, i)
         if reason is not None:
             counts[reason] = counts.get(reason, 0) + 1
     passing = len(state.nodes) - sum(counts.values())
@@ -786,6 +911,9 @@ class _Planner:
             self.placer = placer_cls(self.state, preemptor.pods, self.cache)
             if isinstance(self.placer, _ScoredPlacer):
                 self.placer.rng = self.rng
+            filters = PlanFilters(snapshot, self.state, preemptor.pods)
+            self.filters = filters if filters.active else None
+            self.placer.filters = self.filters
         except BaseException:
             self.state.restore()
             raise
@@ -813,7 +941,7 @@ class _Planner:
                     model=self.model, ties=tuple(self.ties))
 
     def summary(self) -> str:
-        return _filter_summary(self.state, self.preemptor.pods[0], self.cache)
+        return _filter_summary(self.state, self.preemptor.pods[0], self.cache, self.filters)
 
     def run(self) -> Plan:
         preemptor, state = self.preemptor, self.state
@@ -994,9 +1122,11 @@ class _Planner:
         per_node = self.units_per_node(units)
         allowed = self.placer.allowed_set[0]  # the nodes passing the static predicates
         nodes = state.nodes
+        filters = self.filters
         candidates: list[tuple[int, str, int, list[_Unit]]] = [
             (local[0].priority, nodes[i].name, i, local)
-            for i, local in per_node.items() if i in allowed]
+            for i, local in per_node.items() if i in allowed
+            and (filters is None or not filters.unresolvable(pod, i))]
         candidates.sort(key=lambda t: (t[0], t[1]))
         binary = model.priority_search == "binary"
         rng = self.rng
@@ -1018,19 +1148,23 @@ class _Planner:
                 if (prune and best[3] == 1 and best[1] == low
                         and not _may_beat_one(local, 0, low, best, name)):
                     continue
-            search = _Level(local, _NodeCheck(state.nodes[i], i, items), presorted=True,
-                            search=model.priority_search)
-            level = search.level
-            if level is None:
-                continue
-            if binary and best is not None and best[0] == 0:
-                if best[1] < level:
+            node_check = _NodeCheck(state.nodes[i], i, items, filters, pod)
+            try:  # the filters are shared by every node's search: give each one back
+                search = _Level(local, node_check, presorted=True,
+                                search=model.priority_search)
+                level = search.level
+                if level is None:
                     continue
-                if (prune and best[3] == 1 and best[1] == level
-                        and not _may_beat_one(local, search.begin, level, best, name)):
-                    continue
-            local_ties: list[Tie] = []
-            victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
+                if binary and best is not None and best[0] == 0:
+                    if best[1] < level:
+                        continue
+                    if (prune and best[3] == 1 and best[1] == level
+                            and not _may_beat_one(local, search.begin, level, best, name)):
+                        continue
+                local_ties: list[Tie] = []
+                victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
+            finally:
+                node_check.restore()
             key = _node_score(victims, violating, name)
             if not binary:
                 scored.append(key)
@@ -1070,7 +1204,11 @@ class _Planner:
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = self.needed
         check: _ClusterCheck
-        if placer.shapes == 1:
+        if placer.shapes == 1 and self.filters is not None:
+            counted = self.plan_group_counted(units, budgets)
+            if counted is not None:
+                return counted
+        if placer.shapes == 1 and self.filters is None:
             check = _CountCheck(state, placer, needed)
         elif isinstance(placer, _ScoredPlacer):
             check = _RescheduleCheck(state, placer, needed)
@@ -1092,6 +1230,49 @@ class _Planner:
         victim_units, violating = search.reprieve(budgets, self.importance, self.ties, self.rng)
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
+
+    def plan_group_counted(self, units: list[_Unit], budgets: _Budgets) -> Plan | None:
+        """One shape under pod-dependent filters: search and reprieve by per-node copy counts
+        (resources only), then place with the filters and those victims. Where placing works
+        this is the answer of the filter-aware search too (a set that passes the filters passes
+        the counts, and feasibility is taken as monotone, as the level search does); else
+        None, with everything given back, and the caller searches with the filters."""
+        placer, state, filters = self.placer, self.state, self.filters
+        assert filters is not None
+        placer.filters = None  # the count check moves units in the state only
+        check = _CountCheck(state, placer, self.needed)
+        if not self.model.terminating_free:
+            check.out = {}  # kept: a failed search is undone before the terminating fallback
+        try:
+            search = _Level(units, check, presorted=True, search=self.model.priority_search)
+            ties: list[Tie] = []
+            if search.level is None:  # every unit out: no level makes room even by counts
+                victim_units, violating = [], set()
+                removed = list(search.by_priority[: search.removed])
+            else:
+                victim_units, violating = search.reprieve(budgets, self.importance, ties,
+                                                          self.rng)
+                removed = list(victim_units)
+        finally:
+            placer.filters = filters
+        for u in removed:
+            filters.remove(u.members)
+        known_ties = len(self.ties)
+        placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
+        if len(placed) >= self.needed:
+            self.checks.append(check)
+            self.ties.extend(ties)
+            return self.group_result(placed, victim_units, violating)
+        del self.ties[known_ties:]
+        for u in removed:
+            filters.add(u.members)
+        placer.filters = None
+        try:
+            for u in removed:
+                check.add(u)
+        finally:
+            placer.filters = filters
+        return None
 
     def plan_group_upstream(self, units: list[_Unit], budgets: _Budgets) -> Plan:
         """Upstream ``selectVictimsOnDomain``: remove every lower-priority unit, run the

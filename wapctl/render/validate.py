@@ -79,6 +79,10 @@ def render_validation(doc: dict[str, Any], console: Console) -> None:
     console.print(table)
     states = ", ".join(f"{n} {state}" for state, n in doc["pods"].items())
     console.print(f"Pods: {states}")
+    if doc["warnings"]:  # each was printed above; here how many of each kind
+        codes = Counter(w["code"] for w in doc["warnings"])
+        console.print(f"Warnings: {len(doc['warnings'])} ("
+                      + ", ".join(f"{code} {n}" for code, n in sorted(codes.items())) + ")")
     if doc["apiShapes"]:
         by_version = Counter((s["kind"], s["apiVersion"]) for s in doc["apiShapes"])
         shapes = Table(title="Workload API shapes", box=box.SIMPLE_HEAD, title_justify="left")

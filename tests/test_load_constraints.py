@@ -1,0 +1,223 @@
+"""Loading inter-pod constraints (pod affinity, spread, host ports, Namespaces) and the
+warnings for what wapctl reads but does not evaluate."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from wapctl import load
+from wapctl.cli import app
+from wapctl.errors import InputError
+from wapctl.model import HostPort, LabelSelector, SelectorRequirement, Snapshot
+
+REQ = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _pod(name: str, ns: str = "prod", labels: dict[str, str] | None = None,
+         node: str | None = None, **spec: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"containers": [{"name": "c"}], **spec}
+    if node:
+        body["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "labels": labels or {}},
+            "spec": body, "status": {"phase": "Running" if node else "Pending"}}
+
+
+def _build(*docs: dict[str, Any]) -> Snapshot:
+    return load.build_snapshot([load.Document(load.Source("snap.yaml", i + 1), d)
+                                for i, d in enumerate(docs)])
+
+
+def test_affinity_terms_resolve_namespaces_and_label_keys() -> None:
+    """matchLabelKeys / mismatchLabelKeys become In / NotIn on the pod's own values (keys the
+    pod lacks are skipped); no namespaces and no namespaceSelector means the pod's own."""
+    p = _pod("web-1", labels={"app": "web", "ver": "v2"}, affinity={
+        "podAffinity": {REQ: [{"labelSelector": {"matchLabels": {"app": "db"}},
+                               "topologyKey": "zone", "matchLabelKeys": ["ver", "absent"]}]},
+        "podAntiAffinity": {REQ: [{"labelSelector": {"matchLabels": {"app": "web"}},
+                                   "topologyKey": "kubernetes.io/hostname",
+                                   "mismatchLabelKeys": ["ver"],
+                                   "namespaces": ["dev"],
+                                   "namespaceSelector": {"matchLabels": {"team": "a"}}}]},
+    })
+    pod = _build(p).pods["prod/web-1"]
+    (a,) = pod.affinity_terms
+    assert a.topology_key == "zone"
+    assert a.namespaces == frozenset({"prod"})
+    assert a.namespace_selector is None
+    assert a.selector == LabelSelector({"app": "db"}, (SelectorRequirement("ver", "In", ("v2",)),))
+    (anti,) = pod.anti_affinity_terms
+    assert anti.namespaces == frozenset({"dev"})
+    assert anti.namespace_selector == LabelSelector({"team": "a"}, ())
+    assert anti.selector == LabelSelector({"app": "web"},
+                                          (SelectorRequirement("ver", "NotIn", ("v2",)),))
+
+
+def test_term_without_label_selector_stays_empty_handed() -> None:
+    """A nil labelSelector matches nothing; matchLabelKeys do not turn it into a selector."""
+    p = _pod("p", labels={"ver": "v1"}, affinity={"podAntiAffinity": {REQ: [
+        {"topologyKey": "zone", "matchLabelKeys": ["ver"]}]}})
+    assert _build(p).pods["prod/p"].anti_affinity_terms[0].selector is None
+
+
+def test_spread_keeps_do_not_schedule_with_defaults() -> None:
+    """ScheduleAnyway constraints are dropped (scoring only); DoNotSchedule ones get
+    minDomains 1, Honor / Ignore policies, and matchLabelKeys merged into matchLabels."""
+    p = _pod("p", labels={"app": "web", "pod-template-hash": "abc"}, topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"app": "web"}}},
+        {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "web"}},
+         "matchLabelKeys": ["pod-template-hash"]},
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+         "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3,
+         "nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor"},
+    ])
+    first, second = _build(p).pods["prod/p"].spread_constraints
+    assert (first.max_skew, first.min_domains, first.node_affinity_policy,
+            first.node_taints_policy) == (2, 1, "Honor", "Ignore")
+    assert first.selector == LabelSelector({"app": "web", "pod-template-hash": "abc"}, ())
+    assert (second.min_domains, second.node_affinity_policy, second.node_taints_policy,
+            second.selector) == (3, "Ignore", "Honor", None)
+
+
+def test_host_ports_of_containers_and_sidecars() -> None:
+    """hostPort > 0 only; "" hostIP is 0.0.0.0 and the protocol defaults to TCP; restartable
+    init containers count, plain init containers do not."""
+    p = _pod("p", containers=[{"name": "c", "ports": [
+        {"containerPort": 80, "hostPort": 8080},
+        {"containerPort": 81},
+        {"containerPort": 53, "hostPort": 53, "protocol": "UDP", "hostIP": "10.0.0.1"}]}],
+        initContainers=[
+            {"name": "side", "restartPolicy": "Always", "ports": [{"containerPort": 9,
+                                                                   "hostPort": 9000}]},
+            {"name": "init", "ports": [{"containerPort": 7, "hostPort": 7000}]}])
+    assert _build(p).pods["prod/p"].host_ports == (
+        HostPort(9000, "TCP", "0.0.0.0"), HostPort(8080, "TCP", "0.0.0.0"),
+        HostPort(53, "UDP", "10.0.0.1"))
+
+
+def test_namespace_objects_give_labels() -> None:
+    """Namespace labels are read, with kubernetes.io/metadata.name always present."""
+    ns = {"apiVersion": "v1", "kind": "Namespace",
+          "metadata": {"name": "prod", "labels": {"team": "a"}}}
+    snap = _build(ns, _pod("p"))
+    assert snap.namespaces == {"prod": {"team": "a", "kubernetes.io/metadata.name": "prod"}}
+    assert "Namespace" not in snap.ignored_kinds
+
+
+@pytest.mark.parametrize(("spec", "field"), [
+    ({"affinity": {"podAntiAffinity": {REQ: [{"labelSelector": {}}]}}},
+     f"spec.affinity.podAntiAffinity.{REQ}[0].topologyKey"),
+    ({"affinity": {"podAffinity": {REQ: [{"topologyKey": "z", "matchLabelKeys": ["a"],
+                                          "mismatchLabelKeys": ["a"]}]}}},
+     f"spec.affinity.podAffinity.{REQ}[0].mismatchLabelKeys"),
+    ({"topologySpreadConstraints": [{"maxSkew": 0, "topologyKey": "z",
+                                     "whenUnsatisfiable": "DoNotSchedule"}]},
+     "spec.topologySpreadConstraints[0].maxSkew"),
+    ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "z"}]},
+     "spec.topologySpreadConstraints[0].whenUnsatisfiable"),
+    ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "z", "minDomains": 2,
+                                     "whenUnsatisfiable": "ScheduleAnyway"}]},
+     "spec.topologySpreadConstraints[0].minDomains"),
+    ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "z",
+                                     "whenUnsatisfiable": "DoNotSchedule",
+                                     "nodeTaintsPolicy": "Sometimes"}]},
+     "spec.topologySpreadConstraints[0].nodeTaintsPolicy"),
+    ({"containers": [{"name": "c", "ports": [{"hostPort": 70000}]}]},
+     "spec.containers[0].ports[0].hostPort"),
+    ({"containers": [{"name": "c", "ports": [{"hostPort": 80, "protocol": "HTTP"}]}]},
+     "spec.containers[0].ports[0].protocol"),
+])
+def test_bad_constraints_name_the_field(spec: dict[str, Any], field: str) -> None:
+    """Each malformed constraint is an input error naming its field."""
+    with pytest.raises(InputError) as err:
+        _build(_pod("p", **spec))
+    assert err.value.field == field
+
+
+def _codes(snap: Snapshot) -> list[tuple[str, str, str | None]]:
+    """The warnings as (code, object, field), in Snapshot.warnings order (by code first)."""
+    return [(w.code, w.object, w.field) for w in snap.warnings]
+
+
+def test_warnings_for_what_is_not_evaluated() -> None:
+    """A pending pod's PVC / ephemeral volumes, resource claims, preferred terms, ScheduleAnyway
+    spread and another scheduler each give one warning naming the field."""
+    p = _pod("p", schedulerName="volcano",
+             volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "x"}},
+                      {"name": "e", "emptyDir": {}},
+                      {"name": "f", "ephemeral": {"volumeClaimTemplate": {}}}],
+             resourceClaims=[{"name": "gpu"}],
+             affinity={"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                 {"weight": 1, "podAffinityTerm": {"topologyKey": "z"}}]}},
+             topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "z",
+                                         "whenUnsatisfiable": "ScheduleAnyway"}])
+    assert _codes(_build(p)) == [
+        ("OtherScheduler", "Pod prod/p", "spec.schedulerName"),
+        ("ResourceClaimNotModelled", "Pod prod/p", "spec.resourceClaims"),
+        ("ScoringOnlyTerms", "Pod prod/p",
+         "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution"),
+        ("ScoringOnlyTerms", "Pod prod/p",
+         "spec.topologySpreadConstraints[0].whenUnsatisfiable"),
+        ("VolumeNotModelled", "Pod prod/p", "spec.volumes[0].persistentVolumeClaim"),
+        ("VolumeNotModelled", "Pod prod/p", "spec.volumes[2].ephemeral"),
+    ]
+
+
+def test_running_pods_volumes_are_not_warned() -> None:
+    """A running pod's volumes only matter through a pending pod's volumes (warned there)."""
+    p = _pod("p", node="n1", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "x"}}])
+    assert _build(p).warnings == ()
+
+
+def test_gated_pod_and_workload_constraints_are_warned() -> None:
+    """A gated pod and a PodGroup with schedulingConstraints are each named."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+          "metadata": {"name": "train", "namespace": "prod"},
+          "spec": {"podGroupTemplates": [{
+              "name": "g", "schedulingPolicy": {"gang": {"minCount": 1}},
+              "schedulingConstraints": {"topology": [{"key": "z"}]}}]}}
+    pg = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+          "metadata": {"name": "train-g", "namespace": "prod"},
+          "spec": {"podGroupTemplateRef": {"workload": {"workloadName": "train",
+                                                        "podGroupTemplateName": "g"}},
+                   "schedulingConstraints": {"topology": [{"key": "z"}]}}}
+    gated = _pod("g", schedulingGates=[{"name": "wait"}])
+    assert _codes(_build(wl, pg, gated)) == [
+        ("SchedulingGated", "Pod prod/g", "spec.schedulingGates"),
+        ("WorkloadConstraintsNotModelled", "PodGroup prod/train-g", "spec.schedulingConstraints"),
+        ("WorkloadConstraintsNotModelled", "Workload prod/train",
+         "spec.podGroupTemplates[0].schedulingConstraints"),
+    ]
+
+
+def test_namespace_selector_without_namespace_objects_is_warned() -> None:
+    """A namespaceSelector met namespaces with no Namespace object: one warning on that pod."""
+    p = _pod("p", affinity={"podAntiAffinity": {REQ: [
+        {"topologyKey": "z", "labelSelector": {}, "namespaceSelector": {"matchLabels":
+                                                                        {"team": "a"}}}]}})
+    ((code, obj, field),) = _codes(_build(p, _pod("q", ns="dev")))
+    assert (code, obj, field) == ("NamespaceLabelsUnknown", "Pod prod/p",
+                                  "spec.affinity.podAntiAffinity")
+    assert "dev, prod" in _build(p, _pod("q", ns="dev")).warnings[0].message
+
+
+def test_validate_counts_the_warnings_per_code(tmp_path) -> None:
+    """`validate` lists each not-evaluated field (JSON) and counts them per code (table)."""
+    p = _pod("p", schedulerName="volcano", resourceClaims=[{"name": "gpu"}],
+             volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "x"}},
+                      {"name": "e", "persistentVolumeClaim": {"claimName": "y"}}])
+    path = tmp_path / "snap.yaml"
+    path.write_text(yaml.safe_dump(p))
+    doc = json.loads(CliRunner().invoke(app, ["validate", str(path), "-o", "json"]).stdout)
+    assert [w["code"] for w in doc["warnings"]] == [
+        "OtherScheduler", "ResourceClaimNotModelled", "VolumeNotModelled", "VolumeNotModelled"]
+    table = CliRunner().invoke(app, ["validate", str(path), "--no-color"]).stdout
+    assert ("Warnings: 4 (OtherScheduler 1, ResourceClaimNotModelled 1, VolumeNotModelled 2)"
+            in " ".join(table.split()))

@@ -1,0 +1,122 @@
+"""The pod-dependent filters as one preemption plan consults them.
+
+The engine works on node indices of a ``fit.ClusterState`` and moves victim units in and out
+many times; ``PlanFilters`` keeps a ``ConstraintState`` in step with it and answers "does this
+pod pass NodePorts, PodTopologySpread and InterPodAffinity on node i given the pods now
+present" (victims removed, reprieved units back, the preemptor's own pods placed so far).
+
+Only pods that can change an answer for one of the preemptor's pods are tracked
+(``ConstraintState.relevant``): a plan whose preemptor carries no constraint and that no
+running pod's anti-affinity matches is ``active = False``, and the engine keeps its
+resource-only fast paths. Terminating pods count while the cluster state holds them (upstream
+NodeInfo keeps them) and leave with them when ``release_terminating`` frees their room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from wapctl.filters.state import UNRESOLVABLE, ConstraintState, constrained
+from wapctl.fit import ClusterState
+from wapctl.model import Pod, Snapshot
+
+
+class PlanFilters:
+    """Pod-dependent filters over one plan's ``ClusterState`` (node indices)."""
+
+    def __init__(self, snapshot: Snapshot, state: ClusterState,
+                 preemptor_pods: Sequence[Pod]) -> None:
+        self.state = state
+        self.names = [ns.node.name for ns in state.nodes]
+        # The preemptor's pods by what the two kinds of relevance read: their own constraints
+        # (not their labels), and their namespace and labels (other pods' anti-affinity).
+        own: dict[tuple, Pod] = {}
+        labelled: dict[tuple, Pod] = {}
+        for p in preemptor_pods:
+            if constrained(p):
+                own.setdefault((p.namespace, repr(p.affinity_terms),
+                                repr(p.anti_affinity_terms), repr(p.spread_constraints),
+                                p.host_ports), p)
+            labelled.setdefault((p.namespace, tuple(sorted(p.labels.items()))), p)
+        self.cs = ConstraintState((ns.node for ns in state.nodes), snapshot.namespaces)
+        self.tracked: set[str] = set()
+        present = [*state.bound, *state.reserved, *state.terminating]
+        if not own:  # only other pods' anti-affinity can reject an unconstrained preemptor
+            present = [(p, i) for p, i in present if p.anti_affinity_terms]
+        # A term whose matchLabels ask for a label no preemptor pod has matches none of them.
+        items = {item for q in labelled.values() for item in q.labels.items()}
+
+        def may_match(other: Pod) -> bool:
+            for t in other.anti_affinity_terms:
+                sel = t.selector
+                if sel is not None and all(item in items for item in sel.match_labels.items()):
+                    return True
+            return False
+
+        cs, names = self.cs, self.names
+        for p, i in present:
+            if (any(cs.relevant_own(q, p) for q in own.values())
+                    or (p.anti_affinity_terms and may_match(p)
+                        and any(cs.relevant_existing(q, p) for q in labelled.values()))):
+                cs.add(p, names[i])
+                self.tracked.add(p.key)
+        self.terminating = {p.key for p, _ in state.terminating if p.key in self.tracked}
+        self._released = False
+        self.active = bool(own) or bool(self.tracked)
+
+    # ---- the cluster changes -------------------------------------------------------------
+
+    def _sync_terminating(self) -> None:
+        released = self.state.released
+        if released == self._released:
+            return
+        self._released = released
+        names = self.names
+        for p, i in self.state.terminating:
+            if p.key in self.terminating:
+                if released:
+                    self.cs.remove(p, names[i])
+                else:
+                    self.cs.add(p, names[i])
+
+    def remove(self, members: Iterable[tuple[Pod, int]]) -> None:
+        """A victim unit's pods leave their nodes."""
+        tracked, names = self.tracked, self.names
+        for p, i in members:
+            if p.key in tracked:
+                self.cs.remove(p, names[i])
+
+    def add(self, members: Iterable[tuple[Pod, int]]) -> None:
+        """A unit's pods are back (reprieved, or the search moved down a level)."""
+        tracked, names = self.tracked, self.names
+        for p, i in members:
+            if p.key in tracked:
+                self.cs.add(p, names[i])
+
+    def touches(self, members: Iterable[tuple[Pod, int]]) -> bool:
+        """Can moving these pods change an answer?"""
+        tracked = self.tracked
+        return any(p.key in tracked for p, _ in members)
+
+    def place(self, pod: Pod, i: int) -> None:
+        """A preemptor pod is placed on node ``i`` for the rest of this placement run."""
+        self.cs.add(pod, self.names[i])
+
+    def unplace(self, pod: Pod, i: int) -> None:
+        self.cs.remove(pod, self.names[i])
+
+    # ---- questions ---------------------------------------------------------------------
+
+    def reason(self, pod: Pod, i: int) -> str | None:
+        self._sync_terminating()
+        return self.cs.reason(pod, self.names[i])
+
+    def fits(self, pod: Pod, i: int) -> bool:
+        if not self.active:
+            return True
+        self._sync_terminating()
+        return self.cs.reason(pod, self.names[i]) is None
+
+    def unresolvable(self, pod: Pod, i: int) -> bool:
+        """Upstream ``UnschedulableAndUnresolvable`` now: preemption does not try node ``i``."""
+        return self.active and self.reason(pod, i) in UNRESOLVABLE

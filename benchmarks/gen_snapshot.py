@@ -112,6 +112,7 @@ class Params:
     pdb_share: float = 0.25  # share of Deployments covered by a PodDisruptionBudget
     gang_gpu: int = 0  # nvidia.com/gpu requested by each preemptor pod
     seed: int = 1
+    realistic: bool = False  # objects as a real API server serves them (see enrich_node/pod)
     # Share of bound (non-DaemonSet) pods given a required inter-pod constraint: half a
     # hostname anti-affinity to their own app, half a DoNotSchedule zone spread of their app.
     # Drawn from a stream of its own, so the rest of the cluster is identical to the share-0
@@ -128,6 +129,7 @@ class Params:
             + (f"-c{self.constrained_share:g}" if self.constrained_share else "")
             + ("-cg" if self.constrained_gang else "")
             + f"-v{GENERATOR_VERSION}"
+            + ("-real" if self.realistic else "")
         )
 
     @property
@@ -992,7 +994,11 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
             counts[kind] = counts.get(kind, 0) + 1
             yield obj
 
-    yield from counted("Node", (node_object(n, ids, pods_cap) for n in lay.nodes))
+    real = random.Random(f"{p.seed}/realistic") if p.realistic else None
+    node_objects = (node_object(n, ids, pods_cap) for n in lay.nodes)
+    if real is not None:
+        node_objects = (enrich_node(o, real) for o in node_objects)
+    yield from counted("Node", node_objects)
     # Pods of all namespaces sorted by namespace/name; the preemptor's namespace slots in.
     # The preemptor draws from its own stream, so the rest of the cluster is the same object
     # for object whatever the gang size (the gang sweep changes only the gang).
@@ -1022,7 +1028,7 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
                 constrain(obj, crng)
             nxt_pod = next(bound, None)
         pod_count += 1
-        yield obj
+        yield obj if real is None else enrich_pod(obj, real)
     counts["Pod"] = pod_count
     yield from counted("PriorityClass", priority_class_objects(lay, ids))
     yield from counted("PodDisruptionBudget", pdb_objects(lay, rng, ids))
@@ -1030,6 +1036,258 @@ def generate(p: Params, stats: dict[str, Any] | None = None) -> Iterator[dict[st
     if stats is not None:
         stats["pending_preemptor_pods"] = len(preemptors)
         stats["bound_pods"] = len(lay.pods)
+
+
+# ---- the realistic preset: objects as a real API server serves them -------------------------
+# Shapes follow /work/shared/k8s-1.36/lists/{nodes,pods}.json (a Kubernetes 1.36.2 server):
+# managedFields of every writer, the kubelet's status (conditions, containerStatuses, podIPs,
+# hostIPs), the service-account volume and its mounts, the default not-ready/unreachable
+# tolerations the admission plugin adds, node images and daemon endpoints. None of it changes
+# what wapctl computes; it is the bulk a reader must get through.
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    """A FieldsV1 tree naming every field of ``obj`` (lists of mappings keyed by name/type)."""
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        if obj:
+            out["."] = {}
+        for k, v in obj.items():
+            out[f"f:{k}"] = _fields(v)
+    elif isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        for item in obj:
+            key = {k: item[k] for k in ("name", "type", "key") if k in item} or {"i": 0}
+            out["k:" + json.dumps(key, separators=(",", ":"))] = _fields(item)
+    return out
+
+
+def _managed(manager: str, when: str, fields: dict[str, Any], sub: str | None = None) -> dict:
+    entry = {
+        "apiVersion": "v1",
+        "fieldsType": "FieldsV1",
+        "fieldsV1": fields,
+        "manager": manager,
+        "operation": "Update",
+        "time": when,
+    }
+    if sub:
+        entry["subresource"] = sub
+    return entry
+
+
+_IMAGES = [
+    (f"registry.example.com/{team}/{app}", 180_000_000 + 7_919_000 * i)
+    for i, (team, app) in enumerate(
+        (t, a) for t in NAMESPACES[:8] for a in ("api", "worker", "trainer", "batch")
+    )
+]
+
+
+def enrich_node(obj: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    meta, status = obj["metadata"], obj["status"]
+    created = meta["creationTimestamp"]
+    beat = ts(BASE_TIME - timedelta(seconds=rng.randint(5, 60)))
+    meta["annotations"].update(
+        {
+            "csi.volume.kubernetes.io/nodeid": json.dumps({"ebs.csi.aws.com": meta["name"]}),
+            "alpha.kubernetes.io/provided-node-ip": status["addresses"][0]["address"],
+        }
+    )
+    conditions = [
+        {
+            "lastHeartbeatTime": beat,
+            "lastTransitionTime": created,
+            "message": f"kubelet has {m}",
+            "reason": r,
+            "status": "False",
+            "type": t,
+        }
+        for t, r, m in (
+            ("MemoryPressure", "KubeletHasSufficientMemory", "sufficient memory available"),
+            ("DiskPressure", "KubeletHasNoDiskPressure", "no disk pressure"),
+            ("PIDPressure", "KubeletHasSufficientPID", "sufficient PID available"),
+        )
+    ]
+    ready = dict(status["conditions"][0], lastHeartbeatTime=beat)
+    status["conditions"] = [*conditions, ready]
+    status["addresses"].append(
+        {"address": f"ip-{meta['name']}.ec2.internal", "type": "InternalDNS"}
+    )
+    status["daemonEndpoints"] = {"kubeletEndpoint": {"Port": 10250}}
+    status["nodeInfo"].update(
+        bootID=ids_like(rng), machineID=rng.randbytes(16).hex(), systemUUID=ids_like(rng)
+    )
+    images = rng.sample(_IMAGES, 16)
+    status["images"] = [
+        {
+            "names": [f"{name}@sha256:{rng.randbytes(32).hex()}", f"{name}:v1.{i}"],
+            "sizeBytes": size,
+        }
+        for i, (name, size) in enumerate(images)
+    ]
+    status["volumesInUse"] = []
+    meta["managedFields"] = [
+        _managed(
+            "kubelet",
+            created,
+            _fields({"metadata": {"annotations": meta["annotations"], "labels": meta["labels"]}}),
+        ),
+        _managed("kube-controller-manager", created, _fields({"spec": obj["spec"]})),
+        _managed("kubelet", beat, _fields({"status": status}), "status"),
+    ]
+    return obj
+
+
+def ids_like(rng: random.Random) -> str:
+    return str(uuid.UUID(bytes=rng.randbytes(16), version=4))
+
+
+def enrich_pod(obj: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    meta, spec, status = obj["metadata"], obj["spec"], obj.get("status") or {}
+    obj["status"] = status
+    created = meta["creationTimestamp"]
+    bound = bool(spec.get("nodeName"))
+    token = f"kube-api-access-{rng.randbytes(3).hex()[:5]}"
+    spec["volumes"] = [
+        {
+            "name": token,
+            "projected": {
+                "defaultMode": 420,
+                "sources": [
+                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                    {
+                        "configMap": {
+                            "items": [{"key": "ca.crt", "path": "ca.crt"}],
+                            "name": "kube-root-ca.crt",
+                        }
+                    },
+                    {
+                        "downwardAPI": {
+                            "items": [
+                                {
+                                    "fieldRef": {
+                                        "apiVersion": "v1",
+                                        "fieldPath": "metadata.namespace",
+                                    },
+                                    "path": "namespace",
+                                }
+                            ]
+                        }
+                    },
+                ],
+            },
+        },
+    ]
+    for c in spec["containers"]:
+        c.update(
+            terminationMessagePath="/dev/termination-log",
+            terminationMessagePolicy="File",
+            volumeMounts=[
+                {
+                    "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                    "name": token,
+                    "readOnly": True,
+                },
+            ],
+        )
+    spec.update(enableServiceLinks=True, securityContext={})
+    spec["tolerations"] = [
+        *spec.get("tolerations", []),
+        *(t for t in DEFAULT_TOLERATIONS if t not in spec.get("tolerations", [])),
+    ]
+    meta["annotations"] = dict(
+        meta.get("annotations") or {},
+        **{
+            "kubectl.kubernetes.io/restartedAt": created,
+            "cluster-autoscaler.kubernetes.io/safe-to-evict": "true",
+        },
+    )
+    meta["generation"] = 1
+    when = status.get("startTime", created)
+    if bound:
+        ip = status.get("podIP", "100.64.0.1")
+        status["podIPs"] = [{"ip": ip}]
+        status["hostIPs"] = [{"ip": status.get("hostIP", "10.0.0.1")}]
+        status["conditions"] = [
+            {
+                "lastProbeTime": None,
+                "lastTransitionTime": when,
+                "observedGeneration": 1,
+                "status": "True",
+                "type": t,
+            }
+            for t in (
+                "PodReadyToStartContainers",
+                "Initialized",
+                "Ready",
+                "ContainersReady",
+                "PodScheduled",
+            )
+        ]
+        status["containerStatuses"] = [
+            {
+                "allocatedResources": c["resources"].get("requests", {}),
+                "containerID": f"containerd://{rng.randbytes(32).hex()}",
+                "image": c["image"],
+                "imageID": f"{c['image'].split(':')[0]}@sha256:{rng.randbytes(32).hex()}",
+                "lastState": {},
+                "name": c["name"],
+                "ready": True,
+                "resources": c["resources"],
+                "restartCount": 0,
+                "started": True,
+                "state": {"running": {"startedAt": when}},
+                "user": {"linux": {"gid": 0, "supplementalGroups": [0], "uid": 0}},
+                "volumeMounts": [dict(m, recursiveReadOnly="Disabled") for m in c["volumeMounts"]],
+            }
+            for c in spec["containers"]
+        ]
+        status["observedGeneration"] = 1
+    meta["managedFields"] = [
+        _managed(
+            "kube-controller-manager",
+            created,
+            _fields(
+                {
+                    "metadata": {
+                        "generateName": 1,
+                        "labels": meta.get("labels", {}),
+                        "ownerReferences": meta.get("ownerReferences", []),
+                    },
+                    "spec": spec,
+                }
+            ),
+        ),
+        _managed(
+            "kube-scheduler",
+            created,
+            _fields(
+                {
+                    "status": {
+                        "conditions": [
+                            {
+                                "type": "PodScheduled",
+                                "lastProbeTime": 1,
+                                "lastTransitionTime": 1,
+                                "status": 1,
+                            }
+                        ]
+                    }
+                }
+            ),
+            "status",
+        ),
+    ]
+    if bound:
+        meta["managedFields"].append(
+            _managed(
+                "kubelet",
+                when,
+                _fields({"status": {k: v for k, v in status.items() if k != "containerStatuses"}}),
+                "status",
+            )
+        )
+    return obj
 
 
 # ---- writers -------------------------------------------------------------------------------
@@ -1143,6 +1401,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--gang-gpu", type=int, default=Params.gang_gpu)
     ap.add_argument("--seed", type=int, default=Params.seed)
     ap.add_argument(
+        "--realistic",
+        action="store_true",
+        help="objects as an API server serves them: managedFields, statuses, volumes, ...",
+    )
+    ap.add_argument(
         "--constrained-share",
         type=float,
         default=Params.constrained_share,
@@ -1165,6 +1428,7 @@ def main(argv: list[str] | None = None) -> None:
         pdb_share=a.pdb_share,
         gang_gpu=a.gang_gpu,
         seed=a.seed,
+        realistic=a.realistic,
         constrained_share=a.constrained_share,
         constrained_gang=a.constrained_gang,
     )

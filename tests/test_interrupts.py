@@ -148,6 +148,7 @@ CHANGE = str(AUDIT / "raise-medium.yaml")
         ("wapctl.load.build_snapshot", ["plan", SNAP]),
         ("wapctl.load._node_lines", ["plan", SNAP]),  # inside the loader's YAML loop (per document)
         ("wapctl.load.json.loads", ["validate", str(FIXTURES / "plan")]),
+        ("wapctl.reader.read_json", ["validate", str(FIXTURES / "plan")]),  # the fast JSON path
         ("wapctl.preemptor.select_preemptor", ["plan", SNAP]),
         ("wapctl.preemption.plan", ["plan", SNAP, "-o", "json"]),
         ("wapctl.render.plan.render_plan", ["plan", SNAP]),

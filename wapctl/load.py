@@ -8,13 +8,21 @@ documents (a lone ``---``) are skipped; a file with no documents at all is an er
 
 Parsing is safe: YAML goes through libyaml's C ``CSafeLoader`` when PyYAML has it (else the pure
 Python ``SafeLoader``), so a tag such as ``!!python/object`` is an error, never a constructed
-object. Text that starts like JSON is read with the ``json`` module first (much faster); a
+object; documents are composed first so each object keeps the line it starts on
+(``Source.line``). Text that starts like JSON is read by the fast reader (``wapctl.reader``:
+msgspec against a schema of the fields read, skipping ``managedFields`` and status noise); when
+it is not sure it hands over to the ``json`` module (the safe path, today's exact errors); a
 ``.json`` file that is not valid JSON is an error, anything else falls back to YAML.
 
 Limits against hostile input (each gives exit 2 and one clear line, quickly, in bounded memory):
 
-- ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin. Files are measured with ``stat`` before
-  anything is read; stdin is read with a cap. ``--max-input-size`` (``max_input_size``) changes it.
+- ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin, and ``MAX_FAST_INPUT_SIZE`` = 8 GiB for
+  JSON inputs of at least ``FAST_FROM`` (1 MiB) -- told by their first bytes -- which the fast
+  reader takes in memory bounded by the objects kept (a 5,000-node realistic export is ~3.6 GB;
+  big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json`` when the fast
+  reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
+  (and 4 KiB of their head) before anything else is read; stdin is read with a cap.
+  ``--max-input-size`` (``max_input_size``) sets one limit for everything.
 - ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =
   100,000 nodes that those aliases may stand for once expanded ("billion laughs" has only 72
   aliases but 10^9 nodes). Checked in a parse-only pass over libyaml's events, before anything is
@@ -22,8 +30,10 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
   (kubectl never writes aliases) pay nothing. An alias to an unfinished anchor (a recursive
   structure) is refused there too.
 - ``MAX_DEPTH`` = 100 levels of nested mappings/lists per document (a real Kubernetes object
-  is about 15 deep). Checked on every parsed document by an iterative walk — nothing in wapctl
-  recurses on input structure, and a ``RecursionError`` from a parser is reported as this limit.
+  is about 15 deep). Checked on every YAML document and safe-path JSON by an iterative walk;
+  the fast JSON reader bounds its decoder's recursion instead (no walk; anything near the limit
+  goes to the safe path) — nothing in wapctl recurses on input structure, and a
+  ``RecursionError`` from a parser is reported as this limit.
   libyaml itself refuses more than 1000 levels before building anything.
 - Very long scalars are fine up to the size limit.
 
@@ -94,6 +104,7 @@ ignored. Nothing here modifies its input.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import re
 import stat
@@ -108,6 +119,7 @@ import yaml
 
 from wapctl import load_constraints as constraints
 from wapctl import priority as prio
+from wapctl import reader
 from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
@@ -138,6 +150,7 @@ __all__ = [
     "MAX_ALIASES",
     "MAX_ALIAS_EXPANSION",
     "MAX_DEPTH",
+    "MAX_FAST_INPUT_SIZE",
     "MAX_INPUT_SIZE",
     "Document",
     "build_snapshot",
@@ -145,7 +158,9 @@ __all__ = [
     "read_documents",
 ]
 
-MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin
+MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin (and what the safe readers take)
+MAX_FAST_INPUT_SIZE = 8 << 30  # ... for JSON, read fast (a 5,000-node export is ~3 GB)
+FAST_FROM = 1 << 20  # JSON inputs from this size on get MAX_FAST_INPUT_SIZE
 MAX_ALIASES = 100  # alias uses per YAML document
 MAX_ALIAS_EXPANSION = 100_000  # nodes the aliases of one document may stand for, expanded
 MAX_DEPTH = 100  # nesting levels per document
@@ -222,22 +237,51 @@ def _human(size: int) -> str:
 def read_documents(
     paths: list[str], *, max_input_size: int | None = None, stdin: BinaryIO | None = None
 ) -> Documents:
-    """Every object in ``paths`` in input order (a directory's files sorted by name)."""
-    limit = MAX_INPUT_SIZE if max_input_size is None else max_input_size
+    """Every object in ``paths`` in input order (a directory's files sorted by name).
+
+    ``max_input_size`` is the size limit for every input; by default it is ``MAX_INPUT_SIZE``,
+    or ``MAX_FAST_INPUT_SIZE`` for an input of at least ``FAST_FROM`` bytes that starts like
+    JSON (what the fast reader takes, in memory bounded by the objects kept)."""
     out = Documents()
     with gc_paused():
         for path in paths:
-            _read_path(path, limit, stdin, out)
+            _read_path(path, max_input_size, stdin, out)
     return out
 
 
-def _read_path(path: str, limit: int, stdin: BinaryIO | None, out: list[Document]) -> None:
+def _default_limit(explicit: int | None, head: bytes, size: int) -> int:
+    """The limit for an input of ``size`` bytes (at least) that starts with ``head``."""
+    if explicit is not None:
+        return explicit
+    if size < FAST_FROM:
+        return MAX_INPUT_SIZE
+    if head[:3] == b"\xef\xbb\xbf":
+        head = head[3:]
+    first = head[_LEADING_SPACE.match(head).end() :][:1]  # type: ignore[union-attr]
+    if first in (b"{", b"["):  # JSON: the fast reader (YAML is read by PyYAML, see _parse_yaml)
+        return max(MAX_INPUT_SIZE, MAX_FAST_INPUT_SIZE)
+    return MAX_INPUT_SIZE
+
+
+_HEAD = 4096
+
+
+def _read_path(
+    path: str, explicit: int | None, stdin: BinaryIO | None, out: list[Document]
+) -> None:
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
-        data = _read_capped(stream, limit + 1)
+        if explicit is not None:
+            limit = explicit
+            data = _read_capped(stream, limit + 1)
+        else:  # the first MiB tells which default applies
+            data = _read_capped(stream, FAST_FROM)
+            limit = _default_limit(None, data, len(data))
+            if len(data) == FAST_FROM:
+                data += _read_capped(stream, limit + 1 - len(data))
         if len(data) > limit:
             raise InputError(_too_large(limit), Source(_STDIN))
-        _parse_into(_STDIN, data, False, out)
+        _parse_into(_STDIN, data, False, out, explicit)
         return
     try:
         st = os.stat(path)
@@ -247,9 +291,9 @@ def _read_path(path: str, limit: int, stdin: BinaryIO | None, out: list[Document
         raise InputError(f"cannot read: {exc.strerror or exc}", Source(path)) from None
     if stat.S_ISDIR(st.st_mode):
         for name in _directory_files(path):
-            _read_file(name, limit, out)
+            _read_file(name, explicit, out)
     else:
-        _read_file(path, limit, out, st)
+        _read_file(path, explicit, out, st)
 
 
 def _directory_files(path: str) -> list[str]:
@@ -290,55 +334,105 @@ def _too_large(limit: int) -> str:
 
 
 def _read_file(
-    path: str, limit: int, out: list[Document], st: os.stat_result | None = None
+    path: str, explicit: int | None, out: list[Document], st: os.stat_result | None = None
 ) -> None:
+    data: Any = None
     try:
         if st is None:
             st = os.stat(path)
-        if stat.S_ISREG(st.st_mode) and st.st_size > limit:
-            raise InputError(
-                f"file is {st.st_size} bytes, larger than the {_human(limit)} limit "
-                "(raise it with --max-input-size)",
-                Source(path),
-            )
+        regular = stat.S_ISREG(st.st_mode)
         with open(path, "rb") as fh:
-            # read(n) allocates n bytes up front: ask for what stat promised, capped
-            expected = st.st_size if stat.S_ISREG(st.st_mode) else 0
-            data = _read_capped(fh, limit + 1, expected + 1)
+            head = fh.read(_HEAD) if regular and explicit is None else b""
+            limit = _default_limit(explicit, head, st.st_size if regular else FAST_FROM)
+            if regular and st.st_size > limit:
+                raise InputError(
+                    f"file is {st.st_size} bytes, larger than the {_human(limit)} limit "
+                    "(raise it with --max-input-size)",
+                    Source(path),
+                )
+            if regular and st.st_size >= _MAP_FROM:
+                # a big export is mapped, not copied: the decoder reads the page cache directly
+                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            else:
+                # read(n) allocates n bytes up front: ask for what stat promised, capped
+                fh.seek(0)
+                expected = st.st_size if regular else 0
+                data = _read_capped(fh, limit + 1, expected + 1)
     except InputError:
         raise
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", Source(path)) from None
-    if len(data) > limit:
-        raise InputError(_too_large(limit), Source(path))
-    _parse_into(path, data, path.lower().endswith(".json"), out)
+    except (OSError, ValueError) as exc:  # ValueError: mmap of a file emptied meanwhile
+        reason = getattr(exc, "strerror", None) or exc
+        raise InputError(f"cannot read: {reason}", Source(path)) from None
+    try:
+        if len(data) > limit:
+            raise InputError(_too_large(limit), Source(path))
+        _parse_into(path, data, path.lower().endswith(".json"), out, explicit)
+    finally:
+        if type(data) is mmap.mmap:
+            data.close()
 
 
 _LEADING_SPACE = re.compile(rb"[ \t\r\n]*")
+_MAP_FROM = 64 << 20  # files this big are memory-mapped instead of read
 _ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s\[\]{},]", re.MULTILINE)
 
 
-def _parse_into(name: str, data: bytes, json_only: bool, out: list[Document]) -> None:
-    """Parse one input's bytes and append its objects to ``out``."""
-    if data.startswith(b"\xef\xbb\xbf"):
+def _parse_into(
+    name: str, data: Any, json_only: bool, out: list[Document], explicit: int | None = None
+) -> None:
+    """Parse one input's bytes (or a read-only map of them) and append its objects to ``out``."""
+    if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     start = _LEADING_SPACE.match(data).end()  # type: ignore[union-attr]
     if start == len(data):
         raise InputError("empty input: no YAML or JSON documents", Source(name))
-    if b"\x00" in data:
+    if data.find(b"\x00") >= 0:
         raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
     docs: list[tuple[int, Any, Lines]] | None = None
     if json_only or data[start : start + 1] in (b"{", b"["):
-        docs = _parse_json(name, data, json_only)
+        docs = _parse_json(name, data, json_only, explicit)
     if docs is None:
-        docs = _parse_yaml(name, data)
+        docs = _parse_yaml(name, data, explicit)
     if not docs:
         raise InputError("no YAML or JSON documents (only empty ones)", Source(name))
     for number, obj, lines in docs:
         _flatten(name, number, obj, out, lines)
 
 
-def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any, Lines]] | None:
+def _slow_path_bytes(name: str, data: Any, what: str, explicit: int | None) -> bytes:
+    """``data`` as bytes for the safe (json / PyYAML) readers, which take several times the
+    input's size in memory: past ``MAX_INPUT_SIZE`` only with an explicit --max-input-size."""
+    limit = MAX_INPUT_SIZE if explicit is None else explicit
+    if len(data) > limit:
+        if what == "YAML":
+            why = (
+                "YAML is read by PyYAML, which needs about 30 times the file in memory; "
+                "raise the limit with --max-input-size, or export JSON (-o json), which is "
+                "read fast"
+            )
+        else:
+            why = (
+                "the fast JSON reader could not take it (a syntax error, an unusual value or "
+                f"nesting deeper than {MAX_DEPTH} levels) and the safe reader needs several "
+                "times the file in memory; raise the limit with --max-input-size"
+            )
+        raise InputError(
+            f"{len(data)} bytes of {what}, larger than the {_human(limit)} limit: {why}",
+            Source(name),
+        )
+    return data if type(data) is bytes else data[:]
+
+
+def _parse_json(
+    name: str, data: Any, required: bool, explicit: int | None = None
+) -> list[tuple[int, Any, Lines]] | None:
+    line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
+    fast = reader.read_json(data, MAX_DEPTH)
+    if fast is not None:
+        if type(fast.get("items")) is list:
+            reader.register_json_lines(name)
+        return [(1, fast, (line, None))]
+    data = _slow_path_bytes(name, data, "JSON", explicit)
     try:
         obj = json.loads(data)
     except RecursionError:
@@ -354,10 +448,13 @@ def _parse_json(name: str, data: bytes, required: bool) -> list[tuple[int, Any, 
             ) from None
         raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
-    return [(1, obj, (data.count(b"\n", 0, _LEADING_SPACE.match(data).end()) + 1, None))]  # type: ignore[union-attr]
+    if type(obj) is dict and type(obj.get("items")) is list:
+        reader.register_json_lines(name)
+    return [(1, obj, (line, None))]
 
 
-def _parse_yaml(name: str, data: bytes) -> list[tuple[int, Any, Lines]]:
+def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple[int, Any, Lines]]:
+    data = _slow_path_bytes(name, data, "YAML", explicit)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -133,7 +133,7 @@ MaxInputSizeOpt = Annotated[
     typer.Option(
         "--max-input-size",
         metavar="SIZE",
-        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi).",
+        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for JSON).",
         show_default=False,
     ),
 ]

@@ -1,0 +1,171 @@
+"""Reading real exports: every command against the bare decode of the same file.
+
+The realistic presets are ``gen_snapshot.py --realistic`` snapshots (objects as an API server
+serves them: managedFields, kubelet statuses, volumes, default tolerations, node images):
+
+    real-2k   2,000 nodes / 30,256 pods, gang 256     JSON ~720 MB, YAML ~316 MB
+    real-5k   5,000 nodes / 151k pods, gang 1,024     JSON ~3.6 GB
+
+For each file it runs, as fresh subprocesses with the default limits: the *floor* (the fastest
+decode of the same file with the same library and no schema: ``msgspec.json.decode`` for JSON,
+PyYAML's ``CSafeLoader`` for YAML, which the YAML path uses) and wapctl's ``validate``,
+``plan -o json``, ``check-cycles -o json``, ``audit -o json`` (a change adding one
+PriorityClass) and ``simulate -o json --max-steps 20``. Each figure is the median of
+``--repeat`` runs: CPU seconds (user + sys of the child: the steady figure on a shared
+machine), wall seconds, peak RSS, and CPU as a multiple of the floor. A sha256 of every
+command's stdout is printed: equal digests across code versions mean byte-identical output.
+
+    python benchmarks/bench_reader.py --preset real-2k --format json --repeat 3
+    python benchmarks/bench_reader.py --preset real-2k --format json \\
+        --python /tmp/venv-main/bin/python --pythonpath /tmp/base   # "before": another checkout
+
+Files are written to ``--out`` (default /tmp/wapctl-bench, several GB for real-5k: check
+``df -h`` first) and reused while the generator version matches. ``--timeout`` bounds each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import gen_snapshot as gen  # noqa: E402  (benchmarks/ is not a package)
+
+PRESETS = {
+    "real-2k": gen.Params(nodes=2000, pods_per_node=15, gang_size=256, realistic=True),
+    "real-5k": gen.Params(nodes=5000, pods_per_node=30, gang_size=1024, realistic=True),
+}
+FLOOR = {
+    "json": (
+        "import gc, sys, msgspec; gc.disable(); msgspec.json.decode(open(sys.argv[1], 'rb').read())"
+    ),
+    "yaml": (
+        "import gc, sys, yaml; gc.disable(); "
+        "yaml.load(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader)"
+    ),
+}
+CHANGE = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: bench-audit-new}
+value: 7
+preemptionPolicy: PreemptLowerPriority
+"""
+
+
+def commands(path: Path, change: Path, workload: str) -> dict[str, list[str]]:
+    p = str(path)
+    return {
+        "validate": ["validate", p],
+        "plan": ["plan", p, "--workload", workload, "-o", "json"],
+        "check-cycles": ["check-cycles", p, "-o", "json"],
+        "audit": ["audit", p, "--change", str(change), "-o", "json"],
+        "simulate": ["simulate", p, "-o", "json", "--max-steps", "20"],
+    }
+
+
+def run(
+    cmd: list[str], env: dict[str, str], timeout: float
+) -> tuple[float, float, float, int, str]:
+    """CPU seconds, wall seconds, peak RSS (MB), exit code, sha256 of stdout."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    digest = hashlib.sha256()
+    deadline = started + timeout
+    assert proc.stdout is not None
+    while chunk := proc.stdout.read(1 << 20):
+        digest.update(chunk)
+        if time.perf_counter() > deadline:
+            proc.kill()
+    err = proc.stderr.read() if proc.stderr else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    rc = os.waitstatus_to_exitcode(status)
+    if rc not in (0, 1, 3):
+        sys.stderr.write(f"{' '.join(cmd[:6])}... exit {rc}: {err.decode()[-500:]}\n")
+    return (
+        usage.ru_utime + usage.ru_stime,
+        wall,
+        usage.ru_maxrss / 1024,
+        rc,
+        digest.hexdigest()[:16],
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="real-2k")
+    ap.add_argument("--format", choices=("json", "yaml"), default="json")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="comma-separated commands (default: all)")
+    ap.add_argument("--no-floor", action="store_true")
+    ap.add_argument("--python", default=sys.executable, help="interpreter that runs wapctl")
+    ap.add_argument("--pythonpath", default="", help="PYTHONPATH for it (another checkout)")
+    ap.add_argument(
+        "--max-input-size", default="", help="passed to every command (versions with 256Mi)"
+    )
+    ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
+    ap.add_argument("--timeout", type=float, default=300.0)
+    a = ap.parse_args()
+
+    params = PRESETS[a.preset]
+    path = a.out / f"{a.preset}-{params.tag()}.{a.format}"
+    if not path.exists():
+        print(f"generating {path} ...", flush=True)
+        gen.write_snapshot(params, {a.format: path})
+    change = a.out / "bench-audit-change.yaml"
+    change.write_text(CHANGE)
+    env = dict(os.environ)
+    if a.pythonpath:
+        env["PYTHONPATH"] = a.pythonpath
+    size_mb = path.stat().st_size / 1e6
+    wapctl = [a.python, "-c", "from wapctl.cli import main; main()"]
+    rows: list[tuple[str, list[str]]] = []
+    if not a.no_floor:
+        rows.append(
+            (
+                f"floor ({'msgspec' if a.format == 'json' else 'PyYAML C'})",
+                [a.python, "-c", FLOOR[a.format], str(path)],
+            )
+        )
+    only = set(filter(None, a.only.split(",")))
+    for name, args in commands(path, change, params.preemptor).items():
+        if not only or name in only:
+            extra = ["--max-input-size", a.max_input_size] if a.max_input_size else []
+            rows.append((name, [*wapctl, *args, *extra]))
+
+    print(
+        f"{path.name}: {size_mb:.0f} MB; median of {a.repeat}; python {a.python}"
+        + (f" PYTHONPATH={a.pythonpath}" if a.pythonpath else "")
+    )
+    print(f"| {'command':<18} | CPU s | wall s | peak RSS MB | x floor | exit | stdout sha256 |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    floor = None
+    for label, cmd in rows:
+        samples = [run(cmd, env, a.timeout) for _ in range(a.repeat)]
+        cpu = statistics.median(s[0] for s in samples)
+        wall = statistics.median(s[1] for s in samples)
+        rss = max(s[2] for s in samples)
+        digests = {s[4] for s in samples}
+        if label.startswith("floor"):
+            floor = cpu
+        ratio = f"{cpu / floor:.2f}" if floor else "-"
+        print(
+            f"| {label:<18} | {cpu:.2f} | {wall:.2f} | {rss:.0f} | {ratio} | "
+            f"{samples[0][3]} | {','.join(sorted(digests))} |",
+            flush=True,
+        )
+    print(json.dumps({"file": str(path), "bytes": path.stat().st_size}))
+
+
+if __name__ == "__main__":
+    main()

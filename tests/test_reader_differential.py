@@ -1,0 +1,209 @@
+"""The fast reader (wapctl.reader) against the safe one (json): same objects, same snapshot.
+
+The oracle is ``json.loads`` projected on the fields the fast reader keeps (``project``
+below, written from the schema's field lists): on every input the fast reader must return
+exactly that projection, or ``None`` (the caller then takes the safe path) -- never something
+else. Inputs: every fixture (YAML fixtures re-encoded as JSON), the List responses recorded
+from a real 1.36.2 API server (fixtures/exports/k8s-1.36/lists/), and fuzzed documents.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wapctl import load, reader
+from wapctl.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted(
+    p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".json", ".yaml", ".yml")
+)
+# inputs, not the expected outputs kept beside them
+INPUTS = [p for p in FIXTURES if ".expected." not in p.name]
+RECORDED = sorted((ROOT / "fixtures" / "exports" / "k8s-1.36" / "lists").glob("*.json"))
+
+_ABSENT = object()
+
+
+def _pick(d: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {k: d[k] for k in fields if k in d}
+
+
+def project(doc: Any) -> Any:
+    """What the fast reader must return for ``json.loads`` giving ``doc``: _ABSENT where the
+    schema cannot take it (it must then return None)."""
+    if type(doc) is not dict:
+        return _ABSENT
+    out = _pick(doc, reader._DOCUMENT_FIELDS)
+    if "status" in out and out["status"] is not None:
+        if type(out["status"]) is not dict:
+            return _ABSENT
+        out["status"] = _pick(out["status"], reader._STATUS_FIELDS)
+    if "items" in out and out["items"] is not None:
+        if type(out["items"]) is not list:
+            return _ABSENT
+        items = []
+        for item in out["items"]:
+            if type(item) is not dict:
+                return _ABSENT
+            obj = _pick(item, reader._OBJECT_FIELDS)
+            for part, fields in (
+                ("metadata", reader._META_FIELDS),
+                ("status", reader._STATUS_FIELDS),
+            ):
+                if part in obj and obj[part] is not None:
+                    if type(obj[part]) is not dict:
+                        return _ABSENT
+                    obj[part] = _pick(obj[part], fields)
+            items.append(obj)
+        out["items"] = items
+    return out
+
+
+def _depth(x: Any) -> int:
+    """Levels of nested dicts/lists (iteratively: the oracle must not recurse either)."""
+    depth, level = 0, [x]
+    while True:
+        containers = [c for c in level if type(c) is dict or type(c) is list]
+        if not containers:
+            return depth
+        depth += 1
+        level = [v for c in containers for v in (c.values() if type(c) is dict else c)]
+
+
+def check(data: bytes) -> None:
+    try:
+        safe = json.loads(data)
+    except (ValueError, RecursionError):
+        assert reader.read_json(data, load.MAX_DEPTH) is None
+        return
+    fast = reader.read_json(data, load.MAX_DEPTH)
+    expected = project(safe)
+    if expected is _ABSENT or _depth(safe) > load.MAX_DEPTH:
+        assert fast is None
+    elif fast is not None:
+        assert expected == fast
+        # same types, not only equal values (1 == 1.0 == True)
+        assert json.dumps(expected, sort_keys=True) == json.dumps(fast, sort_keys=True)
+
+
+def _as_json(path: Path) -> list[bytes]:
+    """A JSON file as is; a YAML file's documents as one JSON List (dates as strings)."""
+    if path.suffix == ".json":
+        return [path.read_bytes()]
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+    def default(o: Any) -> str:
+        assert isinstance(o, datetime.date)
+        return o.isoformat()
+
+    return [
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}, default=default).encode()
+    ]
+
+
+@pytest.mark.parametrize("path", FIXTURES + RECORDED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_reads_as_json_does(path: Path) -> None:
+    for data in _as_json(path):
+        check(data)
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
+def test_recorded_lists_take_the_fast_path_and_skip_the_noise(path: Path) -> None:
+    """Real server output is read fast (not handed to the safe path), managedFields gone."""
+    fast = reader.read_json(path.read_bytes(), load.MAX_DEPTH)
+    assert fast is not None
+    for item in fast["items"]:
+        assert "managedFields" not in item.get("metadata", {})
+        assert "containerStatuses" not in (item.get("status") or {})
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_builds_the_same_snapshot(path: Path) -> None:
+    """The fast reader's objects and json.loads' objects (of the fixture as JSON; a YAML
+    fixture's objects are PyYAML's) build the same Snapshot -- or fail with the same message."""
+    (data,) = _as_json(path)
+
+    def build(doc: Any) -> Any:
+        docs: list[load.Document] = []
+        try:
+            load._flatten("f.json", 1, doc, docs)
+            return load.build_snapshot(docs)
+        except InputError as exc:
+            return exc.reason
+
+    fast = reader.read_json(data, load.MAX_DEPTH)
+    assert fast is not None  # every fixture is plain Kubernetes JSON: the fast path takes it
+    assert build(json.loads(data)) == build(fast)
+
+
+# ---- fuzzed documents ------------------------------------------------------------------------
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_names = st.sampled_from(
+    [
+        *reader._OBJECT_FIELDS,
+        *reader._META_FIELDS,
+        *reader._STATUS_FIELDS,
+        "managedFields",
+        "items",
+        "containerStatuses",
+        "x",
+    ]
+)
+_objects = st.recursive(
+    st.dictionaries(_names, _values, max_size=6),
+    lambda inner: st.dictionaries(_names, inner | _values, max_size=5),
+    max_leaves=8,
+)
+_documents = st.one_of(
+    _objects,
+    st.builds(
+        lambda items, rest: {**rest, "kind": "List", "items": items},
+        st.lists(_objects | _values, max_size=4),
+        _objects,
+    ),
+    _values,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_documents, st.booleans())
+def test_fuzzed_documents(doc: Any, indent: bool) -> None:
+    check(json.dumps(doc, indent=4 if indent else None).encode())
+
+
+@pytest.mark.parametrize("depth", [1, 50, 85, 95, 97, 98, 99, 100, 101, 102, 150, 5000])
+@pytest.mark.parametrize("where", ["top", "item", "skipped"])
+def test_depth_around_the_limit(depth: int, where: str) -> None:
+    """Nesting in a kept or a skipped field: the fast reader never accepts a document the
+    safe path refuses for depth (it may hand a document near the limit to the safe path)."""
+    nest = "[" * depth + "]" * depth
+    if where == "top":
+        text = '{"kind": "Pod", "spec": ' + nest + "}"
+    elif where == "item":
+        text = '{"kind": "List", "items": [{"kind": "Pod", "spec": ' + nest + "}]}"
+    else:
+        text = '{"kind": "List", "items": [{"kind": "Pod", "zz": ' + nest + "}]}"
+    check(text.encode())

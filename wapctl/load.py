@@ -181,9 +181,12 @@ SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"
 class Documents(list[Document]):
     """The documents read, and the API server version their source names: the live
     ``/version``, or the ``wapctl.io/server-version`` annotation of a List that ``wapctl
-    snapshot`` wrote (the first one found). ``build_snapshot`` carries it to the Snapshot."""
+    snapshot`` wrote (the first one found). ``build_snapshot`` carries it to the Snapshot,
+    with ``warnings``: what a live read could not list but the run survives (e.g.
+    ``NamespacesUnreadable``)."""
 
     server_version: str | None = None
+    warnings: tuple[LoadWarning, ...] = ()
 
 
 def _server_version(obj: dict[str, Any]) -> str | None:
@@ -1940,6 +1943,7 @@ def _build(documents: Iterable[Document], server_version: str | None = None) -> 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     pods.sort(key=lambda p: p.key)
     ctx.warnings.extend(constraints.namespace_warnings(pods, namespaces))
+    ctx.warnings.extend(getattr(documents, "warnings", ()))
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=lambda p: p.key)
     return Snapshot(

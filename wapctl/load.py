@@ -1485,12 +1485,17 @@ def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelect
         fields = []
         for j, e in enumerate(_list(term.get("matchFields"), source, f + ".matchFields")):
             r = _requirement(e, _FIELD_OPERATORS, source, f"{f}.matchFields[{j}]", numeric=False)
+            # As the API server's validateNodeFieldSelectorRequirement
+            # (pkg/apis/core/validation/validation.go): metadata.name only, one value.
             if r.key != "metadata.name":
                 raise InputError(
                     f"only metadata.name can be matched, not {r.key!r}",
                     source,
                     f"{f}.matchFields[{j}].key",
                 )
+            if len(r.values) != 1:
+                raise InputError(f"operator {r.operator} takes exactly one value in matchFields",
+                                 source, f"{f}.matchFields[{j}].values")
             fields.append(r)
         terms.append(NodeSelectorTerm(match_expressions=exprs, match_fields=tuple(fields)))
     return tuple(terms)

@@ -367,6 +367,8 @@ class NodeState:
         return check_resources(items, self.allocatable, self.requested, self.pod_count)
 
     def fits(self, items: RequestItems) -> bool:
+        """``check(items) is None`` without building a reason: the preemption engine's hot
+        path asks only yes or no (tests/test_fit.py checks the two agree)."""
         if self.pod_count >= self.max_pods:
             return False
         req, alloc = self.requested, self.allocatable

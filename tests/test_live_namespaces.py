@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.test_live import _no_ambient_kubeconfig, _pod, fetch, run, small_cluster
@@ -151,3 +152,21 @@ def test_snapshot_with_forbidden_namespaces_writes_the_file_and_warns(apiserver,
     assert "Warning: Namespaces: 403 Forbidden" in result.stderr
     items = yaml.safe_load(out.read_text(encoding="utf-8"))["items"]
     assert "Namespace" not in {i["kind"] for i in items}
+
+
+@pytest.mark.parametrize("command", [["check-cycles", "-o", "json"], ["simulate", "-o", "json"],
+                                     ["audit", "--change", "{change}", "-o", "json"]],
+                         ids=["check-cycles", "simulate", "audit"])
+def test_every_live_command_reports_unreadable_namespaces(apiserver, tmp_path, command):
+    """Every command reading a live cluster carries the NamespacesUnreadable warning into its
+    JSON report (check-cycles and audit also apply change files to the listed documents)."""
+    change = tmp_path / "change.yaml"
+    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                      "metadata: {name: high}\nvalue: 50\n", encoding="utf-8")
+    fake = apiserver(small_cluster())
+    fake.forbidden.add("namespaces")
+    result = run([*[a.format(change=change) for a in command],
+                  "--kubeconfig", str(fake.write_kubeconfig(tmp_path / "kc"))])
+    assert result.exit_code in (0, 1), result.output
+    codes = {w["code"] for w in json.loads(result.stdout)["warnings"]}
+    assert "NamespacesUnreadable" in codes

@@ -17,6 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any
+
+from hypothesis import strategies as st
 
 from wapctl.model import (
     NEVER,
@@ -41,6 +44,7 @@ __all__ = [
     "PREEMPT_LOWER",
     "basic",
     "cpu",
+    "drawn_group",
     "gang",
     "mem",
     "member",
@@ -214,6 +218,20 @@ def basic(workload: str, group: str = "main", ns: str = "default", *, prio: int 
         priority=prio, preemption_priority=prio if preempt_prio is None else preempt_prio,
         preemption_policy=policy,
     )
+
+
+def drawn_group(draw: Any, workload: str, kind: str, size: int, *, prio: int,
+                preempt_prio: int, policy: PreemptionPolicy) -> PodGroup | None:
+    """For hypothesis strategies: the pod group of a drawn workload of ``kind`` ("basic";
+    "gang" or "whole", disruptionMode Pod or PodGroup, minCount drawn from 1 to ``size``;
+    "standalone" has none)."""
+    if kind == "basic":
+        return basic(workload, prio=prio, preempt_prio=preempt_prio, policy=policy)
+    if kind in ("gang", "whole"):
+        return gang(workload, min_count=draw(st.integers(1, size)), prio=prio,
+                    preempt_prio=preempt_prio, policy=policy,
+                    mode="PodGroup" if kind == "whole" else "Pod")
+    return None
 
 
 def snapshot(*, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),

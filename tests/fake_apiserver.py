@@ -112,6 +112,7 @@ class Resource:
 
 
 BUILTIN: tuple[Resource, ...] = (
+    Resource("", "v1", "namespaces", "Namespace", False, True, ("ns",)),
     Resource("", "v1", "nodes", "Node", False, True, ("no",)),
     Resource("", "v1", "pods", "Pod", True, True, ("po",)),
     Resource(SCHEDULING, "v1", "priorityclasses", "PriorityClass", False, False, ("pc",)),

@@ -208,12 +208,14 @@ def _pods_of(units):
     return {p.key for u in units for p in u.pods}
 
 
-def reference_plan(snapshot: Snapshot, preemptor: Preemptor) -> RefPlan:
-    pods = preemptor.pods
-    needed = preemptor.needed
-    terminating = [(p.key, p.node_name) for p in snapshot.pods.values()
-                   if p.terminating and not p.finished and p.node_name in snapshot.nodes]
+def _terminating(snapshot: Snapshot) -> list[tuple[str, str]]:
+    """(pod, node) of every terminating pod still holding a node."""
+    return [(p.key, p.node_name) for p in snapshot.pods.values()
+            if p.terminating and not p.finished and p.node_name in snapshot.nodes]
 
+
+def _plan_maker(pods):
+    """``done(status, placed, victims, bad, term)``: the RefPlan for ``pods``."""
     def done(status, placed=(), victims=(), bad=frozenset(), term=()):
         records = tuple(sorted(
             (p.key, p.node_name, u.priority, u.kind, u.name, p.key in bad)
@@ -221,6 +223,39 @@ def reference_plan(snapshot: Snapshot, preemptor: Preemptor) -> RefPlan:
         placed_keys = {k for k, _ in placed}
         return RefPlan(status, tuple(sorted(placed)), records, tuple(term),
                        tuple(p.key for p in pods if p.key not in placed_keys))
+    return done
+
+
+def _node_key(victims, bad, name) -> tuple:
+    """A single pod's node ranking: fewest violating victims, lowest top priority, lowest
+    priority sum, fewest victims, latest earliest start among the top-priority victims, name."""
+    vp = [(p, u.priority) for u in victims for p in u.pods]
+    top = max(u.priority for u in victims)
+    earliest = min((p.start_time if p.start_time is not None else INF
+                    for p, pr in vp if pr == top), default=INF)
+    return (sum(1 for p, _ in vp if p.key in bad), top, sum(pr + OFFSET for _, pr in vp),
+            len(vp), -earliest, name)
+
+
+def _reprieve(snapshot, units, model, group, still_fits):
+    """Every unit as a victim, then put back one by one (violating ones first, each in
+    importance order) while ``still_fits`` the remaining victims. (victims, violating pods)."""
+    order = sorted(units, key=lambda u: _importance(model, group, u))
+    bad = violating_pods(snapshot, order, _rules(model, group))
+    first = [u for u in order if any(p.key in bad for p in u.pods)]
+    victims = list(order)
+    for u in first + [u for u in order if u not in first]:
+        trial = [v for v in victims if v is not u]
+        if still_fits(trial):
+            victims = trial
+    return victims, bad
+
+
+def reference_plan(snapshot: Snapshot, preemptor: Preemptor) -> RefPlan:
+    pods = preemptor.pods
+    needed = preemptor.needed
+    terminating = _terminating(snapshot)
+    done = _plan_maker(pods)
 
     if needed > len(pods):
         return done("Unschedulable")
@@ -267,12 +302,7 @@ def reference_plan(snapshot: Snapshot, preemptor: Preemptor) -> RefPlan:
         if found is None:
             continue
         victims, bad = found
-        vp = [(p, u.priority) for u in victims for p in u.pods]
-        top = max(u.priority for u in victims)
-        earliest = min((p.start_time if p.start_time is not None else INF
-                        for p, pr in vp if pr == top), default=INF)
-        key = (sum(1 for p, _ in vp if p.key in bad), top, sum(pr + OFFSET for _, pr in vp),
-               len(vp), -earliest, name)
+        key = _node_key(victims, bad, name)
         if best is None or key < best[0]:
             best = (key, name, victims, bad)
     if best is None:
@@ -443,16 +473,8 @@ def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str
     group = snapshot.pod_groups.get(preemptor.group_key or "") if is_group else None
     needed = min(1, len(pods)) if group is not None and group.policy == "Basic" else \
         preemptor.needed
-    terminating = [(p.key, p.node_name) for p in snapshot.pods.values()
-                   if p.terminating and not p.finished and p.node_name in snapshot.nodes]
-
-    def done(status, placed=(), victims=(), bad=frozenset(), term=()):
-        records = tuple(sorted(
-            (p.key, p.node_name, u.priority, u.kind, u.name, p.key in bad)
-            for u in victims for p in u.pods))
-        placed_keys = {k for k, _ in placed}
-        return RefPlan(status, tuple(sorted(placed)), records, tuple(term),
-                       tuple(p.key for p in pods if p.key not in placed_keys))
+    terminating = _terminating(snapshot)
+    done = _plan_maker(pods)
 
     def waiting():
         placed = scored(snapshot, preemptor, usage(snapshot, preemptor, set(), False), len(pods))
@@ -504,14 +526,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
             return len(scored(snapshot, preemptor, used, len(pods))) >= needed
 
         if schedules(units):
-            order = sorted(units, key=lambda u: _importance(model, True, u))
-            bad = violating_pods(snapshot, order, _rules(model, True))
-            first = [u for u in order if any(p.key in bad for p in u.pods)]
-            victims = list(order)
-            for u in first + [u for u in order if u not in first]:
-                trial = [v for v in victims if v is not u]
-                if schedules(trial):
-                    victims = trial
+            victims, bad = _reprieve(snapshot, units, model, True, schedules)
             placed = scored(snapshot, preemptor,
                             usage(snapshot, preemptor, _pods_of(victims), held), len(pods))
             nodes = {n for _, n in placed}
@@ -522,14 +537,9 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
         placed = scored(snapshot, preemptor, usage(snapshot, preemptor, everything, held),
                         len(pods))
         if len(placed) >= needed:
-            order = sorted(units, key=lambda u: _importance(model, True, u))
-            bad = violating_pods(snapshot, order, _rules(model, True))
-            first = [u for u in order if any(p.key in bad for p in u.pods)]
-            victims = list(order)
-            for u in first + [u for u in order if u not in first]:
-                trial = [v for v in victims if v is not u]
-                if _holds(snapshot, preemptor, _pods_of(trial), placed, held):
-                    victims = trial
+            victims, bad = _reprieve(
+                snapshot, units, model, True,
+                lambda trial: _holds(snapshot, preemptor, _pods_of(trial), placed, held))
             nodes = {n for _, n in placed}
             found = done("RequiresPreemption", placed, victims, bad,
                          [t for t in terminating if t[1] in nodes])
@@ -547,20 +557,8 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
 
             if not fits(local):
                 continue
-            order = sorted(local, key=lambda u: _importance(model, False, u))
-            bad = violating_pods(snapshot, order, _rules(model, False))
-            first = [u for u in order if any(p.key in bad for p in u.pods)]
-            victims = list(order)
-            for u in first + [u for u in order if u not in first]:
-                trial = [v for v in victims if v is not u]
-                if fits(trial):
-                    victims = trial
-            vp = [(p, u.priority) for u in victims for p in u.pods]
-            top = max(u.priority for u in victims)
-            earliest = min((p.start_time if p.start_time is not None else INF
-                            for p, pr in vp if pr == top), default=INF)
-            key = (sum(1 for p, _ in vp if p.key in bad), top,
-                   sum(pr + OFFSET for _, pr in vp), len(vp), -earliest, name)
+            victims, bad = _reprieve(snapshot, local, model, False, fits)
+            key = _node_key(victims, bad, name)
             if best is None or key < best[0]:
                 best = (key, name, victims, bad)
         if best is not None:

@@ -457,3 +457,19 @@ def test_static_fit_cache_passing_lists_nodes_once_per_static_key():
     first = cache.passing(pod("p"), state.nodes)
     assert ((0, 2), frozenset({0, 2})) == first
     assert first is cache.passing(pod("q"), state.nodes)
+
+
+@pytest.mark.parametrize("cpu_used", [0, 2999, 3000, 3001, 4000])
+@pytest.mark.parametrize("pods_used", [0, 2, 3])
+def test_node_state_fits_agrees_with_check(cpu_used: int, pods_used: int) -> None:
+    """NodeState.fits (the engine's yes/no) and NodeState.check (the reason) agree at and around
+    every limit: a 4-CPU, 3-pod node asked for 1 CPU fits iff cpu_used <= 3000m and fewer than
+    3 pods run; a resource the node lacks (example.com/gpu) never fits."""
+    state = NodeState(node("n", cpu="4", pods=3))
+    state.add_requests({"cpu": cpu_used}, pods=pods_used)
+    one_cpu = request_items({"cpu": 1000})
+    expected = cpu_used <= 3000 and pods_used < 3
+    assert expected == state.fits(one_cpu) == (state.check(one_cpu) is None)
+    gpu = request_items({"example.com/gpu": 1})
+    assert state.fits(gpu) is False
+    assert state.check(gpu) is not None

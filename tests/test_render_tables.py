@@ -99,3 +99,25 @@ def test_terminating_table_title_is_not_wrapped():
     result = CliRunner().invoke(app, ["plan", str(fixture), "--no-color"],
                                 catch_exceptions=False, env={"COLUMNS": "80"})
     assert "Waiting for terminating pods" in [line.strip() for line in result.stdout.splitlines()]
+
+
+def test_vertex_and_cell_labels_name_three_members_then_count_the_rest() -> None:
+    """Both labels list workloads first, then pods, then templates, up to three names, and
+    "+N more" for the rest: 1 workload + 2 of 3 pods shown; 1 pod + 1 template left: +2."""
+    from wapctl.audit import Cell
+    from wapctl.graph import Profile, Vertex
+    from wapctl.render.audit import cell_label
+    from wapctl.render.cycles import vertex_label
+
+    members = {"workloads": ("ml/train",), "pods": ("a/p1", "a/p2", "a/p3"),
+               "templates": ("Deployment a/web",), "workload_count": 1, "pod_count": 3,
+               "template_count": 1, "pod_groups": ("ml/train/g",), "pod_group_count": 1,
+               "unit_count": 4}
+    vertex = Vertex(profile=Profile(1000, 100), group_pod_count=2, namespaces=frozenset(),
+                    source=None, **members)
+    assert vertex_label(vertex) == "1000/100 [ml/train, a/p1, a/p2 +2 more]"
+    cell = Cell(before=Profile(300, 600), after=Profile(1000, 600), **members)
+    assert cell_label(cell) == "ml/train, a/p1, a/p2 +2 more (300/600 → 1000/600)"
+    few = Cell(before=None, after=Profile(5, 5), workloads=(), pod_groups=(), pods=("a/p",),
+               workload_count=0, pod_group_count=0, pod_count=1, unit_count=1)
+    assert cell_label(few) == "a/p (new 5/5)"

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from builders import NEVER, PREEMPT_LOWER, basic, gang, member, node, pod, snapshot
+from builders import NEVER, PREEMPT_LOWER, basic, drawn_group, gang, member, node, pod, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -416,13 +416,8 @@ def tiny_clusters(draw):
         preempt = sched if kind == "standalone" else draw(st.sampled_from(PRIORITIES))
         policy = draw(st.sampled_from([PREEMPT_LOWER, PREEMPT_LOWER, PREEMPT_LOWER, NEVER]))
         size = draw(st.integers(1, 3))
-        group = None
-        if kind == "basic":
-            group = basic(f"w{w}", prio=sched, preempt_prio=preempt, policy=policy)
-        elif kind in ("gang", "whole"):
-            group = gang(f"w{w}", min_count=draw(st.integers(1, size)), prio=sched,
-                         preempt_prio=preempt, policy=policy,
-                         mode="PodGroup" if kind == "whole" else "Pod")
+        group = drawn_group(draw, f"w{w}", kind, size, prio=sched, preempt_prio=preempt,
+                            policy=policy)
         if group is not None:
             groups.append(group)
         for i in range(size):

@@ -125,7 +125,12 @@ def requirement_matches(req: SelectorRequirement, labels: Mapping[str, str]) -> 
 
 
 def field_requirement_matches(req: SelectorRequirement, node: Node) -> bool | None:
-    """``matchFields``: upstream knows only ``metadata.name`` with In / NotIn and one value."""
+    """``matchFields``, as the scheduler's nodeaffinity helper (k8s.io/component-helpers/
+    scheduling/corev1/nodeaffinity, ``nodeSelectorRequirementsAsFieldSelector`` and
+    ``extractNodeFields``): In / NotIn with one value, else a parse error and the term matches
+    nothing (None); the node's only field is ``metadata.name``, any other key reads as absent
+    (``""``). The API server rejects other keys and value counts at validation, and so does the
+    loader; this keeps the scheduler's runtime reading for terms built in code."""
     if len(req.values) != 1 or req.operator not in ("In", "NotIn"):
         return None
     actual = node.name if req.key == "metadata.name" else ""
@@ -362,6 +367,8 @@ class NodeState:
         return check_resources(items, self.allocatable, self.requested, self.pod_count)
 
     def fits(self, items: RequestItems) -> bool:
+        """``check(items) is None`` without building a reason: the preemption engine's hot
+        path asks only yes or no (tests/test_fit.py checks the two agree)."""
         if self.pod_count >= self.max_pods:
             return False
         req, alloc = self.requested, self.allocatable

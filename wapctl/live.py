@@ -24,6 +24,7 @@ from typing import Any
 
 from wapctl.errors import ClusterError, Source, UsageError
 from wapctl.load import Document, Documents
+from wapctl.model import LoadWarning
 
 SCHEDULING_GROUP = "scheduling.k8s.io"
 # The Workload API versions wapctl reads, newest first (issue 9): the newest served one that has
@@ -40,12 +41,17 @@ class ListTarget:
     api_version: str
     path: str
     plural: str
+    # A 403 on an optional collection is a warning with this code, not a failure.
+    forbidden_warning: str | None = None
 
 
 CORE_TARGETS = (
     ListTarget("PriorityClass", "scheduling.k8s.io/v1",
                "/apis/scheduling.k8s.io/v1/priorityclasses", "priorityclasses"),
     ListTarget("Node", "v1", "/api/v1/nodes", "nodes"),
+    # Namespace labels only feed pod affinity namespaceSelectors: without them the run goes on.
+    ListTarget("Namespace", "v1", "/api/v1/namespaces", "namespaces",
+               forbidden_warning="NamespacesUnreadable"),
 )
 LATE_TARGETS = (
     ListTarget("PodDisruptionBudget", "policy/v1", "/apis/policy/v1/poddisruptionbudgets",
@@ -66,8 +72,9 @@ def fetch_documents(
     page_size: int,
     progress: bool,
 ) -> Documents:
-    """List Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups; the
-    result's ``server_version`` is the ``gitVersion`` of ``GET /version`` (None if unreadable).
+    """List Nodes, Namespaces, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and
+    PodGroups; the result's ``server_version`` is the ``gitVersion`` of ``GET /version`` (None
+    if unreadable), its ``warnings`` say what was skipped (403 on Namespaces).
 
     Config: ``kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``, else the in-cluster
     service account. Raises ClusterError (exit 4) with one line naming the server and what failed.
@@ -92,6 +99,7 @@ def fetch_documents(
             with _progress(progress) as bar:
                 for target in targets:
                     documents.extend(api.list_all(target, page_size, bar))
+            documents.warnings = tuple(api.warnings)
             return documents
     finally:
         api.close()
@@ -280,6 +288,7 @@ class _HttpGet:
         self.timeout = timeout or None  # 0: no limit, as kubectl's --request-timeout=0
         self.api = ApiClient(configuration=cfg)
         self.api.user_agent = f"wapctl/{__version__}"
+        self.warnings: list[LoadWarning] = []
 
     def close(self) -> None:
         close = getattr(self.api, "close", None)
@@ -488,6 +497,14 @@ class _HttpGet:
             optional = target.kind in ("Workload", "PodGroup")
             if status == 404 and optional and page == 0:
                 break  # the Workload API vanished since discovery: no workloads
+            if status == 403 and target.forbidden_warning and page == 0:
+                self.warnings.append(LoadWarning(
+                    code=target.forbidden_warning, object=f"{target.kind}s", field=None,
+                    message=f"403 Forbidden: not allowed to list {target.plural} (GET "
+                    f"{target.path}); namespaceSelectors see only each namespace's name "
+                    f"label; the ClusterRole in {RBAC_HINT} grants it",
+                    source=file))
+                break
             if status != 200:
                 raise self.status_error(status, doc, target.path, target.plural)
             items = doc.get("items") if isinstance(doc, dict) else None

@@ -196,9 +196,12 @@ SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"
 class Documents(list[Document]):
     """The documents read, and the API server version their source names: the live
     ``/version``, or the ``wapctl.io/server-version`` annotation of a List that ``wapctl
-    snapshot`` wrote (the first one found). ``build_snapshot`` carries it to the Snapshot."""
+    snapshot`` wrote (the first one found). ``build_snapshot`` carries it to the Snapshot,
+    with ``warnings``: what a live read could not list but the run survives (e.g.
+    ``NamespacesUnreadable``)."""
 
     server_version: str | None = None
+    warnings: tuple[LoadWarning, ...] = ()
 
 
 def _server_version(obj: dict[str, Any]) -> str | None:
@@ -1579,12 +1582,17 @@ def _required_affinity(spec: dict[str, Any], source: Source) -> tuple[NodeSelect
         fields = []
         for j, e in enumerate(_list(term.get("matchFields"), source, f + ".matchFields")):
             r = _requirement(e, _FIELD_OPERATORS, source, f"{f}.matchFields[{j}]", numeric=False)
+            # As the API server's validateNodeFieldSelectorRequirement
+            # (pkg/apis/core/validation/validation.go): metadata.name only, one value.
             if r.key != "metadata.name":
                 raise InputError(
                     f"only metadata.name can be matched, not {r.key!r}",
                     source,
                     f"{f}.matchFields[{j}].key",
                 )
+            if len(r.values) != 1:
+                raise InputError(f"operator {r.operator} takes exactly one value in matchFields",
+                                 source, f"{f}.matchFields[{j}].values")
             fields.append(r)
         terms.append(NodeSelectorTerm(match_expressions=exprs, match_fields=tuple(fields)))
     return tuple(terms)
@@ -2037,6 +2045,7 @@ def _build(documents: Iterable[Document], server_version: str | None = None) -> 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     pods.sort(key=lambda p: p.key)
     ctx.warnings.extend(constraints.namespace_warnings(pods, namespaces))
+    ctx.warnings.extend(getattr(documents, "warnings", ()))
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=lambda p: p.key)
     return Snapshot(

@@ -7,7 +7,7 @@ no images, volumes, service accounts or pull secrets, no ``metadata.annotations`
 env values), no ``managedFields``, no node addresses or images. ``--full`` keeps everything.
 
 ``KEEP`` says what stays: ``True`` keeps a field whole, a mapping keeps those keys of a mapping
-(or of each mapping in a list). A kind not named here is kept whole (snapshot lists only the six
+(or of each mapping in a list). A kind not named here is kept whole (snapshot lists only the seven
 kinds below). ``tests/test_snapshot_sharing.py`` checks that every fixture and the recorded
 cluster plan, check and simulate identically before and after stripping; a field the loader
 starts reading must be added here (that test fails until it is).
@@ -73,6 +73,7 @@ NODE: Spec = {
     },
 }
 KEEP: Mapping[str, Spec] = {
+    "Namespace": {"metadata": {"name": True, "uid": True, "labels": True}},
     "Pod": POD,
     "Node": NODE,
     "PriorityClass": {"metadata": METADATA, "value": True, "globalDefault": True,

@@ -35,6 +35,7 @@ from wapctl.commands.common import (
     write_atomically,
 )
 from wapctl.errors import UsageError
+from wapctl.render.warnings import warning_line, warnings_to_list
 from wapctl.shareable import DROPPED, shareable
 
 
@@ -44,7 +45,8 @@ class SnapshotFormat(str, Enum):
 
 
 # Definitions before the objects that use them; any other kind after these, by name.
-KIND_ORDER = ("PriorityClass", "Node", "Workload", "PodGroup", "PodDisruptionBudget", "Pod")
+KIND_ORDER = ("PriorityClass", "Namespace", "Node", "Workload", "PodGroup", "PodDisruptionBudget",
+              "Pod")
 CONTENTS_ANNOTATION = "wapctl.io/contents"
 SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"  # = wapctl.load's, which reads it back
 STRIPPED = (
@@ -132,7 +134,7 @@ def snapshot(
 ) -> None:
     """Save the live cluster state as one List that every other command reads.
 
-    Lists Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
+    Lists Namespaces, Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
 
     Read-only (only GET requests, page by page); items sorted by kind, namespace and name. By
     default only the fields wapctl reads are kept (no env values, annotations or secrets): the
@@ -146,6 +148,8 @@ def snapshot(
         page_size=page_size,
     )
     documents = read_documents(opts, progress=True)
+    for warning in warnings_to_list(getattr(documents, "warnings", ())):
+        sys.stderr.write(warning_line(warning) + "\n")
     doc = snapshot_list((d.obj for d in documents),
                         server_version=getattr(documents, "server_version", None), full=full)
     text = render(doc, fmt)

@@ -69,6 +69,7 @@ from wapctl.render.cycles import (
     cycle_path,
     cycle_to_dict,
     finding_to_dict,
+    member_examples,
     violation_to_dict,
 )
 from wapctl.render.warnings import warnings_to_list
@@ -242,11 +243,6 @@ def change_text(report: AuditReport, item: ChangeItem) -> str:
 
 def cell_label(cell: Cell, examples: int = EXAMPLES) -> str:
     """``ml/training (300/600 → 1000/600)``: a few members and the profile change."""
-    names = list(cell.workloads[:examples])
-    names += list(cell.pods[: max(0, examples - len(names))])
-    names += list(cell.templates[: max(0, examples - len(names))])
-    total = cell.workload_count + cell.pod_count + cell.template_count
-    more = f" +{total - len(names)} more" if total > len(names) else ""
     if cell.before == cell.after:
         profile = cell.after.id if cell.after is not None else "-"
     elif cell.before is None:
@@ -255,7 +251,7 @@ def cell_label(cell: Cell, examples: int = EXAMPLES) -> str:
         profile = f"deleted {cell.before.id}"
     else:
         profile = f"{cell.before.id} → {cell.after.id}"
-    return f"{', '.join(names)}{more} ({profile})"
+    return f"{member_examples(cell, examples)} ({profile})"
 
 
 def _plan_text(plan: Plan | None) -> str:

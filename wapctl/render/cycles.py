@@ -81,7 +81,7 @@ objects are split over files or ordered. The table and the GitHub format name th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -103,6 +103,9 @@ from wapctl.graph import (
 from wapctl.locate import Locator
 from wapctl.model import NEVER, LoadWarning
 from wapctl.render.warnings import warnings_to_list
+
+if TYPE_CHECKING:
+    from wapctl.audit import Cell
 
 API_VERSION = "wapctl/v1"
 EXAMPLES = 3  # member names shown per vertex in human-readable text
@@ -281,14 +284,20 @@ def report_to_dict(report: CycleReport, warnings: Iterable[LoadWarning] = ()) ->
 # ---- human text ------------------------------------------------------------------------------
 
 
+def member_examples(members: Vertex | Cell, examples: int = EXAMPLES) -> str:
+    """``ns/a, ns/b +3 more``: the first ``examples`` members (workloads, then pods, then
+    templates) of a vertex or an audit cell, and how many are left out."""
+    names = list(members.workloads[:examples])
+    names += list(members.pods[: max(0, examples - len(names))])
+    names += list(members.templates[: max(0, examples - len(names))])
+    total = members.workload_count + members.pod_count + members.template_count
+    more = f" +{total - len(names)} more" if total > len(names) else ""
+    return f"{', '.join(names)}{more}"
+
+
 def vertex_label(vertex: Vertex, examples: int = EXAMPLES) -> str:
     """``1000/100 [ns/a, ns/b +3 more]``: the profile and a few of its members."""
-    names = list(vertex.workloads[:examples])
-    names += list(vertex.pods[: max(0, examples - len(names))])
-    names += list(vertex.templates[: max(0, examples - len(names))])
-    total = vertex.workload_count + vertex.pod_count + vertex.template_count
-    more = f" +{total - len(names)} more" if total > len(names) else ""
-    return f"{vertex.profile.id} [{', '.join(names)}{more}]"
+    return f"{vertex.profile.id} [{member_examples(vertex, examples)}]"
 
 
 def cycle_path(graph: PriorityGraph, cycle: Cycle) -> str:

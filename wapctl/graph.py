@@ -569,39 +569,29 @@ def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation
             )
         )
     for (kind, key), profile in graph.memberships.items():
-        if kind != "Pod" or not profile.violates:
+        if not profile.violates or kind not in ("Pod", "Template"):
             continue
-        pod = snapshot.pods[key]
+        if kind == "Pod":
+            pod = snapshot.pods[key]
+            name, source, namespace = key, pod.source, pod.namespace
+            shown, class_name = "Pod", pod.priority_class_name
+        else:
+            t = snapshot.templates[key]
+            if t.group_key is not None:
+                continue  # its pod group's Workload is the violation
+            name, source, namespace = f"{t.namespace}/{t.name}", t.source, t.namespace
+            shown, class_name = t.kind, t.priority_class_name
         out.append(
             Violation(
-                kind="Pod",
-                name=key,
-                namespace=pod.namespace,
+                kind=shown,
+                name=name,
+                namespace=namespace,
                 profile=profile,
                 pod_groups=(),
-                priority_class_name=pod.priority_class_name,
+                priority_class_name=class_name,
                 preemption_priority_class_name=None,
                 in_cycle=profile in cyclic,
-                source=pod.source,
-            )
-        )
-    for (kind, key), profile in graph.memberships.items():
-        if kind != "Template" or not profile.violates:
-            continue
-        t = snapshot.templates[key]
-        if t.group_key is not None:
-            continue  # its pod group's Workload is the violation
-        out.append(
-            Violation(
-                kind=t.kind,
-                name=f"{t.namespace}/{t.name}",
-                namespace=t.namespace,
-                profile=profile,
-                pod_groups=(),
-                priority_class_name=t.priority_class_name,
-                preemption_priority_class_name=None,
-                in_cycle=profile in cyclic,
-                source=t.source,
+                source=source,
             )
         )
     return tuple(sorted(set(out), key=lambda v: v.sort_key))

@@ -37,6 +37,25 @@ def _pick(d: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {k: d[k] for k in fields if k in d}
 
 
+def _pick_each(values: Any, fields: tuple[str, ...]) -> Any:
+    """A list's mappings projected on ``fields``; other elements, and a non-list, as they are."""
+    if type(values) is not list:
+        return values
+    return [_pick(v, fields) if type(v) is dict else v for v in values]
+
+
+def _project_spec(spec: Any) -> Any:
+    if type(spec) is not dict:
+        return spec  # any other value is kept as it is, for the builder to report
+    out = _pick(spec, reader._SPEC_FIELDS)
+    for name in ("containers", "initContainers"):
+        if name in out:
+            out[name] = _pick_each(out[name], reader._CONTAINER_FIELDS)
+    if "volumes" in out:
+        out["volumes"] = _pick_each(out["volumes"], reader._VOLUME_FIELDS)
+    return out
+
+
 def project(doc: Any) -> Any:
     """What the fast reader must return for ``json.loads`` giving ``doc``: _ABSENT where the
     schema cannot take it (it must then return None)."""
@@ -63,6 +82,8 @@ def project(doc: Any) -> Any:
                     if type(obj[part]) is not dict:
                         return _ABSENT
                     obj[part] = _pick(obj[part], fields)
+            if "spec" in obj:
+                obj["spec"] = _project_spec(obj["spec"])
             items.append(obj)
         out["items"] = items
     return out
@@ -166,6 +187,9 @@ _names = st.sampled_from(
         *reader._OBJECT_FIELDS,
         *reader._META_FIELDS,
         *reader._STATUS_FIELDS,
+        *reader._SPEC_FIELDS,
+        *reader._CONTAINER_FIELDS,
+        *reader._VOLUME_FIELDS,
         "managedFields",
         "items",
         "containerStatuses",

@@ -1,12 +1,16 @@
 """The fast path of reading a snapshot: decode only what wapctl reads.
 
 ``wapctl.load`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
-document against a schema of the fields wapctl's builders read (``_Object``: the whole
-``metadata`` but ``managedFields``; the whole ``spec``; of ``status`` only the fields any
-builder reads); everything else -- ``managedFields``, ``containerStatuses``, ``conditions``,
-node ``images``, ... -- is skipped by the decoder without building a Python object for it.
-Each object then becomes the plain ``dict`` the builders expect, as ``json.loads`` would have
-made it minus the skipped fields.
+document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
+the name, namespace, labels and timestamps; of ``spec`` the fields any kind's builder reads,
+with a pod's containers cut to name, resources, ports and restartPolicy and its volumes to
+the kinds a warning names; of ``status`` only the fields any builder reads); everything
+else -- ``managedFields``, annotations, owner references, env, images, probes, mounts,
+``containerStatuses``, node ``images``, ... -- is skipped by the decoder without building a
+Python object for it. Each object then becomes the plain ``dict`` the builders expect, as
+``json.loads`` would have made it minus the skipped fields (``kept`` gives the same
+projection of an object read elsewhere). A cut part (spec, a container, a volume) that is
+not a JSON object is kept as it is, for the builder to report as the safe path would.
 
 Whenever the fast path is not sure, it returns ``None`` and the caller takes the safe path
 (``json`` / PyYAML, with today's exact errors): a syntax error, a document that is not an
@@ -39,25 +43,18 @@ from typing import Any
 
 import msgspec
 
-# The fields of each part that any builder in wapctl.load reads, or may soon read (ObjectMeta
-# is kept whole but for managedFields). Every field is ``Any``: the builders check types and
-# report mistakes exactly as on the safe path.
+# The fields of each part that any builder reads (wapctl.load, load_constraints, templates,
+# drift; a List's own metadata is kept whole, for the server-version annotation). Every field
+# is ``Any`` unless cut further below: the builders check types and report mistakes exactly
+# as on the safe path.
 _UNSET = msgspec.UNSET
 _META_FIELDS = (
     "name",
     "namespace",
-    "generateName",
-    "uid",
-    "resourceVersion",
-    "generation",
     "creationTimestamp",
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
     "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "selfLink",
 )
 _STATUS_FIELDS = (
     # Pod
@@ -83,6 +80,59 @@ _STATUS_FIELDS = (
     "readyReplicas",
     "availableReplicas",
 )
+# ``spec``: the fields any builder reads, of any kind (wapctl.load, load_constraints,
+# templates, drift). A pod's containers keep only what the builders read of them (requests,
+# host ports, sidecar restartPolicy) and its volumes only the kinds a warning names; env,
+# images, commands, probes, mounts, the projected service-account volume, ... are skipped.
+_SPEC_FIELDS = (
+    # Pod (wapctl.load._pod and the helpers it calls, load_constraints, drift)
+    "containers",
+    "initContainers",
+    "overhead",
+    "resources",  # pod-level resources
+    "nodeName",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "topologySpreadConstraints",
+    "priority",
+    "priorityClassName",
+    "preemptionPolicy",
+    "schedulerName",
+    "schedulingGates",
+    "resourceClaims",
+    "volumes",
+    "workloadRef",  # also a v1alpha3 PodGroup's template reference
+    "schedulingGroup",
+    "runtimeClassName",
+    "hostNetwork",
+    # Node
+    "taints",
+    "unschedulable",
+    # PodDisruptionBudget
+    "selector",
+    "minAvailable",
+    "maxUnavailable",
+    "unhealthyPodEvictionPolicy",
+    # Workload and PodGroup (every version)
+    "podGroups",
+    "podGroupTemplates",
+    "compositePodGroupTemplates",
+    "podGroupTemplateRef",
+    "preemptionPriorityClassName",
+    "schedulingPolicy",
+    "schedulingConstraints",
+    "disruptionMode",
+    "controllerRef",
+    # controllers with pod templates (wapctl.templates)
+    "template",
+    "jobTemplate",
+    "replicatedJobs",
+    "leaderWorkerTemplate",
+    "replicas",
+)
+_CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
+_VOLUME_FIELDS = ("name", "persistentVolumeClaim", "ephemeral")
 # top-level fields of the kinds wapctl reads (PriorityClass keeps its fields at the top)
 _OBJECT_FIELDS = (
     "apiVersion",
@@ -108,12 +158,30 @@ def _struct(name: str, fields: tuple[str, ...], types: dict[str, Any] | None = N
     )
 
 
+def _total(struct: Any) -> Any:
+    """``struct`` where JSON has an object, any other JSON value as it is: a field of this type
+    never fails to decode (a builder then reports a wrong shape as the safe path would)."""
+    return struct | list | str | int | float | bool | None
+
+
 _Meta = _struct("_Meta", _META_FIELDS)
 _Status = _struct("_Status", _STATUS_FIELDS)
+_Container = _struct("_Container", _CONTAINER_FIELDS)
+_Volume = _struct("_Volume", _VOLUME_FIELDS)
+_Containers = list[_total(_Container)] | dict | str | int | float | bool | None
+_Spec = _struct(
+    "_Spec",
+    _SPEC_FIELDS,
+    {
+        "containers": _Containers,
+        "initContainers": _Containers,
+        "volumes": list[_total(_Volume)] | dict | str | int | float | bool | None,
+    },
+)
 _Object = _struct(
     "_Object",
     _OBJECT_FIELDS,
-    {"metadata": _Meta | None, "status": _Status | None},
+    {"metadata": _Meta | None, "status": _Status | None, "spec": _total(_Spec)},
 )
 # A document: one object, or a List of them (``items``). A non-List object with an ``items``
 # field keeps it as decoded objects; the builders never read it.
@@ -126,12 +194,30 @@ _DOCUMENT_FIELDS = (*_OBJECT_FIELDS, "items")
 _DECODER = msgspec.json.Decoder(_Document)
 
 
+_astuple = msgspec.structs.astuple
+
+
 def _as_dict(struct: Any, fields: tuple[str, ...]) -> dict[str, Any]:
-    out = {}
-    for f in fields:
-        v = getattr(struct, f)
-        if v is not _UNSET:
-            out[f] = v
+    """The fields of ``struct`` (declared as ``fields``, in order) that the input set."""
+    return {f: v for f, v in zip(fields, _astuple(struct)) if v is not _UNSET}
+
+
+def _structs_as_dicts(values: Any, struct: Any, fields: tuple[str, ...]) -> Any:
+    """A list's ``struct`` elements as dicts (other elements, and a non-list, as they are)."""
+    if type(values) is not list:
+        return values
+    return [_as_dict(v, fields) if type(v) is struct else v for v in values]
+
+
+def _spec(spec: Any) -> Any:
+    if type(spec) is not _Spec:
+        return spec
+    out = _as_dict(spec, _SPEC_FIELDS)
+    for name in ("containers", "initContainers"):
+        if name in out:
+            out[name] = _structs_as_dicts(out[name], _Container, _CONTAINER_FIELDS)
+    if "volumes" in out:
+        out["volumes"] = _structs_as_dicts(out["volumes"], _Volume, _VOLUME_FIELDS)
     return out
 
 
@@ -140,6 +226,8 @@ def _object(o: Any) -> dict[str, Any]:
     meta = obj.get("metadata")
     if meta is not None:
         obj["metadata"] = _as_dict(meta, _META_FIELDS)
+    if "spec" in obj:
+        obj["spec"] = _spec(obj["spec"])
     status = obj.get("status")
     if status is not None:
         obj["status"] = _as_dict(status, _STATUS_FIELDS)
@@ -204,6 +292,12 @@ def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
     if items is not None:
         out["items"] = [_object(o) for o in items]
     return out
+
+
+def kept(obj: dict[str, Any]) -> dict[str, Any]:
+    """A List item (as ``json.loads`` gives it) as this reader keeps it: what the builders
+    read of it. For comparing other sources' objects (a live read) with a file's."""
+    return _object(msgspec.json.decode(msgspec.json.encode(obj), type=_Object))
 
 
 # ---- lines of JSON List items, found only when an error names one ----------------------------

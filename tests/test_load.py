@@ -1241,6 +1241,25 @@ def test_binary_file(tmp_path: Path) -> None:
     assert "binary" in _read_error(str(tmp_path / "b.yaml")).reason
 
 
+@pytest.mark.parametrize("where", ["in a kept field", "in a skipped field", "between values"])
+def test_json_with_a_nul_byte_is_binary(tmp_path: Path, where: str) -> None:
+    """JSON text with a NUL byte anywhere -- where the fast reader keeps a field, where it
+    skips one, outside strings -- is reported as binary data like any other input (the fast
+    reader refuses it before the NUL scan runs), also for a big file read through a map."""
+    nul = {
+        "in a kept field": b'"name": "a\x00b"',
+        "in a skipped field": b'"name": "a", "annotations": {"x": "\x00"}',
+        "between values": b'"name": "a",\x00 "uid": "u"',
+    }[where]
+    item = b'{"apiVersion": "v1", "kind": "Node", "metadata": {' + nul + b"}}"
+    data = b'{"apiVersion": "v1", "kind": "List", "items": [' + item + b"]}"
+    (tmp_path / "n.json").write_bytes(data)
+    assert "binary" in _read_error(str(tmp_path / "n.json")).reason
+    padding = b" " * (load._MAP_FROM + 1)  # past the size from which files are mapped
+    (tmp_path / "big.json").write_bytes(data[:-1] + padding + b"}")
+    assert "binary" in _read_error(str(tmp_path / "big.json")).reason
+
+
 def test_not_utf8(tmp_path: Path) -> None:
     """Bytes that are not UTF-8 are an error, not mojibake."""
     (tmp_path / "l.yaml").write_bytes(b"kind: Node\nmetadata: {name: caf\xe9}\n")

@@ -420,12 +420,14 @@ def audit(
     feature_gates: Mapping[str, bool] | None = None,
 ) -> AuditReport:
     """Apply the change to the snapshot documents and compare (module docstring)."""
-    before = load.build_snapshot(base)
+    cache = load.BuildCache()  # the pods the change leaves alone are read once
+    before = load.build_snapshot(base, reuse=cache)
     documents, items = apply_change(base, change, deletions)
     try:
-        after = load.build_snapshot(documents)
+        after = load.build_snapshot(documents, reuse=cache)
     except InputError as exc:
         raise InputError(f"with the change applied: {exc}") from None
+    del cache
     gb = g.build_graph(before, sample_size=sample_size)
     ga = g.build_graph(after, sample_size=sample_size)
 

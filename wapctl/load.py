@@ -112,6 +112,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, NamedTuple
 
@@ -1665,8 +1666,8 @@ class _PodContext:
     """What pod parsing needs from the rest of the snapshot."""
 
     __slots__ = (
-        "classes", "default", "divergent", "missing_groups", "pod_groups", "resolved", "warnings",
-        "workloads",
+        "classes", "default", "divergent", "missing_groups", "pod_groups", "resolved", "reuse",
+        "warnings", "workloads",
     )
 
     def __init__(
@@ -1675,7 +1676,9 @@ class _PodContext:
         default: PriorityClass | None,
         workloads: dict[str, _WorkloadDef],
         pod_groups: dict[str, _Group],
+        reuse: BuildCache | None = None,
     ):
+        self.reuse = reuse
         self.classes = classes
         self.default = default
         self.workloads = workloads
@@ -1768,15 +1771,11 @@ def _pod_group_of(
     return group
 
 
-def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
-    meta, ns, name = head
-    key = f"{ns}/{name}"
-    spec = obj.get("spec")
-    spec = {} if spec is None else _mapping(spec, source, "spec")
-    status = obj.get("status")
-    status = {} if status is None else _mapping(status, source, "status")
-
-    requests = _pod_requests(spec, source)
+def _pod_priority(
+    spec: dict[str, Any], ns: str, key: str, source: Source, ctx: _PodContext
+) -> tuple[Any, prio.PodPriority, str | None]:
+    """(spec.priorityClassName, the resolved priorities, the pod group key) of a pod; notes the
+    pod as a member of its group, and a priority diverging from the group's."""
     group = (
         _pod_group_of(spec, ns, key, source, ctx)
         if ("workloadRef" in spec or "schedulingGroup" in spec)
@@ -1825,6 +1824,24 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         group.members.append(pp.priority)
         if pp.own_never:
             group.member_never = True
+    return pcn, pp, group_key
+
+
+def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
+    reuse = ctx.reuse
+    if reuse is not None:
+        hit = reuse.get(id(obj))
+        if hit is not None and hit[0] is obj and hit[1] is source:
+            return _pod_again(hit[2], hit[3], obj, source, head, ctx)
+    meta, ns, name = head
+    key = f"{ns}/{name}"
+    spec = obj.get("spec")
+    spec = {} if spec is None else _mapping(spec, source, "spec")
+    status = obj.get("status")
+    status = {} if status is None else _mapping(status, source, "status")
+
+    requests = _pod_requests(spec, source)
+    pcn, pp, group_key = _pod_priority(spec, ns, key, source, ctx)
 
     phase = status.get("phase") or "Pending"
     if phase not in _PHASES:
@@ -1854,7 +1871,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     if warnings:
         ctx.warnings.extend(warnings)
 
-    return Pod(
+    pod = Pod(
         namespace=ns,
         name=name,
         key=key,
@@ -1882,6 +1899,46 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         anti_affinity_terms=anti_terms,
         spread_constraints=spread,
         host_ports=ports,
+        own_priority=pp.own_priority,
+    )
+    if reuse is not None:
+        reuse[id(obj)] = (obj, source, pod, warnings)
+    return pod
+
+
+def _pod_again(
+    pod: Pod, warnings: list[LoadWarning], obj: dict[str, Any], source: Source, head: _Head,
+    ctx: _PodContext,
+) -> Pod:
+    """``_pod`` of a document that an earlier build with the same ``BuildCache`` read without
+    error: only what depends on the rest of the snapshot (its pod group and priorities, in
+    ``_pod_priority``) is read again; every other field, and its warnings, are the same."""
+    spec = obj.get("spec")
+    pcn, pp, group_key = _pod_priority(
+        {} if spec is None else spec, head[1], pod.key, source, ctx
+    )
+    if warnings:
+        ctx.warnings.extend(warnings)
+    own_policy = NEVER if pp.own_never else PREEMPT_LOWER
+    pcn = pcn or None
+    if (
+        pod.priority == pp.priority
+        and pod.preemption_priority == pp.preemption_priority
+        and pod.preemption_policy == pp.preemption_policy
+        and pod.own_preemption_policy == own_policy
+        and pod.priority_class_name == pcn
+        and pod.group_key == group_key
+        and pod.own_priority == pp.own_priority
+    ):
+        return pod  # the change left it alone (the model is immutable: both snapshots share it)
+    return replace(
+        pod,
+        priority=pp.priority,
+        preemption_priority=pp.preemption_priority,
+        preemption_policy=pp.preemption_policy,
+        own_preemption_policy=own_policy,
+        priority_class_name=pcn,
+        group_key=group_key,
         own_priority=pp.own_priority,
     )
 
@@ -2003,16 +2060,27 @@ def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> 
     seen[key] = source
 
 
-def build_snapshot(documents: Iterable[Document]) -> Snapshot:
+class BuildCache(dict):  # type: ignore[type-arg]
+    """What one ``build_snapshot`` learnt of each pod document, for another build of mostly the
+    same documents (``audit`` builds the snapshot before and after a change): a pod document
+    read again (the same object with the same source) is only resolved again against the rest
+    of the snapshot -- pod group and priorities -- the rest of its fields are taken over. It
+    keeps the documents it has seen alive: drop it with the builds."""
+
+
+def build_snapshot(documents: Iterable[Document], *, reuse: BuildCache | None = None) -> Snapshot:
     """Validate the objects, resolve priorities and pod groups, and build the ``Snapshot``.
 
     Raises ``InputError`` naming file, document, List item and field for every contradiction
-    (see the module docstring). The documents are only read."""
+    (see the module docstring). The documents are only read. ``reuse``: see ``BuildCache``."""
     with gc_paused():
-        return _build(documents, getattr(documents, "server_version", None))
+        return _build(documents, getattr(documents, "server_version", None), reuse)
 
 
-def _build(documents: Iterable[Document], server_version: str | None = None) -> Snapshot:
+def _build(
+    documents: Iterable[Document], server_version: str | None = None,
+    reuse: BuildCache | None = None,
+) -> Snapshot:
     ignored: Counter[str] = Counter()
     buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
     seen: list[dict[str, Source]] = [{} for _ in range(8)]
@@ -2061,7 +2129,7 @@ def _build(documents: Iterable[Document], server_version: str | None = None) -> 
             raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
         groups[group.key] = group
 
-    ctx = _PodContext(book, default, workloads, pod_groups)
+    ctx = _PodContext(book, default, workloads, pod_groups, reuse)
     ctx.warnings.extend(load_warnings)
     pods = []
     head = None

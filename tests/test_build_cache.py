@@ -1,0 +1,137 @@
+"""load.BuildCache: a second build that takes over what the first learnt of each pod document
+(what ``audit`` does for the snapshot after a change) gives exactly the snapshot, or the
+error, of a build from scratch.
+
+Oracle: ``build_snapshot`` of the same documents without the cache. Inputs: every fixture
+snapshot, each with changes that move what a cached pod must resolve again -- its classes'
+values and policies, a deleted class, a new globalDefault, a Workload's classes -- while the
+pod documents stay the same objects (as ``audit.apply_change`` keeps them).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wapctl import load
+from wapctl.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = sorted(
+    p
+    for p in (ROOT / "fixtures").rglob("*")
+    if p.suffix in (".json", ".yaml", ".yml") and ".expected." not in p.name
+)
+
+
+def _readable(path: Path) -> list[load.Document] | None:
+    try:
+        return load.read_documents([str(path)])
+    except InputError:
+        return None
+
+
+def _changed(docs: list[load.Document], kind: str,
+             change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> list[load.Document]:
+    """The documents with every object of ``kind`` replaced by ``change(copy)`` (None: deleted);
+    the other documents are the same objects."""
+    out = []
+    for d in docs:
+        if d.obj.get("kind") != kind:
+            out.append(d)
+            continue
+        new = change(copy.deepcopy(d.obj))
+        if new is not None:
+            out.append(load.Document(d.source, new))
+    return out
+
+
+def _bump(obj: dict[str, Any]) -> dict[str, Any]:
+    if type(obj.get("value")) is int:
+        obj["value"] += 7
+    return obj
+
+
+def _never(obj: dict[str, Any]) -> dict[str, Any]:
+    obj["preemptionPolicy"] = "Never"
+    return obj
+
+
+def _flip_default(obj: dict[str, Any]) -> dict[str, Any]:
+    obj["globalDefault"] = not obj.get("globalDefault")
+    return obj
+
+
+def _drop_first_class() -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    dropped: list[str] = []
+
+    def change(obj: dict[str, Any]) -> dict[str, Any] | None:
+        if not dropped:
+            dropped.append(obj["metadata"]["name"])
+            return None
+        return obj
+
+    return change
+
+
+def _workload_classes(obj: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec")
+    if type(spec) is dict:
+        spec.pop("priorityClassName", None)
+        spec["preemptionPriorityClassName"] = "no-such-class"
+    return obj
+
+
+CHANGES = {
+    "class values": ("PriorityClass", _bump),
+    "class policies": ("PriorityClass", _never),
+    "globalDefault": ("PriorityClass", _flip_default),
+    "deleted class": ("PriorityClass", None),
+    "workload classes": ("Workload", _workload_classes),
+}
+
+
+def _outcome(docs: list[load.Document], cache: load.BuildCache | None) -> Any:
+    try:
+        return load.build_snapshot(docs, reuse=cache)
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+@pytest.mark.parametrize("path", SNAPSHOTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_second_build_with_the_cache_is_a_build_from_scratch(path: Path, change: str) -> None:
+    docs = _readable(path)
+    if docs is None:
+        pytest.skip("not a readable snapshot (an input-error fixture)")
+    kind, how = CHANGES[change]
+    after = _changed(docs, kind, how if how is not None else _drop_first_class())
+    cache = load.BuildCache()
+    assert _outcome(docs, cache) == _outcome(docs, None)
+    assert _outcome(after, cache) == _outcome(after, None)
+    # and back: the cache holds what the first build learnt, not what the second one resolved
+    assert _outcome(docs, cache) == _outcome(docs, None)
+
+
+def test_a_pod_the_change_leaves_alone_is_shared_and_one_it_moves_is_new() -> None:
+    """Raising one class's value re-resolves the pods whose priority comes from it (here the
+    pending pod ``urgent``, class ``high``, no spec.priority); the others are the same objects
+    in both snapshots."""
+    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    cache = load.BuildCache()
+    before = load.build_snapshot(docs, reuse=cache)
+    changed = _changed(docs, "PriorityClass",
+                       lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
+    after = load.build_snapshot(changed, reuse=cache)
+    scratch = load.build_snapshot(changed)
+    shared = 0
+    for key, pod in before.pods.items():
+        assert after.pods[key] == scratch.pods[key]
+        assert (after.pods[key] is pod) == (scratch.pods[key] == pod)
+        shared += after.pods[key] is pod
+    assert shared == len(before.pods) - 1
+    assert after.pods["default/urgent"].priority == before.pods["default/urgent"].priority + 7

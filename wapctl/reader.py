@@ -202,36 +202,20 @@ def _as_dict(struct: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     return {f: v for f, v in zip(fields, _astuple(struct)) if v is not _UNSET}
 
 
-def _structs_as_dicts(values: Any, struct: Any, fields: tuple[str, ...]) -> Any:
-    """A list's ``struct`` elements as dicts (other elements, and a non-list, as they are)."""
-    if type(values) is not list:
-        return values
-    return [_as_dict(v, fields) if type(v) is struct else v for v in values]
+_to_builtins = msgspec.to_builtins
 
 
-def _spec(spec: Any) -> Any:
-    if type(spec) is not _Spec:
-        return spec
-    out = _as_dict(spec, _SPEC_FIELDS)
-    for name in ("containers", "initContainers"):
-        if name in out:
-            out[name] = _structs_as_dicts(out[name], _Container, _CONTAINER_FIELDS)
-    if "volumes" in out:
-        out["volumes"] = _structs_as_dicts(out["volumes"], _Volume, _VOLUME_FIELDS)
+def _objects(structs: list[Any]) -> list[dict[str, Any]]:
+    """The decoded List items as plain dicts: each struct (nested ones too) becomes a dict of
+    the fields the input set, in C (``to_builtins``: every default is UNSET and omitted; the
+    values it copies are JSON's dicts, lists and scalars). Each struct is dropped once
+    converted, so the two forms are never both whole in memory."""
+    out = []
+    append = out.append
+    for i, o in enumerate(structs):
+        append(_to_builtins(o))
+        structs[i] = None
     return out
-
-
-def _object(o: Any) -> dict[str, Any]:
-    obj = _as_dict(o, _OBJECT_FIELDS)
-    meta = obj.get("metadata")
-    if meta is not None:
-        obj["metadata"] = _as_dict(meta, _META_FIELDS)
-    if "spec" in obj:
-        obj["spec"] = _spec(obj["spec"])
-    status = obj.get("status")
-    if status is not None:
-        obj["status"] = _as_dict(status, _STATUS_FIELDS)
-    return obj
 
 
 def _stack_depth() -> int:
@@ -290,14 +274,14 @@ def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
         out["status"] = _as_dict(status, _STATUS_FIELDS)
     items = out.get("items")
     if items is not None:
-        out["items"] = [_object(o) for o in items]
+        out["items"] = _objects(items)
     return out
 
 
 def kept(obj: dict[str, Any]) -> dict[str, Any]:
     """A List item (as ``json.loads`` gives it) as this reader keeps it: what the builders
     read of it. For comparing other sources' objects (a live read) with a file's."""
-    return _object(msgspec.json.decode(msgspec.json.encode(obj), type=_Object))
+    return _to_builtins(msgspec.json.decode(msgspec.json.encode(obj), type=_Object))
 
 
 # ---- lines of JSON List items, found only when an error names one ----------------------------

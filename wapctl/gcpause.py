@@ -30,3 +30,17 @@ def gc_paused() -> Iterator[None]:
         if enabled:
             gc.freeze()
             gc.enable()
+
+
+def keep_until_exit(obj: object) -> None:
+    """Never free ``obj``: the process ends soon and the operating system takes its memory back
+    at once, where freeing millions of small objects one by one costs CPU (the documents of a
+    5,000-node export: ~0.7 s). For a command-line process only, with objects it no longer
+    needs and that hold no resources (plain dicts, lists, strings).
+
+    ``obj`` is put in a reference cycle that nothing else reaches and moved to the collector's
+    permanent generation, which no collection -- not even the one at interpreter exit --
+    scans."""
+    holder: list[object] = [obj]
+    holder.append(holder)
+    gc.freeze()

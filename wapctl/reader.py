@@ -3,13 +3,15 @@
 ``wapctl.load`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
 document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
 the name, namespace, labels and timestamps; of ``spec`` the fields any kind's builder reads,
-with a pod's containers cut to name, resources, ports and restartPolicy and its volumes to
-the kinds a warning names; of ``status`` only the fields any builder reads); everything
+with a pod's containers cut to name, resources, ports (host port, protocol, host IP) and
+restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
+kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
+type, status and reason); everything
 else -- ``managedFields``, annotations, owner references, env, images, probes, mounts,
 ``containerStatuses``, node ``images``, ... -- is skipped by the decoder without building a
 Python object for it. Each object then becomes the plain ``dict`` the builders expect, as
 ``json.loads`` would have made it minus the skipped fields (``kept`` gives the same
-projection of an object read elsewhere). A cut part (spec, a container, a volume) that is
+projection of an object read elsewhere). A cut part (spec, a container, ...) that is
 not a JSON object is kept as it is, for the builder to report as the safe path would.
 
 Whenever the fast path is not sure, it returns ``None`` and the caller takes the safe path
@@ -132,6 +134,9 @@ _SPEC_FIELDS = (
     "replicas",
 )
 _CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
+_PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # load_constraints.host_ports
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.load._toleration
+_CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.load._pod)
 _VOLUME_FIELDS = ("name", "persistentVolumeClaim", "ephemeral")
 # top-level fields of the kinds wapctl reads (PriorityClass keeps its fields at the top)
 _OBJECT_FIELDS = (
@@ -164,18 +169,27 @@ def _total(struct: Any) -> Any:
     return struct | list | str | int | float | bool | None
 
 
+def _list_of(struct: Any) -> Any:
+    """A list of ``struct``s where JSON has a list (other elements as they are), any other
+    JSON value as it is."""
+    return list[_total(struct)] | dict | str | int | float | bool | None
+
+
 _Meta = _struct("_Meta", _META_FIELDS)
-_Status = _struct("_Status", _STATUS_FIELDS)
-_Container = _struct("_Container", _CONTAINER_FIELDS)
+_Condition = _struct("_Condition", _CONDITION_FIELDS)
+_Status = _struct("_Status", _STATUS_FIELDS, {"conditions": _list_of(_Condition)})
+_Port = _struct("_Port", _PORT_FIELDS)
+_Container = _struct("_Container", _CONTAINER_FIELDS, {"ports": _list_of(_Port)})
 _Volume = _struct("_Volume", _VOLUME_FIELDS)
-_Containers = list[_total(_Container)] | dict | str | int | float | bool | None
+_Toleration = _struct("_Toleration", _TOLERATION_FIELDS)
 _Spec = _struct(
     "_Spec",
     _SPEC_FIELDS,
     {
-        "containers": _Containers,
-        "initContainers": _Containers,
-        "volumes": list[_total(_Volume)] | dict | str | int | float | bool | None,
+        "containers": _list_of(_Container),
+        "initContainers": _list_of(_Container),
+        "volumes": _list_of(_Volume),
+        "tolerations": _list_of(_Toleration),
     },
 )
 _Object = _struct(
@@ -271,7 +285,7 @@ def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
     out = _as_dict(doc, _DOCUMENT_FIELDS)
     status = out.get("status")
     if status is not None:
-        out["status"] = _as_dict(status, _STATUS_FIELDS)
+        out["status"] = _to_builtins(status)
     items = out.get("items")
     if items is not None:
         out["items"] = _objects(items)

@@ -6,13 +6,13 @@ the name, namespace, labels and timestamps; of ``spec`` the fields any kind's bu
 with a pod's containers cut to name, resources, ports (host port, protocol, host IP) and
 restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
 kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
-type, status and reason); everything
-else -- ``managedFields``, annotations, owner references, env, images, probes, mounts,
-``containerStatuses``, node ``images``, ... -- is skipped by the decoder without building a
-Python object for it. Each object then becomes the plain ``dict`` the builders expect, as
-``json.loads`` would have made it minus the skipped fields (``kept`` gives the same
-projection of an object read elsewhere). A cut part (spec, a container, ...) that is
-not a JSON object is kept as it is, for the builder to report as the safe path would.
+type, status and reason); everything else -- ``managedFields``, annotations, owner
+references, env, images, probes, mounts, ``containerStatuses``, node ``images``, ... -- is
+skipped by the decoder without building a Python object for it. Each object then becomes the
+plain ``dict`` the builders expect, as ``json.loads`` would have made it minus the skipped
+fields (``kept`` gives the same projection of an object read elsewhere). A cut part (spec, a
+container, ...) that is not a JSON object is kept as it is, for the builder to report as the
+safe path would.
 
 Whenever the fast path is not sure, it returns ``None`` and the caller takes the safe path
 (``json`` / PyYAML, with today's exact errors): a syntax error, a document that is not an

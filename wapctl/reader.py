@@ -3,7 +3,7 @@
 ``wapctl.load`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
 document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
 the name, namespace, labels and timestamps; of ``spec`` the fields any kind's builder reads,
-with a pod's containers cut to name, resources, ports (host port, protocol, host IP) and
+with a pod's containers cut to resources, ports (host port, protocol, host IP) and
 restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
 kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
 type, status and reason); everything else -- ``managedFields``, annotations, owner
@@ -64,23 +64,12 @@ _STATUS_FIELDS = (
     "nominatedNodeName",
     "startTime",
     "conditions",  # DisruptionTarget: a pod being preempted (wapctl.load._pod)
-    "qosClass",
-    "reason",
-    "message",
     # Node
     "allocatable",
     "capacity",
     # PodDisruptionBudget
     "disruptionsAllowed",
     "disruptedPods",
-    "currentHealthy",
-    "desiredHealthy",
-    "expectedPods",
-    # workload controllers
-    "observedGeneration",
-    "replicas",
-    "readyReplicas",
-    "availableReplicas",
 )
 # ``spec``: the fields any builder reads, of any kind (wapctl.load, load_constraints,
 # templates, drift). A pod's containers keep only what the builders read of them (requests,
@@ -133,11 +122,11 @@ _SPEC_FIELDS = (
     "leaderWorkerTemplate",
     "replicas",
 )
-_CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
+_CONTAINER_FIELDS = ("resources", "restartPolicy", "ports")
 _PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # load_constraints.host_ports
 _TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.load._toleration
 _CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.load._pod)
-_VOLUME_FIELDS = ("name", "persistentVolumeClaim", "ephemeral")
+_VOLUME_FIELDS = ("persistentVolumeClaim", "ephemeral")
 # top-level fields of the kinds wapctl reads (PriorityClass keeps its fields at the top)
 _OBJECT_FIELDS = (
     "apiVersion",

@@ -1981,15 +1981,32 @@ _LABELS = {
 }
 
 
+# (kind, apiVersion) -> reader, for the pairs of strings ``_classify`` has accepted as a kind
+# wapctl reads: its answer depends on nothing else.
+_CLASSIFIED: dict[tuple[str, str], int] = {}
+
+
 def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     if type(obj) is not dict:
         raise InputError(f"an object must be a mapping, not {_typename(obj)}", source)
     kind = obj.get("kind")
+    api = obj.get("apiVersion")
+    if type(kind) is str and type(api) is str:
+        known = _CLASSIFIED.get((kind, api))
+        if known is not None:
+            return known
+        which = _classify_named(kind, api, source, ignored)
+        if which is not None:
+            _CLASSIFIED[(kind, api)] = which
+        return which
+    return _classify_named(kind, api, source, ignored)
+
+
+def _classify_named(kind: Any, api: Any, source: Source, ignored: Counter[str]) -> int | None:
     if type(kind) is not str or not kind:
         if kind is None or kind == "":
             raise InputError("missing (required)", source, "kind")
         raise _type_error(kind, "a string", source, "kind")
-    api = obj.get("apiVersion")
     if api is None:
         group = _KIND_NAMES.get(kind)
         if group is None:

@@ -1,6 +1,6 @@
 """gcpause.keep_until_exit: what a command hands it is never freed, not even by a full
 collection (the process ends soon; the OS takes the memory back without the per-object cost).
-commands.common.load_snapshot hands it the documents once the snapshot is built."""
+commands.common.load_snapshot hands it the documents and the snapshot once it is built."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_kept_objects_survive_dropping_every_reference_and_collections() -> None
     assert gone() is None
 
 
-def test_load_snapshot_keeps_the_documents(monkeypatch, tmp_path) -> None:
+def test_load_snapshot_keeps_the_documents_and_the_snapshot(monkeypatch, tmp_path) -> None:
     from wapctl import gcpause
     from wapctl.commands import common
 
@@ -39,5 +39,6 @@ def test_load_snapshot_keeps_the_documents(monkeypatch, tmp_path) -> None:
                     "metadata: {name: low}\nvalue: 1\n", encoding="utf-8")
     snapshot = common.load_snapshot(common.SnapshotOptions(paths=(str(path),)))
     assert list(snapshot.priority_classes) == ["low"]
-    (documents,) = kept
-    assert [d.obj["metadata"]["name"] for d in documents] == ["low"]  # type: ignore[attr-defined]
+    ((documents, kept_snapshot),) = kept  # type: ignore[misc]
+    assert [d.obj["metadata"]["name"] for d in documents] == ["low"]
+    assert kept_snapshot is snapshot

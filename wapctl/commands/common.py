@@ -260,14 +260,15 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
 
 
 def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
-    """Read and build the snapshot (``wapctl.model.Snapshot``). The documents are not freed
-    (``gcpause.keep_until_exit``): a command reads one snapshot and ends."""
+    """Read and build the snapshot (``wapctl.model.Snapshot``). Neither the documents nor the
+    snapshot are ever freed (``gcpause.keep_until_exit``): a command reads one snapshot and
+    ends."""
     from wapctl import load
     from wapctl.gcpause import keep_until_exit
 
     documents = read_documents(opts, progress=progress)
     snapshot = load.build_snapshot(documents)
-    keep_until_exit(documents)
+    keep_until_exit((documents, snapshot))
     return snapshot
 
 

@@ -135,3 +135,44 @@ def test_a_pod_the_change_leaves_alone_is_shared_and_one_it_moves_is_new() -> No
         shared += after.pods[key] is pod
     assert shared == len(before.pods) - 1
     assert after.pods["default/urgent"].priority == before.pods["default/urgent"].priority + 7
+
+
+# ---- load._slot_constructor: the pod builder's constructor is the dataclass's ---------------
+
+
+def test_slot_constructor_makes_what_the_dataclass_makes() -> None:
+    """Every field given, or left to its default or default factory: an object equal to
+    ``Pod(**kwargs)``, of the same class, with fresh mutable defaults, still frozen."""
+    import dataclasses
+
+    from wapctl.model import Pod
+
+    required = {"namespace": "ns", "name": "p", "key": "ns/p", "requests": {"cpu": 100},
+                "priority": 5, "preemption_priority": 7}
+    given = {f.name: getattr(load._new_pod(**required), f.name)
+             for f in dataclasses.fields(Pod)}
+    given.update(labels={"a": "b"}, phase="Running", node_name="n1", own_priority=3)
+    for kwargs in (required, given):
+        made, expected = load._new_pod(**kwargs), Pod(**kwargs)
+        assert type(made) is Pod
+        assert made == expected
+    a, b = load._new_pod(**required), load._new_pod(**required)
+    assert a.labels == {} and a.labels is not b.labels  # default_factory: one dict each
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.priority = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        load._new_pod(**{k: v for k, v in required.items() if k != "key"})
+
+
+def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ValueError("negative")
+
+    assert load._slot_constructor(Checked) is Checked

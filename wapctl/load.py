@@ -103,6 +103,7 @@ ignored. Nothing here modifies its input.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import mmap
 import os
@@ -1449,6 +1450,40 @@ def _pod_group(
 
 # ---- Pod -----------------------------------------------------------------------------------
 
+def _slot_constructor(cls: Any) -> Any:
+    """A constructor for the frozen, slotted dataclass ``cls`` that sets the slots directly:
+    the same object as ``cls(**kwargs)`` (every field, defaults and default factories alike)
+    at about half the cost -- a frozen dataclass's ``__init__`` goes through
+    ``object.__setattr__`` field by field (Pod: 28 fields, 5 us; 151k pods on a 5,000-node
+    export). ``cls`` itself when it has anything such a constructor would skip (a
+    ``__post_init__``, a field outside ``__init__``)."""
+    fields = dataclasses.fields(cls)
+    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
+        return cls
+    ns: dict[str, Any] = {"new": object.__new__, "cls": cls, "FACTORY": object()}
+    params, body = [], []
+    for f in fields:
+        ns[f"set_{f.name}"] = getattr(cls, f.name).__set__
+        if f.default is not dataclasses.MISSING:
+            ns[f"default_{f.name}"] = f.default
+            params.append(f"{f.name}=default_{f.name}")
+            body.append(f"    set_{f.name}(o, {f.name})")
+        elif f.default_factory is not dataclasses.MISSING:
+            ns[f"factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=FACTORY")
+            body.append(
+                f"    set_{f.name}(o, factory_{f.name}() if {f.name} is FACTORY else {f.name})"
+            )
+        else:
+            params.append(f.name)
+            body.append(f"    set_{f.name}(o, {f.name})")
+    source = f"def make(*, {', '.join(params)}):\n    o = new(cls)\n" + "\n".join(body)
+    exec(source + "\n    return o\n", ns)  # generated from the dataclass's own fields
+    return ns["make"]
+
+
+_new_pod = _slot_constructor(Pod)
+
 _PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _TOLERATION_OPERATORS = ("Equal", "Exists")
 _TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -1871,7 +1906,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     if warnings:
         ctx.warnings.extend(warnings)
 
-    pod = Pod(
+    pod = _new_pod(
         namespace=ns,
         name=name,
         key=key,

@@ -202,7 +202,7 @@ _astuple = msgspec.structs.astuple
 
 def _as_dict(struct: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     """The fields of ``struct`` (declared as ``fields``, in order) that the input set."""
-    return {f: v for f, v in zip(fields, _astuple(struct)) if v is not _UNSET}
+    return {f: v for f, v in zip(fields, _astuple(struct), strict=True) if v is not _UNSET}
 
 
 _to_builtins = msgspec.to_builtins

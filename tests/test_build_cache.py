@@ -176,3 +176,34 @@ def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
                 raise ValueError("negative")
 
     assert load._slot_constructor(Checked) is Checked
+
+
+# ---- audit.plan_changes: a plan the change cannot touch is planned once --------------------
+
+NEW_CLASS = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "audit-test-new"}, "value": 7}
+
+
+@pytest.mark.parametrize("change", ["added unused class", "class values"])
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "fixtures" / "plan").glob("*.yaml")), ids=lambda p: p.name
+)
+def test_plan_changes_reusing_plans_is_planning_both_sides(
+    path: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the plan of the snapshot before reused where nothing a plan reads changed, the
+    plan changes are those of planning both sides; a class-value change is not reused."""
+    from wapctl import audit
+
+    docs = load.read_documents([str(path)])
+    if change == "added unused class":
+        after_docs = [*docs, load.Document(docs[0].source, NEW_CLASS)]
+    else:
+        after_docs = _changed(docs, "PriorityClass", _bump)
+    cache = load.BuildCache()
+    before = load.build_snapshot(docs, reuse=cache)
+    after = load.build_snapshot(after_docs, reuse=cache)
+    assert audit.same_for_planning(before, after) is (change == "added unused class")
+    reused = audit.plan_changes(before, after, max_plans=10)
+    monkeypatch.setattr(audit, "same_for_planning", lambda b, a: False)
+    assert audit.plan_changes(before, after, max_plans=10) == reused

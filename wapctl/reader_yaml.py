@@ -1,0 +1,306 @@
+"""The fast path of reading YAML: rapidyaml's C++ parser and JSON emitter, then the JSON fast
+path (``wapctl.reader.read_json``), with exactly PyYAML's meaning or nothing.
+
+wapctl reads YAML as PyYAML does (YAML 1.1, the ``SafeLoader`` resolvers): a plain ``yes``,
+``On`` or ``True`` is a boolean, ``0755`` an octal integer, ``1_000`` and ``1:30`` integers,
+``.5`` and ``1.`` floats, ``~`` and ``Null`` null, ``2025-01-01`` a date, ``1e3`` a string,
+and ``<<`` a merge key. rapidyaml (YAML 1.2) parses about 15 times faster than PyYAML's C
+loader builds Python objects and emits JSON in C++: a plain scalar that is a JSON number,
+``true``, ``false`` or ``null`` is emitted bare, every other scalar quoted. So the two agree on
+every scalar but the plain ones where YAML 1.1 and JSON differ, and on keys only when the key
+reads as a string in YAML 1.1.
+
+Before parsing, one pass of RE2 (a DFA: ~0.5 s for a 316 MB export) looks for anything the
+two could read differently, and if it finds one the input takes the safe path (PyYAML,
+``wapctl.load``), which gives today's exact answer or error:
+
+- a plain scalar, as a value or a list entry, that YAML 1.1 reads as a boolean, null, number
+  or date where JSON does not, or the other way round (``yes``, ``Off``, ``True``, ``~``,
+  ``0755``, ``0x1F``, ``+5``, ``1_000``, ``1:30``, ``.5``, ``1.``, ``.inf``, ``1e3``,
+  ``2025-01-01...``, ``=``, ``<<``);
+- a plain key that YAML 1.1 reads as anything but a string (``1:``, ``true:``, ``on:``,
+  ``~:``, a date), an empty or complex (``?``) key;
+- tags, anchors and aliases (``!``, ``&``, ``*`` starting a token), directives (``%``);
+- tabs, control characters, non-BMP escapes (``\\U``, surrogate ``\\uD800``), NEL/LS/PS line
+  breaks and byte-order marks inside the text, where the two parsers' rules differ.
+
+The scan is conservative: it looks at tokens after every ``: ``, ``- ``, ``, ``, ``[``,
+``{`` and line start, including inside quoted strings and comments, so a false alarm only costs
+time. kubectl (Go's yaml) and PyYAML's dumper quote every ambiguous scalar, so real exports take
+the fast path. The emitter writes a duplicate key twice; msgspec and PyYAML both keep the last.
+
+Whatever rapidyaml refuses (a syntax error), whatever its emitter refuses (nesting deeper than
+64 levels: anything up to ``MAX_DEPTH`` then takes the safe path, which measures it exactly) and
+whatever the JSON fast path refuses (not an object, an integer outside 64 bits, deep nesting)
+takes the safe path too, so the hostile-input guarantees are PyYAML's: no tags constructed, the
+alias limits (aliases never take this path), ``MAX_DEPTH``. rapidyaml's parser is iterative and
+its emitter stops at 64 levels, so a deep document cannot exhaust the C stack.
+
+Documents start where PyYAML's would (``read_yaml`` keeps PyYAML's numbering, empty documents
+included). Lines are not kept while reading: ``register_yaml_lines`` lets an error name the line
+of a document or List item, found on demand from the file (``Source.located_line``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import mmap
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import re2
+import ryml
+
+from wapctl import reader
+
+log = logging.getLogger(__name__)
+
+# ---- the pre-scan ------------------------------------------------------------------------------
+
+# what may end a plain token: a line break, a flow indicator, a comment, a ": " or the end
+_END = rb"[ \t]*(?:[\r\n,\]}#]|:[ \t\r\n]|:\z|\z)"
+# YAML 1.1 booleans and nulls that JSON would read as strings (lowercase true/false/null agree)
+_WORDS = rb"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|True|TRUE|False|FALSE|Null|NULL|~|<<|="
+# PyYAML's int and float resolvers (yaml/resolver.py), a JSON number and a date
+_PY_INT = (
+    rb"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    rb"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+)
+_PY_FLOAT = (
+    rb"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_JSON_NUMBER = rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_DATE = rb"[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?"
+# Numbers where YAML 1.1 and the emitter + JSON differ. Both read -?(0|[1-9][0-9]*) as that int
+# and -?(0|[1-9][0-9]*).[0-9]+ with an optional signed exponent as that float; every other
+# numeric-looking plain scalar is listed here (RE2 has no lookahead, so "not the agreed form"
+# is spelled out; a few agreed ones are caught too, which only costs the safe path).
+_NUMBERS = (
+    rb"\+[0-9.]"  # a sign JSON does not have
+    rb"|[-+]?0b[01_]+" + _END  # binary
+    + rb"|[-+]?0x[0-9a-fA-F_]+" + _END  # hexadecimal
+    + rb"|[-+]?0[0-9_]+(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?)?" + _END  # octal, leading zeros
+    + rb"|[-+]?[0-9.][0-9_.:]*_[0-9_.:]*(?:[eE][-+]?[0-9_]+)?" + _END  # digit separators
+    + rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?" + _END  # base 60
+    + rb"|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?" + _END  # no digit before the point
+    + rb"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)" + _END  # infinity, not-a-number
+    + rb"|[-+]?[0-9][0-9_]*\.(?:[eE][-+]?[0-9]+)?" + _END  # no digit after the point
+    + rb"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+" + _END  # an exponent without a point (1e3)
+    + rb"|[-+]?[0-9][0-9_]*\.[0-9_]*[eE][0-9]+" + _END  # an exponent without a sign
+)
+_VALUE = (
+    rb"(?:" + _WORDS + rb")" + _END
+    + rb"|" + _DATE
+    + rb"|" + _NUMBERS
+    + rb"|[?:](?:[ \t\r\n]|\z)"  # a complex or empty key
+    + rb"|[&*!]"  # an anchor, alias or tag
+)
+_KEY = (
+    rb"(?:" + _WORDS + rb"|true|false|null|" + _PY_INT + rb"|" + _PY_FLOAT + rb"|"
+    + _JSON_NUMBER + rb"|" + _DATE + rb")[ \t]*:(?:[ \t\r\n]|\z)"
+)
+# where a plain token may start: the start, a line, a flow collection or entry, after ": ",
+# "- ", "? ", and after a quoted JSON-like key ("a":1)
+_START = rb"(?:\A|[\n\r\[{,]|[:?-][ \t]|[\x22\x27]:)[ \t]*"
+_ANYWHERE = (
+    rb"\t"
+    rb"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"  # control characters (PyYAML refuses them)
+    rb"|\xc2[\x80-\x9f]"  # C1 controls and NEL, a line break in YAML 1.1
+    rb"|\xe2\x80[\xa8\xa9]"  # LS, PS: line breaks in YAML 1.1
+    rb"|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]"  # a byte-order mark inside, non-characters
+    rb"|\\U|\\u[dD][89a-fA-F]"  # escapes of characters outside the BMP, surrogates
+    rb"|(?:\A|[\n\r])%"  # a directive
+)
+_RISKY_PATTERN = _START + rb"(?:" + _VALUE + rb"|" + _KEY + rb")|" + _ANYWHERE
+
+
+def _compile() -> Any:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
+    options.max_mem = 64 << 20  # the DFA's cache
+    return re2.compile(_RISKY_PATTERN, options)
+
+
+_RISKY = _compile()
+
+
+def risky(data: Any) -> str | None:
+    """Why ``data`` (YAML bytes) must take the safe path, or None: nothing in it may read
+    differently in YAML 1.1 and through the emitter."""
+    m = _RISKY.search(data)
+    if m is None:
+        return None
+    start, end = m.start(), m.end()
+    line = bytes(data[:start]).count(b"\n") + 1
+    token = bytes(data[start:end]).strip(b" \t\r\n[{,:?-")
+    return f"{token[:40]!r} on line {line} may read differently in YAML 1.1 (PyYAML)"
+
+
+# ---- parsing -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """rapidyaml prints its parse errors to the C stderr before raising: we take the safe path
+    then, which reports the error as one line, so its message is not shown."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _tree(data: Any) -> Any:
+    tree = ryml.Tree()
+    # a block-style export has about one node per line; reserving them up front is ~4x faster
+    # than letting the tree grow (a short estimate only means one growth)
+    tree.reserve(_node_estimate(data))
+    if isinstance(data, mmap.mmap) and _writable(data):
+        ryml.parse_in_place(data, tree)  # a private copy-on-write map: the file is not touched
+    else:
+        ryml.parse_in_arena(data, tree)
+    return tree
+
+
+def _node_estimate(data: Any) -> int:
+    """About 1.15 nodes per line, lines counted in the first 4 MiB (a map has no ``count``)."""
+    head = bytes(data[: 4 << 20])
+    lines = head.count(b"\n") * (len(data) / max(len(head), 1))
+    return int(lines * 1.15) + 64
+
+
+def _writable(data: mmap.mmap) -> bool:
+    try:
+        memoryview(data).release()
+        return not memoryview(data).readonly
+    except (TypeError, ValueError):
+        return False
+
+
+def _emit(tree: Any, node: int, size_hint: int) -> Any:
+    """The JSON text of ``node``, in an anonymous map that only takes the pages written."""
+    buf = mmap.mmap(-1, max(size_hint, 4096))
+    failed, size = ryml.emit_json_to_substr(tree, node, buf)
+    if failed:
+        buf.close()
+        buf = mmap.mmap(-1, size + 1)
+        failed, size = ryml.emit_json_to_substr(tree, node, buf)
+    return memoryview(buf)[:size]
+
+
+def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, str]:
+    """The YAML documents in ``data`` (bytes, or a map of them) as ``(number, object)`` pairs
+    (PyYAML's numbering; empty documents are left out) or ``(None, reason)``: take the safe
+    path."""
+    reason = risky(data)
+    if reason is not None:
+        return _fallback(reason)
+    try:
+        with _stderr_silenced():
+            tree = _tree(data)
+            root = tree.root_id()
+            nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
+            hint = len(data) * 2 + 4096
+            texts = []
+            for node in nodes:
+                if tree.is_val(node) and tree.val_is_null(node):
+                    texts.append(None)  # an empty document
+                else:
+                    texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
+    except Exception as exc:  # ryml's ExceptionParse / ExceptionVisit (nesting over 64)
+        return _fallback(f"rapidyaml could not read it ({type(exc).__name__})")
+    del tree
+    docs: list[tuple[int, Any]] = []
+    for number, text in enumerate(texts, 1):
+        if text is None:
+            continue
+        obj = reader.read_json(text, max_depth)
+        buf = text.obj
+        text.release()
+        buf.close()
+        if obj is None:
+            return _fallback(f"document {number} is not what the JSON fast path reads")
+        docs.append((number, obj))
+    return docs, ""
+
+
+def _fallback(reason: str) -> tuple[None, str]:
+    log.debug("YAML takes the exact (PyYAML) path: %s", reason)
+    return None, reason
+
+
+# ---- lines, found only when an error names one ---------------------------------------------------
+
+
+def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
+    """The 1-based line where document ``document`` (1-based) of the YAML file at ``path``
+    starts, or its List item ``item``, where PyYAML would put it: its C parser streams the
+    file's events (nothing is built) up to the node wanted."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    starts = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    target = document or 1
+    number = 0
+    stack: list[list[Any]] = []  # open collections: [kind, children seen, last key]
+    with open(path, "rb") as fh:
+        for event in yaml.parse(fh, Loader=loader):
+            kind = type(event)
+            if kind is yaml.DocumentStartEvent:
+                number += 1
+                continue
+            if number < target:
+                continue
+            if number > target:
+                return None
+            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                stack.pop()
+                continue
+            if kind not in starts:
+                continue
+            line = event.start_mark.line + 1
+            is_items = False
+            if not stack:
+                if item is None:
+                    return line
+            else:
+                parent = stack[-1]
+                index = parent[1]
+                parent[1] += 1
+                if parent[0] == "items" and index == item:
+                    return line
+                if parent[0] == "map":
+                    if index % 2 == 0:
+                        parent[2] = event.value if kind is yaml.ScalarEvent else None
+                    elif len(stack) == 1 and parent[2] == "items":
+                        is_items = True
+            if kind is yaml.MappingStartEvent:
+                stack.append(["map", 0, None])
+            elif kind is yaml.SequenceStartEvent:
+                stack.append(["items" if is_items else "seq", 0, None])
+    return None
+
+
+def register_yaml_lines(name: str) -> None:
+    """Let errors about the documents and List items of the YAML file ``name``, read on the
+    fast path, name their line (not for ``<stdin>``, which cannot be read twice)."""
+    from wapctl.errors import register_line_finder
+
+    if name.startswith("<"):
+        return
+
+    def finder(source: Any) -> int | None:
+        return _yaml_line(name, source.document, source.item)
+
+    register_line_finder(name, finder)

@@ -174,10 +174,16 @@ def _tree(data: Any) -> Any:
 
 
 def _node_estimate(data: Any) -> int:
-    """About 1.15 nodes per line, lines counted in the first 4 MiB (a map has no ``count``)."""
-    head = bytes(data[: 4 << 20])
-    lines = head.count(b"\n") * (len(data) / max(len(head), 1))
-    return int(lines * 1.15) + 64
+    """About 1.1 nodes per line (a block-style export has a little over one), the lines counted
+    in 32 samples spread over the text (a map has no ``count``): reserving the tree's nodes up
+    front is ~4x faster than letting it double, and a short estimate costs one doubling."""
+    size = len(data)
+    step = 128 << 10
+    if size <= 32 * step:
+        return int(bytes(data).count(b"\n") * 1.1) + 64
+    stride = size // 32
+    newlines = sum(bytes(data[i : i + step]).count(b"\n") for i in range(0, 32 * stride, stride))
+    return int(newlines * size / (32 * step) * 1.1) + 64
 
 
 def _writable(data: mmap.mmap) -> bool:

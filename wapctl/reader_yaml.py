@@ -205,6 +205,10 @@ def _emit(tree: Any, node: int, size_hint: int) -> Any:
     return memoryview(buf)[:size]
 
 
+class _Refused(Exception):
+    """The fast path cannot be sure: the message says why."""
+
+
 def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, str]:
     """The YAML documents in ``data`` (bytes, or a map of them) as ``(number, object)`` pairs
     (PyYAML's numbering; empty documents are left out) or ``(None, reason)``: take the safe
@@ -214,18 +218,28 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
         return _fallback(reason)
     try:
         with _stderr_silenced():
-            tree = _tree(data)
-            root = tree.root_id()
-            nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
-            hint = len(data) * 2 + 4096
-            texts = []
-            for node in nodes:
-                if tree.is_val(node) and tree.val_is_null(node):
-                    texts.append(None)  # an empty document
-                else:
-                    texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
+            layout = _list_layout(data)
+            if layout is not None:
+                return [(1, _read_list(data, layout, max_depth))], ""
+            return _read_documents(data, max_depth), ""
+    except _Refused as exc:
+        return _fallback(str(exc))
     except Exception as exc:  # ryml's ExceptionParse / ExceptionVisit (nesting over 64)
         return _fallback(f"rapidyaml could not read it ({type(exc).__name__})")
+
+
+def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
+    """Every document, each parsed and emitted whole."""
+    tree = _tree(data)
+    root = tree.root_id()
+    nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
+    hint = len(data) * 2 + 4096
+    texts = []
+    for node in nodes:
+        if tree.is_val(node) and tree.val_is_null(node):
+            texts.append(None)  # an empty document
+        else:
+            texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
     del tree
     docs: list[tuple[int, Any]] = []
     for number, text in enumerate(texts, 1):
@@ -236,9 +250,112 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
         text.release()
         buf.close()
         if obj is None:
-            return _fallback(f"document {number} is not what the JSON fast path reads")
+            raise _Refused(f"document {number} is not what the JSON fast path reads")
         docs.append((number, obj))
-    return docs, ""
+    return docs
+
+
+# ---- a big List, read in slices of its items ---------------------------------------------------
+
+_CHUNK = 16 << 20  # bytes of List items parsed at a time: the tree stays ~100 MB, reused
+_ITEMS_KEY = b"\nitems:\n- "
+
+
+def _list_layout(data: Any) -> tuple[int, int, int] | None:
+    """Where a big List's items are, when the text is laid out as kubectl writes it: one
+    document, a top-level ``items:`` key (once) followed by an indentless sequence whose entries
+    start with ``- `` at column 0, then other top-level keys. Returns (start of the ``items:``
+    line, start of its first entry, end of its last entry), or None: read the document whole.
+
+    Only a line starting with ``- `` ends an entry, so a slice boundary can only fall inside a
+    scalar that runs over several lines when that scalar is quoted (block and plain scalars end
+    at a less indented line): then that slice does not parse and the safe path reads the file.
+    """
+    if len(data) < 2 * _CHUNK:
+        return None
+    key = data.find(_ITEMS_KEY)
+    if key < 0 or data.find(_ITEMS_KEY, key + 1) >= 0:
+        return None
+    first = key + len(b"\nitems:\n")
+    last = data.rfind(b"\n- ")
+    # the top-level keys after the items: the first line at column 0 after the last entry
+    # that is not a comment or a blank line
+    tail = bytes(data[last + 1 :])
+    pos = 0
+    while True:
+        nl = tail.find(b"\n", pos)
+        if nl < 0:
+            end = len(data)
+            break
+        nxt = tail[nl + 1 : nl + 2]
+        if nxt not in (b" ", b"\t", b"\r", b"\n", b"#", b""):
+            end = last + 1 + nl + 1
+            break
+        pos = nl + 1
+    return key + 1, first, end
+
+
+def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
+    key, first, end = layout
+    view = memoryview(data)
+    # the List without its items: the lines before ``items:`` and after the last entry
+    head = bytes(view[:key]) + bytes(view[end:])
+    docs = _read_documents(head, max_depth)
+    if len(docs) != 1 or docs[0][0] != 1 or "items" in docs[0][1]:
+        raise _Refused("the List's top level is not a single mapping with one items list")
+    out = docs[0][1]
+    items: list[Any] = []
+    in_place = isinstance(data, mmap.mmap) and _writable(data)
+    tree = ryml.Tree()
+    tree.reserve(_node_estimate(view[first : first + _CHUNK]))
+    buf = mmap.mmap(-1, 2 * _CHUNK + (1 << 20))
+    try:
+        start = first
+        while start < end:
+            stop = data.find(b"\n- ", start + _CHUNK)
+            stop = end if stop < 0 or stop >= end else stop + 1
+            tree.clear()
+            tree.clear_arena()
+            if in_place:
+                ryml.parse_in_place(view[start:stop], tree)
+            else:
+                ryml.parse_in_arena(view[start:stop], tree)
+            root = tree.root_id()
+            if not tree.is_seq(root):
+                raise _Refused("a slice of the List's items is not a list")
+            items.extend(_items_of(tree, root, buf, max_depth))
+            start = stop
+    finally:
+        buf.close()
+        view.release()
+    out["items"] = items
+    return out
+
+
+_OPEN = b'{"items":'
+
+
+def _items_of(tree: Any, root: int, buf: mmap.mmap, max_depth: int) -> list[Any]:
+    """The items of one slice, emitted as ``{"items": [...]}`` (the depth they have in the
+    file) and decoded by the JSON fast path."""
+    failed, size = ryml.emit_json_to_substr(tree, root, memoryview(buf)[len(_OPEN) : -1])
+    if failed:  # one huge item: a buffer of its size
+        big = mmap.mmap(-1, len(_OPEN) + size + 1)
+        try:
+            return _items_of(tree, root, big, max_depth)
+        finally:
+            big.close()
+    buf[: len(_OPEN)] = _OPEN
+    n = len(_OPEN) + size
+    buf[n : n + 1] = b"}"
+    out = memoryview(buf)
+    try:
+        doc = reader.read_json(out[: n + 1], max_depth)
+    finally:
+        out.release()
+    if doc is None or type(doc.get("items")) is not list:
+        raise _Refused("a List item is not what the JSON fast path reads")
+    return doc["items"]
 
 
 def _fallback(reason: str) -> tuple[None, str]:

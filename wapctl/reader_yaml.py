@@ -47,6 +47,7 @@ import contextlib
 import logging
 import mmap
 import os
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -96,7 +97,7 @@ _VALUE = (
     rb"(?:" + _WORDS + rb")" + _END
     + rb"|" + _DATE
     + rb"|" + _NUMBERS
-    + rb"|[?:](?:[ \t\r\n]|\z)"  # a complex or empty key
+    + rb"|[?:](?:[ \t\r\n,\]}]|\z)"  # a complex or empty key
     + rb"|[&*!]"  # an anchor, alias or tag
 )
 _KEY = (
@@ -114,6 +115,7 @@ _ANYWHERE = (
     rb"|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]"  # a byte-order mark inside, non-characters
     rb"|\\U|\\u[dD][89a-fA-F]"  # escapes of characters outside the BMP, surrogates
     rb"|(?:\A|[\n\r])%"  # a directive
+    rb"|[:?][,\]}]"  # an empty value in a flow collection: libyaml refuses "[a:]", "{a:,"
 )
 _RISKY_PATTERN = _START + rb"(?:" + _VALUE + rb"|" + _KEY + rb")|" + _ANYWHERE
 
@@ -128,6 +130,9 @@ def _compile() -> Any:
 _RISKY = _compile()
 
 
+_LEAD = re.compile(rb"^(?:[\n\r\[{,]|[:?-][ \t]|[\x22\x27]:)?[ \t]*")
+
+
 def risky(data: Any) -> str | None:
     """Why ``data`` (YAML bytes) must take the safe path, or None: nothing in it may read
     differently in YAML 1.1 and through the emitter."""
@@ -136,7 +141,8 @@ def risky(data: Any) -> str | None:
         return None
     start, end = m.start(), m.end()
     line = bytes(data[:start]).count(b"\n") + 1
-    token = bytes(data[start:end]).strip(b" \t\r\n[{,:?-")
+    token = _LEAD.sub(b"", bytes(data[start:end])).rstrip(b" \t\r\n,]}#")
+    token = token[:-1].rstrip() if token.endswith(b":") and len(token) > 1 else token
     return f"{token[:40]!r} on line {line} may read differently in YAML 1.1 (PyYAML)"
 
 

@@ -12,15 +12,18 @@ object; documents are composed first so each object keeps the line it starts on
 (``Source.line``). Text that starts like JSON is read by the fast reader (``wapctl.reader``:
 msgspec against a schema of the fields read, skipping ``managedFields`` and status noise); when
 it is not sure it hands over to the ``json`` module (the safe path, today's exact errors); a
-``.json`` file that is not valid JSON is an error, anything else falls back to YAML.
+``.json`` file that is not valid JSON is an error, anything else falls back to YAML. YAML of
+``FAST_YAML_FROM`` (1 MiB) or more first tries ``wapctl.reader_yaml`` (rapidyaml + the JSON fast
+reader, behind a pre-scan for what YAML 1.1 could read differently), which gives PyYAML's
+objects or hands over to PyYAML with its reason.
 
 Limits against hostile input (each gives exit 2 and one clear line, quickly, in bounded memory):
 
 - ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin, and ``MAX_FAST_INPUT_SIZE`` = 8 GiB for
-  JSON inputs of at least ``FAST_FROM`` (1 MiB) -- told by their first bytes -- which the fast
-  reader takes in memory bounded by the objects kept (a 5,000-node realistic export is ~3.6 GB;
-  big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json`` when the fast
-  reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
+  text inputs (YAML or JSON: no NUL byte in the head) of at least ``FAST_FROM`` (1 MiB), which
+  the fast readers take in memory bounded by the objects kept (a 5,000-node realistic export is
+  ~3.6 GB; big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json``,
+  when the fast reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
   (and 4 KiB of their head) before anything else is read; stdin is read with a cap.
   ``--max-input-size`` (``max_input_size``) sets one limit for everything.
 - ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =

@@ -149,6 +149,8 @@ QUIRKS = {
     "trailing point": "spec:\n  x: 1.\n",
     "negative leading point": "spec:\n  x: -.5\n",
     "infinity": "spec:\n  x: .inf\n",
+    "nan word": "spec:\n  x: nan\n",
+    "quoted inf key": "metadata:\n  labels:\n    'inf': a\n",
     "exponent without point": "spec:\n  x: 1e3\n",
     "exponent without sign": "spec:\n  x: 1.5e3\n",
     "big exponent": "spec:\n  x: 1.0e+999\n",
@@ -216,6 +218,7 @@ def test_plain_words_json_reads_alike_take_the_fast_path() -> None:
 
 _RISKY = [
     "yes", "No", "on", "OFF", "True", "true", "false", "null", "Null", "~", "", "0755", "0x1F",
+    "nan", "inf", "-inf", ".Inf", "NaN", "Infinity",
     "+5", "1_000", "1:30", ".5", "1.", "-.5", ".inf", ".NaN", "1e3", "1.5e+3", "1.5e3",
     "2025-01-01", "2025-01-01T10:00:00Z", "=", "<<", "0", "-0", "12", "3.25", "10.0.0.1", "4Gi",
     "100m", "a b", "-", "x: y", "#c", "a#b", "08", "0o17", "0b101", "123456789012345678901",

@@ -21,6 +21,8 @@ two could read differently, and if it finds one the input takes the safe path (P
 - a plain key that YAML 1.1 reads as anything but a string (``1:``, ``true:``, ``on:``,
   ``~:``, a date), an empty or complex (``?``) key;
 - tags, anchors and aliases (``!``, ``&``, ``*`` starting a token), directives (``%``);
+- ``nan`` and ``inf`` as a word anywhere (the emitter rewrites ``nan``, ``.NaN``, ``-inf``...
+  as ``.nan`` / ``-.inf``, keys even when quoted);
 - tabs, control characters, non-BMP escapes (``\\U``, surrogate ``\\uD800``), NEL/LS/PS line
   breaks and byte-order marks inside the text, where the two parsers' rules differ.
 
@@ -98,7 +100,7 @@ _VALUE = (
     + rb"|" + _DATE
     + rb"|" + _NUMBERS
     + rb"|[?:](?:[ \t\r\n,\]}]|\z)"  # a complex or empty key
-    + rb"|[&*!]"  # an anchor, alias or tag
+    + rb"|[&*!%@`]"  # an anchor, alias or tag; reserved indicators PyYAML refuses
 )
 _KEY = (
     rb"(?:" + _WORDS + rb"|true|false|null|" + _PY_INT + rb"|" + _PY_FLOAT + rb"|"
@@ -116,6 +118,9 @@ _ANYWHERE = (
     rb"|\\U|\\u[dD][89a-fA-F]"  # escapes of characters outside the BMP, surrogates
     rb"|(?:\A|[\n\r])%"  # a directive
     rb"|[:?][,\]}]"  # an empty value in a flow collection: libyaml refuses "[a:]", "{a:,"
+    rb"|[\[{,][ \t]*[|>:?]"  # a block scalar or a ':' / '?' first in a flow collection
+    # the emitter rewrites nan, inf, -inf, .NaN, .Inf... as .nan / .inf (keys even when quoted)
+    rb"|(?:\A|[^A-Za-z0-9_])[-+.]?(?:[nN][aA][nN]|[iI][nN][fF])(?:[^A-Za-z0-9_]|\z)"
 )
 _RISKY_PATTERN = _START + rb"(?:" + _VALUE + rb"|" + _KEY + rb")|" + _ANYWHERE
 

@@ -470,7 +470,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
 
         fast, reason = reader_yaml.read_yaml(data, MAX_DEPTH)
         if fast is not None:
-            reader_yaml.register_yaml_lines(name)
+            reader_yaml.register_yaml_lines(name, fast)
             return [(number, obj, (None, None)) for number, obj in fast]
     data = _slow_path_bytes(name, data, "YAML", explicit, reason)
     try:

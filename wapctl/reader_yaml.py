@@ -426,15 +426,48 @@ def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
     return None
 
 
-def register_yaml_lines(name: str) -> None:
+def _list_item_line(path: str, item: int, count: int) -> int | None:
+    """The line of List item ``item`` of a file read in slices: the ``item``-th entry start
+    (``- `` at column 0) between ``items:`` and the List's other keys, provided there are
+    exactly ``count`` of them (else a multi-line quoted scalar holds one: None)."""
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        layout = _list_layout(data)
+        if layout is None:
+            return None
+        _, first, end = layout
+        starts = [first]
+        pos = first
+        while len(starts) <= count:
+            pos = data.find(b"\n- ", pos, end)
+            if pos < 0:
+                break
+            pos += 1
+            starts.append(pos)
+        if len(starts) != count or not 0 <= item < count:
+            return None
+        target = starts[item]
+        step = 64 << 20
+        return 1 + sum(data[i : min(i + step, target)].count(b"\n") for i in range(0, target, step))
+
+
+def register_yaml_lines(name: str, docs: list[tuple[int, Any]] | None = None) -> None:
     """Let errors about the documents and List items of the YAML file ``name``, read on the
-    fast path, name their line (not for ``<stdin>``, which cannot be read twice)."""
+    fast path (``docs``: what ``read_yaml`` gave), name their line (not for ``<stdin>``, which
+    cannot be read twice). A big List's items are found in the text (the way it was sliced),
+    anything else by streaming PyYAML's events up to the node."""
     from wapctl.errors import register_line_finder
 
     if name.startswith("<"):
         return
+    count = None
+    if docs is not None and len(docs) == 1 and type(docs[0][1].get("items")) is list:
+        count = len(docs[0][1]["items"])
 
     def finder(source: Any) -> int | None:
+        if count is not None and source.item is not None and (source.document or 1) == 1:
+            line = _list_item_line(name, source.item, count)
+            if line is not None:
+                return line
         return _yaml_line(name, source.document, source.item)
 
     register_line_finder(name, finder)

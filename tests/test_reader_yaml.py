@@ -204,14 +204,28 @@ def test_quirk_reads_as_pyyaml_through_load(
 
 
 def test_plain_words_json_reads_alike_take_the_fast_path() -> None:
-    """The scalars both read alike stay fast: true/false/null, decimal ints, floats with a
-    point, quoted anything, IPs and quantities."""
+    """The scalars both read alike stay fast: true/false/null, decimal ints (big ones too:
+    msgspec decodes them into Python ints, as PyYAML does), floats with a point, quoted
+    anything, IPs and quantities."""
     text = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  labels: {a: 'yes', b: \"0755\"}\n"
         "spec:\n  x: true\n  y: false\n  z: null\n  n: -12\n  f: 1.5\n  g: 2.5e+3\n"
         "  ip: 10.0.0.1\n  q: 4Gi\n  c: 100m\n  t: '2025-01-01T00:00:00Z'\n"
+        "  big: 123456789012345678901234567890\n  neg: -98765432109876543210\n"
     )
     assert check(text.encode())
+
+
+def test_duplicate_keys_keep_the_last_as_pyyaml_does() -> None:
+    """The emitter writes both; the JSON reader keeps the last, in a kept struct field
+    (metadata), inside it, and in a free-form mapping (labels) -- PyYAML's answer, fast."""
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n"
+        "  labels: {x: '1', y: '2', x: '3'}\nmetadata:\n  name: c\n  labels: {z: '4', z: '5'}\n"
+    )
+    assert check(text.encode())
+    fast, _ = reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)
+    assert fast is not None and {"name": "c", "labels": {"z": "5"}} == fast[0][1]["metadata"]
 
 
 # ---- fuzzed documents ----------------------------------------------------------------------------

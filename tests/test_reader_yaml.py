@@ -45,7 +45,7 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is dict:
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     if type(a) is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
@@ -89,7 +89,8 @@ def test_fixture_reads_as_pyyaml_does(path: Path, slices: None) -> None:
 
 
 def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_snapshot", ROOT / "benchmarks" / "gen_snapshot.py")
+    path = ROOT / "benchmarks" / "gen_snapshot.py"
+    spec = importlib.util.spec_from_file_location("gen_snapshot", path)
     assert spec is not None and spec.loader is not None
     gen = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("gen_snapshot", gen)  # its dataclasses look their module up
@@ -369,7 +370,8 @@ def test_yaml_over_the_general_limit_is_read_fast_by_default(
     tmp_path: Path, small_limits: None
 ) -> None:
     path = tmp_path / "big.yaml"
-    path.write_text("apiVersion: v1\nitems:\n" + "".join(_pod(i) for i in range(40)) + "kind: List\n")
+    pods = "".join(_pod(i) for i in range(40))
+    path.write_text("apiVersion: v1\nitems:\n" + pods + "kind: List\n")
     assert 40 == len(load.read_documents([str(path)]))
 
 
@@ -380,7 +382,7 @@ def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     with the reason, the offending token and its line, and the way out."""
     path = tmp_path / "big.yaml"
     pods = "".join(_pod(i) for i in range(40))
-    path.write_text("apiVersion: v1\nmetadata:\n  labels: {a: yes}\nitems:\n" + pods + "kind: List\n")
+    path.write_text(f"apiVersion: v1\nmetadata:\n  labels: {{a: yes}}\nitems:\n{pods}kind: List\n")
     with pytest.raises(InputError) as info:
         load.read_documents([str(path)])
     reason = info.value.reason

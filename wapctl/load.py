@@ -23,8 +23,9 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
   text inputs (YAML or JSON: no NUL byte in the head) of at least ``FAST_FROM`` (1 MiB), which
   the fast readers take in memory bounded by the objects kept (a 5,000-node realistic export is
   ~3.6 GB; big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json``,
-  when the fast reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
-  (and 4 KiB of their head) before anything else is read; stdin is read with a cap.
+  when the fast reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured
+  with ``stat`` (and 4 KiB of their head) before anything else is read; stdin is read with a
+  cap.
   ``--max-input-size`` (``max_input_size``) sets one limit for everything.
 - ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =
   100,000 nodes that those aliases may stand for once expanded ("billion laughs" has only 72

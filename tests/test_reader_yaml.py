@@ -404,3 +404,57 @@ def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:
         assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is None
     finally:
         reader_yaml._CHUNK = saved
+
+
+# ---- hostile input through the fast path ---------------------------------------------------------
+
+_HOSTILE = {
+    "flow lists 10,000 deep": "[" * 10_000 + "]" * 10_000,
+    "flow mappings 10,000 deep": "{a: " * 10_000 + "1" + "}" * 10_000,
+    "block lists 10,000 deep": "- " * 10_000 + "x\n",
+    "150 deep in a Pod": "kind: Pod\nmetadata: {name: p}\nspec: " + "[" * 150 + "]" * 150 + "\n",
+    "70 deep in a Pod": "kind: Pod\nmetadata: {name: p}\nspec: " + "[" * 70 + "]" * 70 + "\n",
+    "billion laughs": (ROOT / "tests" / "test_hostile_yaml.py").read_text().split('"""\\\n')[1]
+    .split('"""')[0],
+    "python tag": "kind: Pod\nmetadata: !!python/object/apply:os.system ['true']\n",
+    "syntax error": "kind: Pod\nmetadata: {name: [p}\n",
+    "not a mapping": "- 1\n- 2\n",
+}
+
+
+@pytest.mark.parametrize("text", _HOSTILE.values(), ids=_HOSTILE.keys())
+def test_hostile_input_gets_the_safe_paths_answer(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tried from 0 bytes on, the fast path hands each over (or reads it as PyYAML does): the
+    same documents or the same one-line error, the depth limit, the alias limits, no tag."""
+    path = tmp_path / "h.yaml"
+    path.write_text(text)
+
+    def read() -> Any:
+        try:
+            return [d.obj for d in load.read_documents([str(path)])]
+        except InputError as exc:
+            return str(exc)
+
+    safe = read()
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    assert safe == read()
+
+
+def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:
+    """rapidyaml prints a parse error to the C stderr before raising; the CLI still shows one
+    line (PyYAML's error, from the safe path). 1 MiB of comment puts the file on the fast path."""
+    import subprocess
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("# " + "x" * (1 << 20) + "\nkind: Pod\nmetadata: {name: [p}\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from wapctl.cli import main; main()", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert 2 == proc.returncode
+    assert 1 == len(proc.stderr.splitlines()), proc.stderr
+    assert "invalid YAML" in proc.stderr

@@ -417,8 +417,9 @@ def _slow_path_bytes(
     if len(data) > limit:
         if what == "YAML":
             why = (
-                f"it needs the exact YAML 1.1 reader (PyYAML: {reason or 'see SPEC.md §1'}), "
-                "which takes about 30 times the file in memory; raise the limit with "
+                "it needs the exact YAML 1.1 reader, PyYAML"
+                + (f" ({reason})" if reason else "")
+                + ", which takes about 30 times the file in memory; raise the limit with "
                 "--max-input-size, or export JSON (-o json)"
             )
         else:

@@ -154,7 +154,8 @@ def risky(data: Any) -> str | None:
     line = bytes(data[:start]).count(b"\n") + 1
     token = _LEAD.sub(b"", bytes(data[start:end])).rstrip(b" \t\r\n,]}#")
     token = token[:-1].rstrip() if token.endswith(b":") and len(token) > 1 else token
-    return f"{token[:40]!r} on line {line} may read differently in YAML 1.1 (PyYAML)"
+    shown = token[:40].decode("utf-8", "replace")
+    return f"{shown!r} on line {line} may read differently in YAML 1.1"
 
 
 # ---- parsing -----------------------------------------------------------------------------------
@@ -242,7 +243,9 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
     except _Refused as exc:
         return _fallback(str(exc))
     except Exception as exc:  # ryml's ExceptionParse / ExceptionVisit (nesting over 64)
-        return _fallback(f"rapidyaml could not read it ({type(exc).__name__})")
+        if type(exc).__name__ == "ExceptionVisit":
+            return _fallback("nested deeper than the fast reader goes (64 levels)")
+        return _fallback(f"rapidyaml could not parse it ({type(exc).__name__})")
 
 
 def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:

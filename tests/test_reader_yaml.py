@@ -393,6 +393,19 @@ def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     assert 40 == len(load.read_documents([str(path)], max_input_size=1 << 20))
 
 
+@pytest.mark.parametrize("head", ["", "apiVersion: v1\n", "# c\napiVersion: v1\n"])
+def test_list_is_read_in_slices_with_items_first_or_later(
+    head: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``items:`` on the first line or after other keys: sliced (no whole tree), same objects."""
+    monkeypatch.setattr(reader_yaml, "_CHUNK", 100)
+    text = (head + "items:\n" + "".join(_pod(i) for i in range(5)) + "kind: List\n").encode()
+    assert reader_yaml._list_layout(text) is not None
+    assert check(text)
+    no_items = b"id: 1\n" + text[len(head) :].replace(b"items:", b"x:")
+    assert reader_yaml._list_layout(no_items) is None
+
+
 def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:
     """A top-level key between two entries of an indentless items list cannot be sliced: the
     slice does not parse, the safe path reads it (and PyYAML refuses it)."""

@@ -279,6 +279,7 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
 
 _CHUNK = 16 << 20  # bytes of List items parsed at a time: the tree stays ~100 MB, reused
 _ITEMS_KEY = b"\nitems:\n- "
+_TOP_LEVEL_LINE = re2.compile(rb"\n[^ \t\r\n#]")
 
 
 def _list_layout(data: Any) -> tuple[int, int, int] | None:
@@ -293,25 +294,20 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     """
     if len(data) < 2 * _CHUNK:
         return None
-    key = data.find(_ITEMS_KEY)
-    if key < 0 or data.find(_ITEMS_KEY, key + 1) >= 0:
+    if data[: len(_ITEMS_KEY) - 1] == _ITEMS_KEY[1:]:
+        key = -1  # items: on the first line
+    else:
+        key = data.find(_ITEMS_KEY)
+        if key < 0:
+            return None
+    if data.find(_ITEMS_KEY, key + 1) >= 0:
         return None
     first = key + len(b"\nitems:\n")
     last = data.rfind(b"\n- ")
     # the top-level keys after the items: the first line at column 0 after the last entry
     # that is not a comment or a blank line
-    tail = bytes(data[last + 1 :])
-    pos = 0
-    while True:
-        nl = tail.find(b"\n", pos)
-        if nl < 0:
-            end = len(data)
-            break
-        nxt = tail[nl + 1 : nl + 2]
-        if nxt not in (b" ", b"\t", b"\r", b"\n", b"#", b""):
-            end = last + 1 + nl + 1
-            break
-        pos = nl + 1
+    m = _TOP_LEVEL_LINE.search(data, last + 1)
+    end = len(data) if m is None else m.start() + 1
     return key + 1, first, end
 
 

@@ -12,16 +12,20 @@ object; documents are composed first so each object keeps the line it starts on
 (``Source.line``). Text that starts like JSON is read by the fast reader (``wapctl.reader``:
 msgspec against a schema of the fields read, skipping ``managedFields`` and status noise); when
 it is not sure it hands over to the ``json`` module (the safe path, today's exact errors); a
-``.json`` file that is not valid JSON is an error, anything else falls back to YAML.
+``.json`` file that is not valid JSON is an error, anything else falls back to YAML. YAML of
+``FAST_YAML_FROM`` (1 MiB) or more first tries ``wapctl.reader_yaml`` (rapidyaml + the JSON fast
+reader, behind a pre-scan for what YAML 1.1 could read differently), which gives PyYAML's
+objects or hands over to PyYAML with its reason.
 
 Limits against hostile input (each gives exit 2 and one clear line, quickly, in bounded memory):
 
 - ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin, and ``MAX_FAST_INPUT_SIZE`` = 8 GiB for
-  JSON inputs of at least ``FAST_FROM`` (1 MiB) -- told by their first bytes -- which the fast
-  reader takes in memory bounded by the objects kept (a 5,000-node realistic export is ~3.6 GB;
-  big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json`` when the fast
-  reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
-  (and 4 KiB of their head) before anything else is read; stdin is read with a cap.
+  text inputs (YAML or JSON: no NUL byte in the head) of at least ``FAST_FROM`` (1 MiB), which
+  the fast readers take in memory bounded by the objects kept (a 5,000-node realistic export is
+  ~3.6 GB; big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json``,
+  when the fast reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured
+  with ``stat`` (and 4 KiB of their head) before anything else is read; stdin is read with a
+  cap.
   ``--max-input-size`` (``max_input_size``) sets one limit for everything.
 - ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =
   100,000 nodes that those aliases may stand for once expanded ("billion laughs" has only 72
@@ -162,7 +166,8 @@ __all__ = [
 
 MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin (and what the safe readers take)
 MAX_FAST_INPUT_SIZE = 8 << 30  # ... for JSON, read fast (a 5,000-node export is ~3 GB)
-FAST_FROM = 1 << 20  # JSON inputs from this size on get MAX_FAST_INPUT_SIZE
+FAST_FROM = 1 << 20  # inputs from this size on get MAX_FAST_INPUT_SIZE
+FAST_YAML_FROM = 1 << 20  # YAML from this size on tries the fast reader (smaller: PyYAML)
 MAX_ALIASES = 100  # alias uses per YAML document
 MAX_ALIAS_EXPANSION = 100_000  # nodes the aliases of one document may stand for, expanded
 MAX_DEPTH = 100  # nesting levels per document
@@ -260,12 +265,11 @@ def _default_limit(explicit: int | None, head: bytes, size: int) -> int:
         return explicit
     if size < FAST_FROM:
         return MAX_INPUT_SIZE
-    if head[:3] == b"\xef\xbb\xbf":
-        head = head[3:]
-    first = head[_LEADING_SPACE.match(head).end() :][:1]  # type: ignore[union-attr]
-    if first in (b"{", b"["):  # JSON: the fast reader (YAML is read by PyYAML, see _parse_yaml)
-        return max(MAX_INPUT_SIZE, MAX_FAST_INPUT_SIZE)
-    return MAX_INPUT_SIZE
+    if b"\x00" in head:  # not text: refused by its size before it is read
+        return MAX_INPUT_SIZE
+    # JSON and YAML both have a fast reader (wapctl.reader, wapctl.reader_yaml); what it hands
+    # over to the safe readers is capped at MAX_INPUT_SIZE by _slow_path_bytes
+    return max(MAX_INPUT_SIZE, MAX_FAST_INPUT_SIZE)
 
 
 _HEAD = 4096
@@ -357,7 +361,9 @@ def _read_file(
                 )
             if regular and st.st_size >= _MAP_FROM:
                 # a big export is mapped, not copied: the decoder reads the page cache directly
-                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                # (copy-on-write: the YAML parser works in place on a private copy of the pages
+                # it changes; the file itself is never written)
+                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
             else:
                 # read(n) allocates n bytes up front: ask for what stat promised, capped
                 fh.seek(0)
@@ -408,16 +414,19 @@ def _parse_into(
         _flatten(name, number, obj, out, lines)
 
 
-def _slow_path_bytes(name: str, data: Any, what: str, explicit: int | None) -> bytes:
+def _slow_path_bytes(
+    name: str, data: Any, what: str, explicit: int | None, reason: str = ""
+) -> bytes:
     """``data`` as bytes for the safe (json / PyYAML) readers, which take several times the
     input's size in memory: past ``MAX_INPUT_SIZE`` only with an explicit --max-input-size."""
     limit = MAX_INPUT_SIZE if explicit is None else explicit
     if len(data) > limit:
         if what == "YAML":
             why = (
-                "YAML is read by PyYAML, which needs about 30 times the file in memory; "
-                "raise the limit with --max-input-size, or export JSON (-o json), which is "
-                "read fast"
+                "it needs the exact YAML 1.1 reader, PyYAML"
+                + (f" ({reason})" if reason else "")
+                + ", which takes about 30 times the file in memory; raise the limit with "
+                "--max-input-size, or export JSON (-o json)"
             )
         else:
             why = (
@@ -471,7 +480,15 @@ def _parse_json(
 
 
 def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple[int, Any, Lines]]:
-    data = _slow_path_bytes(name, data, "YAML", explicit)
+    reason = ""
+    if len(data) >= FAST_YAML_FROM:
+        from wapctl import reader_yaml  # rapidyaml and RE2 load only for big YAML
+
+        fast, reason = reader_yaml.read_yaml(data, MAX_DEPTH)
+        if fast is not None:
+            reader_yaml.register_yaml_lines(name, fast)
+            return [(number, obj, (None, None)) for number, obj in fast]
+    data = _slow_path_bytes(name, data, "YAML", explicit, reason)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -1336,3 +1336,37 @@ def test_parse_size_rejects(text: str) -> None:
     """A bad or non-positive size is a usage error."""
     with pytest.raises(UsageError):
         load.parse_size(text)
+
+
+def _terminating(name: str, condition_status: Any, *, deleted: bool = True) -> dict[str, Any]:
+    doc = pod(name, nodeName="n1")
+    if deleted:
+        doc["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    doc["status"] = {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "False"},
+        {"type": "DisruptionTarget", "status": condition_status,
+         "reason": "PreemptionByScheduler"}]}
+    return doc
+
+
+def test_terminating_by_preemption_reads_the_disruption_target_condition(tmp_path: Path) -> None:
+    """Upstream PodTerminatingByPreemption (preemption/util.go): a pod with a deletionTimestamp
+    whose first DisruptionTarget condition is "True" with reason PreemptionByScheduler; "False"
+    is not, and a pod without a deletionTimestamp never is, whatever its conditions say."""
+    snap = build(tmp_path, node("n1"), _terminating("yes", "True"), _terminating("no", "False"),
+                 _terminating("live", "True", deleted=False))
+    assert snap.pods["default/yes"].preempted_by_scheduler
+    assert not snap.pods["default/no"].preempted_by_scheduler
+    assert not snap.pods["default/live"].preempted_by_scheduler
+    assert not snap.pods["default/live"].terminating
+
+
+def test_disruption_target_status_as_a_yaml_boolean_is_refused(tmp_path: Path) -> None:
+    """ConditionStatus is a string: the API server refuses `status: True` unquoted (a YAML
+    boolean), so a snapshot holding one was edited by hand. It used to be read silently as
+    "not True", which changed whether the preemptor waits; now it is one error naming the
+    field."""
+    err = error_of(tmp_path, node("n1"), _terminating("t", True))
+    assert_names(err, "snap.yaml", 2, "status.conditions[1].status")
+    assert 'must be a string: "True", "False" or "Unknown" (quote it), not a boolean' in str(err)
+    assert "Pod default/t" in str(err)

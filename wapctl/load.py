@@ -1927,7 +1927,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         namespace=ns,
         name=name,
         key=key,
-        preempted_by_scheduler=_preempted_by_scheduler(status),
+        preempted_by_scheduler=terminating and _preempted_by_scheduler(status, source),
         requests=requests,
         priority=pp.priority,
         preemption_priority=pp.preemption_priority,
@@ -1995,15 +1995,22 @@ def _pod_again(
     )
 
 
-def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
-    """Upstream ``PodTerminatingByPreemption`` (preemption/util.go): the first
-    ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``."""
+def _preempted_by_scheduler(status: dict[str, Any], source: Source) -> bool:
+    """Upstream ``PodTerminatingByPreemption`` (preemption/util.go) of a terminating pod: the
+    first ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``. Read
+    only for pods with a ``deletionTimestamp`` (upstream answers false first for the others).
+    The condition's ``status`` is a string (``ConditionStatus``); a YAML boolean there (an
+    unquoted ``True``) is refused as the API server would refuse it, not read as false."""
     conditions = status.get("conditions")
     if type(conditions) is not list:
         return False
-    for cond in conditions:
+    for i, cond in enumerate(conditions):
         if isinstance(cond, dict) and cond.get("type") == "DisruptionTarget":
-            return cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+            value = cond.get("status")
+            if value is not None and type(value) is not str:
+                raise _type_error(value, 'a string: "True", "False" or "Unknown" (quote it)',
+                                  source, f"status.conditions[{i}].status")
+            return value == "True" and cond.get("reason") == "PreemptionByScheduler"
     return False
 
 

@@ -14,7 +14,10 @@ class _Marker:
     pass
 
 
-def test_kept_objects_survive_dropping_every_reference_and_collections() -> None:
+def test_kept_objects_survive_dropping_every_reference_and_collections(monkeypatch) -> None:
+    from wapctl import gcpause
+
+    monkeypatch.setattr(gcpause, "_KEEP_UNTIL_EXIT", True)  # as the console script sets it
     marker = _Marker()
     alive = weakref.ref(marker)
     keep_until_exit({"documents": [marker]})
@@ -42,3 +45,31 @@ def test_load_snapshot_keeps_the_documents_and_the_snapshot(monkeypatch, tmp_pat
     ((documents, kept_snapshot),) = kept  # type: ignore[misc]
     assert [d.obj["metadata"]["name"] for d in documents] == ["low"]
     assert kept_snapshot is snapshot
+
+
+def test_nothing_is_kept_unless_the_console_script_asked(monkeypatch) -> None:
+    """Commands run in-process (tests, an embedding program) free their snapshots as usual:
+    only ``wapctl.cli.main``, a process that ends with its command, turns keeping on."""
+    from wapctl import gcpause
+
+    monkeypatch.setattr(gcpause, "_KEEP_UNTIL_EXIT", False)
+    marker = _Marker()
+    alive = weakref.ref(marker)
+    keep_until_exit({"documents": [marker]})
+    del marker
+    gc.collect()
+    assert alive() is None
+
+
+def test_the_console_script_turns_keeping_on(monkeypatch) -> None:
+    import sys
+
+    from wapctl import cli, gcpause
+
+    monkeypatch.setattr(gcpause, "_KEEP_UNTIL_EXIT", False)
+    monkeypatch.setattr(sys, "argv", ["wapctl", "version"])
+    try:
+        cli.main()
+    except SystemExit:
+        pass
+    assert gcpause._KEEP_UNTIL_EXIT

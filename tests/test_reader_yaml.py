@@ -184,14 +184,9 @@ def test_quirk_takes_the_safe_path(text: str) -> None:
     assert fast is None
     assert reason
 
-
-@pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
-def test_quirk_reads_as_pyyaml_through_load(
-    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With the fast path tried from 0 bytes on, load gives PyYAML's documents (or its error)."""
-    path = tmp_path / "q.yaml"
-    path.write_bytes(("apiVersion: v1\nkind: Pod\n" + text).encode())
+def assert_fast_path_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``load`` reads ``path`` the same -- documents or one-line error -- by PyYAML and with
+    the fast path tried from 0 bytes on."""
 
     def read() -> Any:
         try:
@@ -202,6 +197,17 @@ def test_quirk_reads_as_pyyaml_through_load(
     safe = read()
     monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
     assert safe == read()
+
+
+
+@pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
+def test_quirk_reads_as_pyyaml_through_load(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the fast path tried from 0 bytes on, load gives PyYAML's documents (or its error)."""
+    path = tmp_path / "q.yaml"
+    path.write_bytes(("apiVersion: v1\nkind: Pod\n" + text).encode())
+    assert_fast_path_agrees(path, monkeypatch)
 
 
 def test_plain_words_json_reads_alike_take_the_fast_path() -> None:
@@ -443,16 +449,7 @@ def test_hostile_input_gets_the_safe_paths_answer(
     same documents or the same one-line error, the depth limit, the alias limits, no tag."""
     path = tmp_path / "h.yaml"
     path.write_text(text)
-
-    def read() -> Any:
-        try:
-            return [d.obj for d in load.read_documents([str(path)])]
-        except InputError as exc:
-            return str(exc)
-
-    safe = read()
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
-    assert safe == read()
+    assert_fast_path_agrees(path, monkeypatch)
 
 
 def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:

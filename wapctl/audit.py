@@ -136,6 +136,23 @@ class ChangeItem:
     source: Source | None  # where the new version comes from (None for a deletion)
 
 
+def _index(base: Sequence[load.Document], names: set[str] | None) -> dict[ObjectRef, int]:
+    """Position of the first document of each object in ``base``; with ``names``, of the
+    objects with one of those names only."""
+    index: dict[ObjectRef, int] = {}
+    for i, doc in enumerate(base):
+        obj = doc.obj
+        if names is not None:
+            meta = obj.get("metadata") if type(obj) is dict else None
+            name = meta.get("name") if type(meta) is dict else None
+            if type(name) is not str or name not in names:
+                continue
+        ref = object_ref(obj)
+        if ref is not None:
+            index.setdefault(ref, i)
+    return index
+
+
 def apply_change(
     base: Sequence[load.Document],
     change: Sequence[load.Document],
@@ -143,18 +160,17 @@ def apply_change(
 ) -> tuple[list[load.Document], tuple[ChangeItem, ...]]:
     """The snapshot documents with the change applied, and what was done (sorted by kind,
     namespace, name). Never modifies its input."""
-    index: dict[ObjectRef, int] = {}
-    for i, doc in enumerate(base):
-        ref = object_ref(doc.obj)
-        if ref is not None:
-            index.setdefault(ref, i)
     deleted = dict.fromkeys(deletions)
+    change_refs = [object_ref(doc.obj) for doc in change]
+    # Only base documents named like a changed or deleted object can be one of them: the rest
+    # (all but a few of a big snapshot's) are passed over without working out their identity.
+    names = {ref.name for ref in (*change_refs, *deleted) if ref is not None}
+    index = _index(base, names)
     replaced: dict[int, load.Document] = {}
     added: list[load.Document] = []
     seen: dict[ObjectRef, Source] = {}
     items: list[ChangeItem] = []
-    for doc in change:
-        ref = object_ref(doc.obj)
+    for doc, ref in zip(change, change_refs, strict=True):
         if ref is None:
             added.append(doc)  # build_snapshot rejects it with the loader's message
             continue
@@ -176,7 +192,8 @@ def apply_change(
     removed = set()
     for ref in deleted:
         if ref not in index:
-            near = [r.name for r in index if r.kind == ref.kind and r.namespace == ref.namespace]
+            near = [r.name for r in _index(base, None)
+                    if r.kind == ref.kind and r.namespace == ref.namespace]
             prefix = f"{ref.kind}/{ref.namespace + '/' if ref.namespace else ''}"
             raise UsageError(f"deletion {ref.spec}: no such object in the snapshot"
                              f"{did_you_mean(ref.name, near, prefix=prefix)}")

@@ -335,6 +335,8 @@ def namespace_warnings(pods: Any, namespaces: Mapping[str, Mapping[str, str]]) -
         return []
     out = []
     for p in pods:
+        if not p.affinity_terms and not p.anti_affinity_terms:
+            continue  # most pods: nothing to check
         for kind, terms in (("podAffinity", p.affinity_terms),
                             ("podAntiAffinity", p.anti_affinity_terms)):
             if any(t.namespace_selector is not None and (t.namespace_selector.match_labels

@@ -20,13 +20,9 @@ object, a List item that is not an object, a field of the wrong shape for the sc
 integer outside 64 bits, a document nested deeper than the limit. So on any input the fast
 path gives either what the safe path gives (fields the builders read) or nothing.
 
-YAML is not read here yet: it goes through PyYAML (wapctl.load), exact but ~30x the file in
-memory, so the general 256 MiB limit stays for it. Measured for a fast path: rapidyaml parses
-fast, but walking its tree from Python costs ~2.4 us per node (a 2,000-node export has ~12M),
-so the promising route is rapidyaml's C++ JSON emitter feeding this module's msgspec schema,
-after a text pre-scan that sends any plain scalar where YAML 1.1 (PyYAML) and the emitter
-could disagree -- yes/no/on/off, 0755, 1_000, 1:30, unquoted timestamps, .inf, merge keys,
-tags, anchors -- to PyYAML.
+YAML reaches this module too: ``wapctl.reader_yaml`` turns a YAML input that YAML 1.1 (PyYAML)
+and JSON read alike into JSON text with rapidyaml's C++ emitter and hands it to ``read_json``;
+anything else takes PyYAML's path (see that module).
 
 A builder that starts reading a new field must add it to the schema below (the differential
 test, tests/test_reader_differential.py, builds every fixture both ways and fails otherwise).

@@ -77,8 +77,9 @@ def victims(doc: dict[str, Any]) -> list[tuple[str, str, bool]]:
 # ---- the single-pod node search -----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("model", [None, "kep-5710"])
 @pytest.mark.parametrize("later", ["a", "b"])
-def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later):
+def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later, model):
     """Two nodes alike but for the start time of their one victim; each also holds a smaller,
     lower-priority pod that the reprieve gives back.
 
@@ -90,7 +91,8 @@ def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later)
     takes the node whose highest-priority victims started latest. The nodes sort by their
     lowest unit (100) and name, so node a is scored first: node b must still be scored after
     its level search even though a is a one-victim best (the level search's units of level
-    200 start after the reprieved 100s)."""
+    200 start after the reprieved 100s). Only the KEP model's level search prunes nodes;
+    the default model (upstream, no level search) scores every node, so both are asked."""
     starts = {"a": "2026-01-01T09:00:00Z", "b": "2026-01-01T09:00:00Z"}
     starts[later] = "2026-01-01T10:00:00Z"
     objects = [node("a"), node("b")]
@@ -98,7 +100,7 @@ def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later)
         objects += [pod(f"low-{n}", "1", "low", node_name=n, start="2026-01-01T08:00:00Z"),
                     pod(f"mid-{n}", "3", "mid", node_name=n, start=starts[n])]
     objects.append(pod("urgent", "3", "high"))
-    doc = plan(tmp_path, objects, "default/urgent")
+    doc = plan(tmp_path, objects, "default/urgent", model)
     assert "RequiresPreemption" == doc["status"]
     assert [("default/urgent", later)] == [(p["pod"], p["node"]) for p in doc["placements"]]
     assert [(f"default/mid-{later}", later, False)] == victims(doc)

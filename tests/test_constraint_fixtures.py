@@ -92,3 +92,78 @@ def test_gang_search_by_counts_falls_back_when_the_filters_need_more() -> None:
     assert result.status == "RequiresPreemption"
     assert [v.pod for v in result.victims] == ["default/mid"]
     assert sorted(p.node for p in result.placements) == ["n1", "n2"]
+
+
+# ---- gangs that keep apart, per model (mutation-testing survivors, issue 17) -------------------
+
+
+def _apart(name: str, g, **kwargs):
+    """A member of ``g`` labelled app=t that keeps off any node holding an app=t pod."""
+    return constrained(member(g, name, labels={"app": "t"}, **kwargs),
+                       anti=[aff(HOSTNAME, sel({"app": "t"}))])
+
+
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_gang_keeping_apart_preempts_one_pod_on_each_node(model: str) -> None:
+    """Gang of 2 (2 cpu each, prio 1000) keeping apart by hostname. n1 and n2 (3 cpu each)
+    hold one victim each (2 cpu, prio 10): each node takes one member only once its victim is
+    gone, and the gang needs both nodes. Resources alone already say so (by copy counts: with
+    both removed, 1 + 1 copies; putting either back leaves 1 < 2), and the members, placed
+    with the anti-affinity, go one per node: victims [a, b] in every model (upstream: both
+    removed, members fixed on n1 and n2, neither victim fits back beside its member)."""
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="3", labels={HOSTNAME: "n1"}),
+               node("n2", cpu="3", labels={HOSTNAME: "n2"})],
+        pods=[pod("a", node="n1", cpu="2", prio=10, start=1),
+              pod("b", node="n2", cpu="2", prio=10, start=2),
+              *(_apart(f"t{i}", g, cpu="2") for i in range(2))],
+        groups=[g])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert result.status == "RequiresPreemption"
+    assert [v.pod for v in result.victims] == ["default/a", "default/b"]
+    assert sorted(p.node for p in result.placements) == ["n1", "n2"]
+
+
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_victim_the_placed_gang_repels_is_not_reprieved(model: str) -> None:
+    """Gang of 2 (2 cpu each, prio 1000, app=t) keeping off nodes with app=t pods. n1 (4 cpu):
+    blocker (1 cpu, prio 10, app=t); n2 (4 cpu): filler (3 cpu, prio 10). Nothing fits now
+    (n1 repels, n2 has 1 cpu). With both gone the members take n1 and n2, one each. Putting
+    blocker back: resources hold on n1 (1 + 2 <= 4) but the member there keeps off app=t pods
+    (upstream selectVictimsOnDomain's reprieve re-runs the filters, InterPodAffinity among
+    them); putting filler back: n2 holds 3 + 2 > 4. Victims [blocker, filler] in every model,
+    in either reprieve order (each alone leaves only one node for the two members)."""
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", labels={HOSTNAME: "n1"}), node("n2", labels={HOSTNAME: "n2"})],
+        pods=[pod("blocker", node="n1", cpu="1", prio=10, start=1, labels={"app": "t"}),
+              pod("filler", node="n2", cpu="3", prio=10, start=1),
+              *(_apart(f"t{i}", g, cpu="2") for i in range(2))],
+        groups=[g])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert result.status == "RequiresPreemption"
+    assert [v.pod for v in result.victims] == ["default/blocker", "default/filler"]
+    assert sorted(p.node for p in result.placements) == ["n1", "n2"]
+
+
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_gang_counts_against_the_pods_per_node_limit(model: str) -> None:
+    """One node, 8 cpu but pods: 2, full with v1 and v2 (1 cpu each, prio 10). A gang of 2
+    (1 cpu each, prio 1000) needs both pod slots: victims [v1, v2] in every model (upstream:
+    the members fixed on n1 take both slots, so neither victim fits back; NodeResourcesFit
+    counts pods against allocatable pods)."""
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", pods=2)],
+        pods=[pod("v1", node="n1", cpu="1", prio=10, start=1),
+              pod("v2", node="n1", cpu="1", prio=10, start=2),
+              *(member(g, f"t{i}", cpu="1") for i in range(2))],
+        groups=[g])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert result.status == "RequiresPreemption"
+    assert [v.pod for v in result.victims] == ["default/v1", "default/v2"]
+    assert [p.node for p in result.placements] == ["n1", "n1"]

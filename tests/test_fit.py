@@ -421,9 +421,9 @@ def test_lent_accounting_refuses_updates_and_a_second_view():
     snap = _cluster()
     acc = Accounting(snap)
     view = ClusterState.over(acc, reserve_priority=50)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="lent to a ClusterState"):
         acc.update(None, pod("new", node="n2"))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="already lent"):
         ClusterState.over(acc)
     view.restore()
     acc.update(None, pod("new", node="n2", cpu="2"))
@@ -431,11 +431,12 @@ def test_lent_accounting_refuses_updates_and_a_second_view():
 
 
 def test_update_with_a_pod_it_does_not_hold_raises():
-    """Removing a pod the accounting does not hold (or adding one twice) is a caller bug."""
+    """Removing a pod the accounting does not hold (or adding one twice) is a caller bug; the
+    error names the pod (a replay out of step says which pod it lost track of)."""
     acc = Accounting(_cluster())
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="pod default/stranger is not accounted"):
         acc.update(pod("stranger", node="n1"), None)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="pod default/run is already accounted"):
         acc.update(None, pod("run", node="n2"))
 
 

@@ -407,13 +407,18 @@ def _cluster(tmp_path: Path, items: list[dict[str, Any]]) -> Any:
 
 
 @pytest.mark.parametrize("policy", ["Never", "PreemptLowerPriority"])
-def test_a_standalone_never_pod_has_no_edges(tmp_path, policy):
+@pytest.mark.parametrize("profile_of", [None, graph.without_preemption_priority],
+                         ids=["kep-5710", "1.36"])
+def test_a_standalone_never_pod_has_no_edges(tmp_path, policy, profile_of):
     """A pod on its own keeps its own policy in the graph: at 1000 with Never it preempts
-    nobody (0 edges); with PreemptLowerPriority it may preempt the 100 pod (1 edge)."""
+    nobody (0 edges); with PreemptLowerPriority it may preempt the 100 pod (1 edge). The
+    same under a model without a separate preemption priority (its profile keeps the
+    policy)."""
     items = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
               "metadata": {"name": "top"}, "value": 1000, "preemptionPolicy": policy},
              CLASSES[0], pod("boss", "1", "top"), pod("worker", "1", "low")]
-    built = graph.build_graph(_cluster(tmp_path, items))
+    kwargs = {} if profile_of is None else {"profile_of": profile_of}
+    built = graph.build_graph(_cluster(tmp_path, items), **kwargs)
     assert (0 if policy == "Never" else 1) == built.graph.number_of_edges()
 
 

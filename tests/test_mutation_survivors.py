@@ -179,6 +179,23 @@ def test_negative_selectors_and_a_pod_without_labels(tmp_path, expression, label
     assert [("default/batch", "n1", violates)] == victims(doc)
 
 
+@pytest.mark.parametrize(("expression", "labels", "violates"), [
+    ({"key": "app", "operator": "Exists"}, {"app": "web"}, True),
+    ({"key": "app", "operator": "Exists"}, {"team": "x"}, False),
+    ({"key": "app", "operator": "In", "values": ["web", "api"]}, {"app": "web"}, True),
+    ({"key": "app", "operator": "In", "values": ["web", "api"]}, {"app": "db"}, False),
+], ids=["Exists-match", "Exists-other", "In-match", "In-other"])
+def test_expression_selectors_pick_the_pods_they_name(tmp_path, expression, labels, violates):
+    """metav1.LabelSelector requirements (labels.Requirement.Matches): Exists matches a pod
+    carrying the key, In one whose value is listed. The PDB allows 0 disruptions, so the one
+    victim violates it exactly when the selector matches it."""
+    objects = [node("n1"), pod("batch", "4", "low", node_name="n1", labels=labels),
+               pdb("guard", 0, {"matchExpressions": [expression]}),
+               pod("urgent", "4", "high")]
+    assert [("default/batch", "n1", violates)] == victims(
+        plan(tmp_path, objects, "default/urgent"))
+
+
 # ---- exact fits with fractional CPU ------------------------------------------------------------
 
 

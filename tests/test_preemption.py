@@ -249,6 +249,31 @@ def test_gang_of_several_shapes_uses_greedy_placement():
     assert (["a", "b"], {"big": "n1", "small": "n2"}) == (victims(result), placements(result))
 
 
+@pytest.mark.parametrize("model", ["kep-5710", "1.36", "upstream"])
+def test_gang_of_several_shapes_when_the_level_search_steps_back(model):
+    """n1 (8 cpu) is full: v0 (prio 10, 1 cpu), v1 (20, 1 cpu), v2 (30, 2 cpu), v3 (40, 4 cpu).
+    The gang needs 4 cpu (big: 2 cpu; small: 2 cpu and 1Gi, another shape). KEP level search:
+    levels 10 and 20 free 1 and 2 cpu (too little), 40 frees 8 (enough), then 30 (a step back:
+    v3 returns) frees 4: the lowest level is 30. Reprieve v2, v1, v0 (most important first):
+    each back leaves under 4 cpu, so all three go and v3 stays. Upstream models remove every
+    unit and reprieve from v3: v3 back leaves exactly 4 cpu (fits), then none of the others
+    fit. The same victims either way."""
+    train = gang("train", min_count=2, prio=100)
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", mem="16Gi")],
+        pods=[pod("v0", node="n1", cpu="1", prio=10, start=1),
+              pod("v1", node="n1", cpu="1", prio=20, start=1),
+              pod("v2", node="n1", cpu="2", prio=30, start=1),
+              pod("v3", node="n1", cpu="4", prio=40, start=1),
+              member(train, "big", cpu="2"), member(train, "small", cpu="2", mem="1Gi")],
+        groups=[train],
+    )
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert (["v0", "v1", "v2"], {"big": "n1", "small": "n1"}) == (
+        victims(result), placements(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

@@ -59,6 +59,20 @@ def test_plan_on_accounting_equals_rebuild_on_medium_clusters(seed):
     plans_agree_and_leave_state(snap, Accounting(snap))
 
 
+@pytest.mark.parametrize("model", ["1.36", "kep-5710"])
+def test_a_deleted_pending_pod_reserves_nothing_on_its_nominated_node(model):
+    """ghost (prio 1000, 4 cpu) is pending, nominated to n1 and being deleted: a pod on its
+    way out is not scheduled, so it reserves nothing (ClusterState skips a terminating pending
+    pod). p (prio 500, 2 cpu) fits n1 now — with the Accounting lent as without it."""
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("ghost", cpu="4", prio=1000, nominated="n1", terminating=True),
+        pod("p", cpu="2", prio=500)])
+    [pre] = pending_preemptors(snap)  # the ghost, being deleted, is not one
+    for acc in (None, Accounting(snap)):
+        result = plan(snap, pre, model=get_model(model), state=acc)
+        assert ("Schedulable", ["n1"]) == (result.status, [p.node for p in result.placements])
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_plan_on_accounting_equals_rebuild_on_tiny_clusters(case):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.builders import gang, member, node, pod, snapshot
@@ -53,20 +54,23 @@ def test_samples_in_json_are_deterministic_per_seed():
     assert 6 == sum(row["samples"] for row in first["sometimes"])
 
 
-def test_equal_victims_vary_for_a_gang_keeping_apart():
-    """1.36, a gang of 2 (2 cpu each, prio 1000) keeping apart by hostname; n1 and n2 (3 cpu)
-    each hold an equal victim (2 cpu, prio 10, same start), n3 (3 cpu) is empty. n3 takes one
-    member; the other needs n1 or n2 emptied: whichever of a, b the reprieve tries first goes
-    back (2 nodes still take a member each), the other is the victim. Upstream orders equal
-    victims at random, so over 16 seeded samples each is sometimes the one victim (the pod-
-    dependent filters run the search by copy counts first: the random order must reach it)."""
+@pytest.mark.parametrize("apart", [False, True], ids=["plain", "keeping-apart"])
+def test_equal_victims_vary_for_a_gang(apart):
+    """1.36, a gang of 2 (2 cpu each, prio 1000), alone or keeping apart by hostname; n1 and
+    n2 (3 cpu) each hold an equal victim (2 cpu, prio 10, same start), n3 (3 cpu) is empty.
+    n3 takes one member; the other needs n1 or n2 emptied: whichever of a, b the reprieve
+    tries first goes back (2 nodes still take a member each), the other is the victim.
+    Upstream orders equal victims at random, so over 16 seeded samples each is sometimes the
+    one victim (keeping apart, the pod-dependent filters run the search by copy counts first:
+    the random order must reach that search too)."""
     g = gang("train", min_count=2, prio=1000)
+    members = [member(g, f"t{i}", cpu="2", labels={"app": "t"}) for i in range(2)]
+    if apart:
+        members = [constrained(m, anti=[aff(HOSTNAME, sel({"app": "t"}))]) for m in members]
     snap = snapshot(
         nodes=[node(n, cpu="3", labels={HOSTNAME: n}) for n in ("n1", "n2", "n3")],
         pods=[pod("a", node="n1", cpu="2", prio=10, start=1),
-              pod("b", node="n2", cpu="2", prio=10, start=1),
-              *(constrained(member(g, f"t{i}", cpu="2", labels={"app": "t"}),
-                            anti=[aff(HOSTNAME, sel({"app": "t"}))]) for i in range(2))],
+              pod("b", node="n2", cpu="2", prio=10, start=1), *members],
         groups=[g])
     pre = select_preemptor(snap, workload="default/train")
     report = sample_plans(snap, pre, model=get_model("1.36"), samples=16)

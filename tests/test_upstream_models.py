@@ -145,3 +145,25 @@ def test_podgroup_preemption_policy_gate_reads_the_group_not_its_pods():
     assert "RequiresPreemption" == plan(snap, pre, model=UPSTREAM).status
     gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
     assert "Unschedulable" == plan(snap, pre, model=gated).status
+
+
+def test_a_pod_group_waits_for_its_nominated_node_in_upstream_only():
+    """Gang of 2 (2 cpu each, prio 1000), member t0 nominated to n1, where old (prio 10, 2 cpu)
+    is terminating by preemption; n2 (4 cpu) holds v (prio 20, 4 cpu). Nothing more fits now
+    (old still holds n1's other half). Upstream's pod-group preemptor is not eligible while a
+    lower-priority pod terminates by preemption on a nominated node: it waits for old. 1.36's
+    preemptorEligibleToPreemptOthers for a pod group checks the preemption policy only, so it
+    preempts: every lower unit out (old and v), v (more important) back first — both members
+    fit n1 — then old back leaves one member without room: victim old (already terminating,
+    listed as such)."""
+    old = replace(pod("old", cpu="2", prio=10, node="n1", terminating=True),
+                  preempted_by_scheduler=True)
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(nodes=[node("n1", cpu="4"), node("n2", cpu="4")], groups=[g], pods=[
+        old, pod("v", cpu="4", prio=20, node="n2"),
+        member(g, "t0", cpu="2", nominated="n1"), member(g, "t1", cpu="2")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert ("WaitingForTermination", [], [("default/t0", "n1")], ["default/old"]) == _outcome(
+        plan(snap, pre, model=UPSTREAM))
+    assert ("RequiresPreemption", ["default/old"], [("default/t0", "n1"), ("default/t1", "n1")],
+            ["default/old"]) == _outcome(plan(snap, pre, model=M136))

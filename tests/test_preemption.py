@@ -274,6 +274,26 @@ def test_gang_of_several_shapes_when_the_level_search_steps_back(model):
         victims(result), placements(result))
 
 
+def test_a_whole_group_frees_one_pod_slot_per_member_on_an_over_full_node():
+    """n1 allows 2 pods but runs 4 (its allocatable pods lowered after they started): g-0 and
+    g-1 of a PodGroup-mode group g (prio 10, one unit) and s1, s2 (prio 20). p (prio 1000)
+    needs a slot: at most 1 other pod may stay. Level 10 (g out) leaves 2 pods: too many.
+    Level 20 (all out), then reprieve most important first: s1 back (1 pod, fits), s2 back
+    (2: no), g back (3: no). Victims g-0, g-1, s2."""
+    g = gang("g", min_count=1, mode="PodGroup", prio=10)
+    snap = snapshot(
+        nodes=[node("n1", pods=2)],
+        pods=[member(g, "g-0", node="n1", cpu="100m", start=1),
+              member(g, "g-1", node="n1", cpu="100m", start=1),
+              pod("s1", node="n1", cpu="100m", prio=20, start=1),
+              pod("s2", node="n1", cpu="100m", prio=20, start=2),
+              pod("p", cpu="100m", prio=1000)],
+        groups=[g],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["g-0", "g-1", "s2"], {"p": "n1"}) == (sorted(victims(result)), placements(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

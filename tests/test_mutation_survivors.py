@@ -137,6 +137,21 @@ def test_a_pod_matched_by_two_pdbs_with_room_in_both_violates_none(tmp_path):
     assert [("default/web", "n1", False)] == victims(plan(tmp_path, objects, "default/urgent"))
 
 
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_pdb_that_already_counts_the_pod_is_skipped_not_the_others(tmp_path, model):
+    """web matches a-seen (0 allowed, web already in its status.disruptedPods: the API server
+    counted that eviction) and b-strict (0 allowed). filterPodsWithPDBViolation skips a PDB
+    listing the pod in DisruptedPods and goes on to the next one: b-strict goes below zero,
+    so preempting web violates a budget."""
+    seen = pdb("a-seen", 0, {"matchLabels": {"app": "web"}})
+    seen["status"]["disruptedPods"] = {"web": "2026-01-01T09:00:00Z"}
+    objects = [node("n1"), pod("web", "4", "low", node_name="n1", labels={"app": "web"}),
+               seen, pdb("b-strict", 0, {"matchLabels": {"app": "web"}}),
+               pod("urgent", "4", "high")]
+    assert [("default/web", "n1", True)] == victims(plan(tmp_path, objects, "default/urgent",
+                                                         model))
+
+
 @pytest.mark.parametrize(("model", "low_front_violates"),
                          [("1.36", True), ("upstream", False), ("kep-5710", False)])
 def test_a_violating_pod_and_its_other_pdbs(tmp_path, model, low_front_violates):
@@ -509,3 +524,21 @@ def test_a_workload_violation_points_at_the_workloads_field(tmp_path):
     first = result.stdout.splitlines()[0]
     assert first.startswith(f"::error file={path},line=16,title=KEP-5710 priority rule::"
                             "Workload ml/training: preemption priority 100"), first
+
+
+def test_more_candidate_nodes_than_upstream_tries_is_reported(tmp_path):
+    """120 equal nodes (2 cpu), each full with one equal victim (priority 100, same start);
+    urgent (priority 1000) needs 2 cpu. Preemption works on every node. Upstream's
+    dryRunPreemption stops after calculateNumCandidates(120) = max(10% of 120, 100) = 100
+    candidates from a random start (preemption.go, minCandidateNodesPercentage 10,
+    minCandidateNodesAbsolute 100), so which 100 is a random choice among all 120: the plan
+    reports it as a tie over 120 options, besides the tie of equal node scores."""
+    objects = [node(f"n{i:03d}", cpu="2") for i in range(120)]
+    objects += [pod(f"v{i:03d}", "2", "low", node_name=f"n{i:03d}") for i in range(120)]
+    objects.append(pod("urgent", "2", "high"))
+    doc = plan(tmp_path, objects, "default/urgent", "1.36")
+    assert [("default/urgent", "n000")] == [(p["pod"], p["node"]) for p in doc["placements"]]
+    ties = {t["decision"]: t["equal"] for t in doc["ties"]}
+    assert 120 == ties["candidate nodes (upstream tries 100 of the 120 where preemption works, "
+                       "from a random start)"]
+    assert 120 == ties["node for the preemption (pickOneNodeForPreemption)"]

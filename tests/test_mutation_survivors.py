@@ -152,6 +152,21 @@ def test_a_pdb_that_already_counts_the_pod_is_skipped_not_the_others(tmp_path, m
                                                          model))
 
 
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_pdb_without_selector_selects_nothing_and_hides_no_other(tmp_path, model):
+    """a-nil has no spec.selector (a nil selector: LabelSelectorAsSelector gives
+    labels.Nothing(), in every version) and 0 allowed: it selects nothing. b-strict (0
+    allowed) selects web: preempting web violates b-strict."""
+    nil = pdb("a-nil", 0, {})
+    del nil["spec"]["selector"]
+    objects = [node("n1"), pod("web", "4", "low", node_name="n1", labels={"app": "web"}),
+               nil, pdb("b-strict", 0, {"matchLabels": {"app": "web"}}),
+               pod("urgent", "4", "high")]
+    doc = plan(tmp_path, objects, "default/urgent", model)
+    assert [("default/web", "n1", True)] == victims(doc)
+    assert 1 == doc["summary"]["pdbViolations"]
+
+
 @pytest.mark.parametrize(("model", "low_front_violates"),
                          [("1.36", True), ("upstream", False), ("kep-5710", False)])
 def test_a_violating_pod_and_its_other_pdbs(tmp_path, model, low_front_violates):

@@ -77,3 +77,18 @@ def test_equal_victims_vary_for_a_gang(apart):
     assert {1} == set(report.victim_counts)
     assert () == report.always
     assert {"default/a", "default/b"} == {p for p, _ in report.sometimes}
+
+
+def test_only_truly_equal_victims_vary():
+    """1.36, one node (4 cpu) full with early and late (2 cpu each, prio 10; early started
+    first); p (prio 100) needs 2 cpu: one goes. MoreImportantPod (util.go): same priority, so
+    the earlier start is more important: the reprieve puts early back first and it fits, late
+    is the victim. That is no random choice: every sample preempts late (only victims equal
+    in priority and start are ordered at random)."""
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("early", node="n1", cpu="2", prio=10, start=1),
+        pod("late", node="n1", cpu="2", prio=10, start=2),
+        pod("p", cpu="2", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    report = sample_plans(snap, pre, model=get_model("1.36"), samples=16)
+    assert (("default/late",), ()) == (report.always, report.sometimes)

@@ -294,6 +294,22 @@ def test_a_whole_group_frees_one_pod_slot_per_member_on_an_over_full_node():
     assert (["g-0", "g-1", "s2"], {"p": "n1"}) == (sorted(victims(result)), placements(result))
 
 
+@pytest.mark.parametrize("model", ["kep-5710", "1.36", "upstream"])
+def test_a_single_gpu_taken_by_another_pod_must_be_preempted(model):
+    """n1 has 1 GPU (nvidia.com/gpu: 1), used by trainer (prio 10). infer (prio 1000) asks
+    for that one GPU: it does not fit now (1 + 1 > 1, NodeResourcesFit fitsRequest); removing
+    trainer frees it. An extended resource is counted in whole units, so a request of 1 is
+    the smallest there is and must be accounted like any other."""
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", extra={"nvidia.com/gpu": 1})],
+        pods=[pod("trainer", node="n1", cpu="1", prio=10, extra={"nvidia.com/gpu": 1}),
+              pod("infer", cpu="1", prio=1000, extra={"nvidia.com/gpu": 1})],
+    )
+    result = plan(snap, select_preemptor(snap, pod="default/infer"), model=get_model(model))
+    assert ("RequiresPreemption", ["trainer"], {"infer": "n1"}) == (
+        result.status, victims(result), placements(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

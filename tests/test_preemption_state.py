@@ -157,10 +157,10 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
 
 
 def test_accounting_of_other_nodes_is_refused():
-    """An Accounting built for a snapshot with other nodes is a caller error."""
+    """An Accounting built for a snapshot with other nodes is a caller error, and says so."""
     snap = snapshot(nodes=[node("n1")], pods=[pod("p", prio=1)])
     other = Accounting(snapshot(nodes=[node("n2")]))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="built for a snapshot with other nodes"):
         plan(snap, pending_preemptors(snap)[0], state=other)
 
 

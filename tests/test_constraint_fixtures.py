@@ -167,3 +167,37 @@ def test_a_gang_counts_against_the_pods_per_node_limit(model: str) -> None:
     assert result.status == "RequiresPreemption"
     assert [v.pod for v in result.victims] == ["default/v1", "default/v2"]
     assert [p.node for p in result.placements] == ["n1", "n1"]
+
+
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_gang_larger_than_the_cluster_is_unschedulable(model: str) -> None:
+    """Gang of 3 (2 cpu each, prio 1000) on one 4-cpu node holding v (prio 10, 2 cpu): even
+    with v gone only 2 members fit. Unschedulable in every model, v untouched, and the reason
+    says how many fit at most."""
+    g = gang("train", min_count=3, prio=1000)
+    snap = snapshot(nodes=[node("n1")],
+                    pods=[pod("v", node="n1", cpu="2", prio=10),
+                          *(member(g, f"t{i}", cpu="2") for i in range(3))],
+                    groups=[g])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert ("Unschedulable", ()) == (result.status, result.victims)
+    assert "needs 3 pod(s) placed but at most 2 fit" in result.reason
+
+
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_victim_fits_back_into_the_last_pod_slot(model: str) -> None:
+    """n1 (4 cpu, pods: 3) runs v1 (prio 10, 3 cpu) and v2 (prio 20, 500m). A gang of 2 (500m
+    each, prio 1000) needs both pods' slots: now 2 + 2 > 3. Without v1 the members and v2 are
+    3 pods in 3 slots and 1.5 cpu of 4: v2 stays (upstream's fixed placement: pod count +
+    members <= allocatable pods); v1 back would make 4 pods. Victim v1 in every model."""
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(nodes=[node("n1", pods=3)],
+                    pods=[pod("v1", node="n1", cpu="3", prio=10, start=1),
+                          pod("v2", node="n1", cpu="500m", prio=20, start=1),
+                          *(member(g, f"t{i}", cpu="500m") for i in range(2))],
+                    groups=[g])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert ("RequiresPreemption", ["default/v1"]) == (
+        result.status, [v.pod for v in result.victims])

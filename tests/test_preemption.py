@@ -310,6 +310,39 @@ def test_a_single_gpu_taken_by_another_pod_must_be_preempted(model):
         result.status, victims(result), placements(result))
 
 
+def test_fewer_pdb_violations_beat_a_lower_victim_priority():
+    """KEP model. n-a (2 cpu): va (prio 0, app=db, its PDB allows 0); n-b (2 cpu): vb (prio 5,
+    no PDB). p (prio 100) needs 2 cpu. pickOneNodeForPreemption's first criterion is the
+    fewest PDB violations: n-b (0) beats n-a (1) although n-a's victim has the lower
+    priority. The search visits n-a first (lower level); a best with a violation must not
+    prune n-b."""
+    snap = snapshot(
+        nodes=[node("n-a", cpu="2"), node("n-b", cpu="2")],
+        pods=[pod("va", node="n-a", cpu="2", prio=0, labels={"app": "db"}),
+              pod("vb", node="n-b", cpu="2", prio=5), pod("p", cpu="2", prio=100)],
+        pdbs=[pdb("db", match={"app": "db"}, allowed=0)],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["vb"], {"p": "n-b"}) == (victims(result), placements(result))
+
+
+def test_a_whole_group_frees_exactly_its_pods_requests():
+    """KEP model. n1 (4 cpu) is full: g-0, g-1 of a PodGroup-mode group g (prio 5, 1 cpu
+    each) and s (prio 10, 2 cpu). p (prio 1000) asks for 2001m. Level 5 (g out) frees 2000m:
+    1m short (fitsRequest: requested + request <= allocatable); level 10 frees 4000m. Putting
+    s back leaves 2000m, putting g back too: no. Victims g-0, g-1 and s."""
+    g = gang("g", min_count=1, mode="PodGroup", prio=5)
+    snap = snapshot(
+        nodes=[node("n1", cpu="4")],
+        pods=[member(g, "g-0", node="n1", cpu="1", start=1),
+              member(g, "g-1", node="n1", cpu="1", start=1),
+              pod("s", node="n1", cpu="2", prio=10, start=1), pod("p", cpu="2001m", prio=1000)],
+        groups=[g],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["g-0", "g-1", "s"], {"p": "n1"}) == (sorted(victims(result)), placements(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

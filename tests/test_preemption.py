@@ -343,6 +343,22 @@ def test_a_whole_group_frees_exactly_its_pods_requests():
     assert (["g-0", "g-1", "s"], {"p": "n1"}) == (sorted(victims(result)), placements(result))
 
 
+def test_one_victim_beats_two_of_the_same_priority_whatever_their_start():
+    """KEP model. n-a (2 cpu): a1, a2 (prio 10, 1 cpu each, started late); n-b (2 cpu): b1
+    (prio 10, 2 cpu, started early). p (prio 100) needs 2 cpu. Same violations (0) and
+    highest priority (10); the smaller priority sum (one victim) wins before the start time
+    is looked at: n-b. n-a is scored first (name order); its two-victim score must not prune
+    n-b for starting earlier."""
+    snap = snapshot(
+        nodes=[node("n-a", cpu="2"), node("n-b", cpu="2")],
+        pods=[pod("a1", node="n-a", cpu="1", prio=10, start=500),
+              pod("a2", node="n-a", cpu="1", prio=10, start=500),
+              pod("b1", node="n-b", cpu="2", prio=10, start=1), pod("p", cpu="2", prio=100)],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["b1"], {"p": "n-b"}) == (victims(result), placements(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

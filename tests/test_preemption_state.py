@@ -73,6 +73,23 @@ def test_a_deleted_pending_pod_reserves_nothing_on_its_nominated_node(model):
         assert ("Schedulable", ["n1"]) == (result.status, [p.node for p in result.placements])
 
 
+@pytest.mark.parametrize("kind", ["pod", "gang"])
+@pytest.mark.parametrize("model", ["1.36", "kep-5710"])
+def test_a_pod_of_the_preemptors_own_priority_is_no_victim_in_any_namespace(model, kind):
+    """peer (prio 100, namespace 0-batch: DNS labels may start with a digit) fills n1; p
+    (prio 100, alone or a gang of one) needs its room. Preemption takes only lower
+    priorities: Unschedulable, with a lent Accounting (its victim index is cut at the
+    preemptor's priority) as without."""
+    g = gang("train", min_count=1, prio=100)
+    p = member(g, "p", cpu="2") if kind == "gang" else pod("p", cpu="2", prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g] if kind == "gang" else [],
+                    pods=[pod("peer", "0-batch", cpu="2", prio=100, node="n1"), p])
+    [pre] = pending_preemptors(snap)
+    for acc in (None, Accounting(snap)):
+        result = plan(snap, pre, model=get_model(model), state=acc)
+        assert ("Unschedulable", ()) == (result.status, result.victims)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_plan_on_accounting_equals_rebuild_on_tiny_clusters(case):

@@ -167,3 +167,32 @@ def test_a_pod_group_waits_for_its_nominated_node_in_upstream_only():
         plan(snap, pre, model=UPSTREAM))
     assert ("RequiresPreemption", ["default/old"], [("default/t0", "n1"), ("default/t1", "n1")],
             ["default/old"]) == _outcome(plan(snap, pre, model=M136))
+
+
+def test_a_terminating_pod_of_equal_priority_does_not_block():
+    """PodEligibleToPreemptOthers waits only for a pod of *lower* priority terminating by
+    preemption on the nominated node. t (prio 100, like p) terminates by preemption on n1,
+    where p is nominated: p is still eligible; t (not below p) is no victim, so p preempts v
+    (prio 1) on n2."""
+    t = replace(pod("t", cpu="2", prio=100, node="n1", terminating=True),
+                preempted_by_scheduler=True)
+    snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="2")], pods=[
+        t, pod("v", cpu="2", prio=1, node="n2"),
+        pod("p", cpu="2", prio=100, nominated="n1")])
+    pre = select_preemptor(snap, pod="default/p")
+    for model in (M136, UPSTREAM):
+        assert ("RequiresPreemption", ["default/v"], [("default/p", "n2")], []) == _outcome(
+            plan(snap, pre, model=model))
+
+
+def test_a_basic_group_places_the_pods_that_fit():
+    """1.36: a Basic pod group schedules pod by pod, so it is Schedulable once one pod fits
+    (the engine's needed = 1 for Basic). big (16 cpu) fits no node, small (1 cpu) fits n1:
+    Schedulable with small placed, big left unplaced — big fitting nowhere must not stop
+    the placement of the pods after it."""
+    g = basic("jobs", prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
+        member(g, "a-big", cpu="16"), member(g, "b-small", cpu="1")])
+    result = plan(snap, select_preemptor(snap, workload="default/jobs"), model=M136)
+    assert ("Schedulable", [("default/b-small", "n1")], ("default/a-big",)) == (
+        result.status, [(p.pod, p.node) for p in result.placements], result.unplaced)

@@ -196,3 +196,19 @@ def test_a_basic_group_places_the_pods_that_fit():
     result = plan(snap, select_preemptor(snap, workload="default/jobs"), model=M136)
     assert ("Schedulable", [("default/b-small", "n1")], ("default/a-big",)) == (
         result.status, [(p.pod, p.node) for p in result.placements], result.unplaced)
+
+
+def test_upstream_tries_a_tenth_of_a_large_cluster_rounded_down():
+    """1,005 equal nodes, each full with one equal victim; p needs a node's room.
+    calculateNumCandidates (preemption.go): numNodes * minCandidateNodesPercentage(10) / 100
+    in integers = 100, at least minCandidateNodesAbsolute (100): upstream tries 100 candidates,
+    a random choice among all 1,005 nodes where preemption works."""
+    n = 1005
+    snap = snapshot(
+        nodes=[node(f"n{i:04d}", cpu="2") for i in range(n)],
+        pods=[*(pod(f"v{i:04d}", cpu="2", prio=10, node=f"n{i:04d}", start=1) for i in range(n)),
+              pod("p", cpu="2", prio=100)])
+    result = plan(snap, select_preemptor(snap, pod="default/p"), model=M136)
+    assert [("default/p", "n0000")] == [(p.pod, p.node) for p in result.placements]
+    assert ("candidate nodes (upstream tries 100 of the 1005 where preemption works, from a "
+            "random start)", 1005) in [(t.decision, t.count) for t in result.ties]

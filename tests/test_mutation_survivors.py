@@ -152,15 +152,18 @@ def test_a_pdb_that_already_counts_the_pod_is_skipped_not_the_others(tmp_path, m
                                                          model))
 
 
+@pytest.mark.parametrize("selector", ["nil", "empty"])
 @pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
-def test_a_pdb_without_selector_selects_nothing_and_hides_no_other(tmp_path, model):
-    """a-nil has no spec.selector (a nil selector: LabelSelectorAsSelector gives
-    labels.Nothing(), in every version) and 0 allowed: it selects nothing. b-strict (0
-    allowed) selects web: preempting web violates b-strict."""
-    nil = pdb("a-nil", 0, {})
-    del nil["spec"]["selector"]
+def test_a_pdb_without_selector_selects_nothing_and_hides_no_other(tmp_path, model, selector):
+    """a-first has no spec.selector (nil: LabelSelectorAsSelector gives labels.Nothing(), in
+    every version) or an empty one (1.36 skips selector.Empty(); newest upstream selects the
+    namespace) and 0 allowed. b-strict (0 allowed) selects web: preempting web violates
+    b-strict in every case — a-first must not hide the PDBs after it."""
+    first = pdb("a-first", 0, {})
+    if selector == "nil":
+        del first["spec"]["selector"]
     objects = [node("n1"), pod("web", "4", "low", node_name="n1", labels={"app": "web"}),
-               nil, pdb("b-strict", 0, {"matchLabels": {"app": "web"}}),
+               first, pdb("b-strict", 0, {"matchLabels": {"app": "web"}}),
                pod("urgent", "4", "high")]
     doc = plan(tmp_path, objects, "default/urgent", model)
     assert [("default/web", "n1", True)] == victims(doc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,14 @@ def test_only_truly_equal_victims_vary():
     pre = select_preemptor(snap, pod="default/p")
     report = sample_plans(snap, pre, model=get_model("1.36"), samples=16)
     assert (("default/late",), ()) == (report.always, report.sometimes)
+
+
+def test_a_plan_drawn_with_an_rng_reports_no_ties():
+    """With an rng the random choices are drawn (one of the scheduler's outcomes), not
+    reported: tie-break.yaml under 1.36 has equal victims, a tie without an rng, none with."""
+    from wapctl.preemption import plan
+
+    snap, pre = _load("tie-break.yaml")
+    model = get_model("1.36")
+    assert plan(snap, pre, model=model).ties
+    assert () == plan(snap, pre, model=model, rng=random.Random(3)).ties

@@ -212,3 +212,41 @@ def test_upstream_tries_a_tenth_of_a_large_cluster_rounded_down():
     assert [("default/p", "n0000")] == [(p.pod, p.node) for p in result.placements]
     assert ("candidate nodes (upstream tries 100 of the 1005 where preemption works, from a "
             "random start)", 1005) in [(t.decision, t.count) for t in result.ties]
+
+
+def test_136_pod_group_path_stops_spending_at_a_units_first_violation():
+    """1.36, a gang preemptor: victims are spent by podgrouppreemption's
+    filterVictimsWithPDBViolation, which leaves a victim unit at its first pod that violates a
+    PDB (the engine's PdbRules.stop_unit). g (PodGroup mode, prio 10) runs a and b (app=g) on
+    n1; PDB all-g (allowed 0) selects both. The gang (2 x 2 cpu) needs all of n1: g goes
+    whole; a takes the PDB to -1 (violates), b is not looked at (flag off). The single-pod
+    path (filterPodsWithPDBViolation) would mark b too."""
+    from builders import pdb
+
+    g = gang("g", min_count=1, mode="PodGroup", prio=10)
+    train = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="4")], groups=[g, train],
+        pdbs=[pdb("all-g", match={"app": "g"}, allowed=0)],
+        pods=[member(g, "a", node="n1", cpu="2", labels={"app": "g"}),
+              member(g, "b", node="n1", cpu="2", labels={"app": "g"}),
+              *(member(train, f"t{i}", cpu="2") for i in range(2))])
+    result = plan(snap, select_preemptor(snap, workload="default/train"), model=M136)
+    assert [("default/a", True), ("default/b", False)] == [
+        (v.pod, v.pdb_violation) for v in result.victims]
+
+
+def test_a_pod_without_cpu_request_is_scored_by_the_nodes_cpu_too():
+    """1.36 / upstream place by the default scores. p asks for memory only; n1 and n2 are
+    alike but for cpu: busy uses 3 of n1's 4 cpu, idle none of n2's. NodeResourcesFit
+    (LeastAllocated) and BalancedAllocation score cpu as well, counting a pod without a cpu
+    request as the non-zero default (schedutil.GetNonzeroRequests): n2 scores higher, no tie."""
+    snap = snapshot(nodes=[node("n1", cpu="4", mem="8Gi"), node("n2", cpu="4", mem="8Gi")],
+                    pods=[pod("busy", cpu="3", mem="1Gi", node="n1", prio=10),
+                          pod("idle", cpu=None, mem="1Gi", node="n2", prio=10),
+                          pod("p", cpu=None, mem="1Gi", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    for model in (M136, UPSTREAM):
+        result = plan(snap, pre, model=model)
+        assert ("Schedulable", [("default/p", "n2")], ()) == (
+            result.status, [(p.pod, p.node) for p in result.placements], result.ties)

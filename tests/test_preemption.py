@@ -359,6 +359,26 @@ def test_one_victim_beats_two_of_the_same_priority_whatever_their_start():
     assert (["b1"], {"p": "n-b"}) == (victims(result), placements(result))
 
 
+def test_a_gang_that_fits_now_says_how_many_of_its_pods_fit():
+    """Gang train (minCount 2) on an empty 8-cpu node. With no member running, both pending
+    pods are needed and fit: "2 of 2 ... (2 needed)". With two members already running the
+    minCount is met: the one pending pod is extra, and the reason says so."""
+    train = gang("train", min_count=2, prio=100)
+    fresh = snapshot(nodes=[node("n1", cpu="8")], groups=[train],
+                     pods=[member(train, f"t{i}", cpu="1") for i in range(2)])
+    result = plan_for(fresh, workload="default/train")
+    assert "Schedulable" == result.status
+    assert result.reason.endswith(": 2 of 2 pending pods fit without preemption (2 needed).")
+    grown = snapshot(nodes=[node("n1", cpu="8")], groups=[train],
+                     pods=[member(train, "t0", cpu="1", node="n1"),
+                           member(train, "t1", cpu="1", node="n1"),
+                           member(train, "t2", cpu="1")])
+    result = plan_for(grown, workload="default/train")
+    assert "Schedulable" == result.status
+    assert result.reason.endswith(" already has its minCount of pods running; 1 of 1 pending "
+                                  "pods also fit without preemption.")
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

@@ -379,6 +379,22 @@ def test_a_gang_that_fits_now_says_how_many_of_its_pods_fit():
                                   "pods also fit without preemption.")
 
 
+def test_a_node_without_the_extended_resource_takes_no_copy():
+    """KEP model, gang of 2 pods asking 1 GPU each. n1 has 1 GPU, held by v (prio 10); n2 has
+    none (its allocatable lists no nvidia.com/gpu: fitsRequest compares with 0). Even with v
+    gone only one member fits: Unschedulable, v untouched."""
+    train = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", extra={"nvidia.com/gpu": 1}), node("n2", cpu="8")],
+        pods=[pod("v", node="n1", cpu="1", prio=10, extra={"nvidia.com/gpu": 1}),
+              *(member(train, f"t{i}", cpu="1", extra={"nvidia.com/gpu": 1})
+                for i in range(2))],
+        groups=[train],
+    )
+    result = plan_for(snap, workload="default/train")
+    assert ("Unschedulable", []) == (result.status, victims(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

@@ -173,6 +173,18 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     assert not acc.lent
 
 
+def test_accounting_of_an_equal_snapshot_is_accepted():
+    """The same cluster read twice gives equal, not identical, snapshots: an Accounting built
+    from one plans the other, as without it."""
+    def build():
+        return snapshot(nodes=[node("n1", cpu="2")], pods=[
+            pod("v", cpu="2", prio=1, node="n1"), pod("p", cpu="2", prio=100)])
+    first, again = build(), build()
+    assert first.nodes is not again.nodes
+    [pre] = pending_preemptors(again)
+    assert plan(again, pre) == plan(again, pre, state=Accounting(first))
+
+
 def test_accounting_of_other_nodes_is_refused():
     """An Accounting built for a snapshot with other nodes is a caller error, and says so."""
     snap = snapshot(nodes=[node("n1")], pods=[pod("p", prio=1)])

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from tests.builders import gang, member, node, pod, snapshot
 from tests.constraint_builders import HOSTNAME, aff, constrained, sel
 from wapctl.cli import app
+from wapctl.fit import Accounting
 from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import select_preemptor
@@ -134,7 +135,8 @@ def test_a_victim_the_placed_gang_repels_is_not_reprieved(model: str) -> None:
     blocker back: resources hold on n1 (1 + 2 <= 4) but the member there keeps off app=t pods
     (upstream selectVictimsOnDomain's reprieve re-runs the filters, InterPodAffinity among
     them); putting filler back: n2 holds 3 + 2 > 4. Victims [blocker, filler] in every model,
-    in either reprieve order (each alone leaves only one node for the two members)."""
+    in either reprieve order (each alone leaves only one node for the two members). The same
+    with a lent Accounting (the plan then gives back every filter change it made)."""
     g = gang("train", min_count=2, prio=1000)
     snap = snapshot(
         nodes=[node("n1", labels={HOSTNAME: "n1"}), node("n2", labels={HOSTNAME: "n2"})],
@@ -142,11 +144,12 @@ def test_a_victim_the_placed_gang_repels_is_not_reprieved(model: str) -> None:
               pod("filler", node="n2", cpu="3", prio=10, start=1),
               *(_apart(f"t{i}", g, cpu="2") for i in range(2))],
         groups=[g])
-    result = plan(snap, select_preemptor(snap, workload="default/train"),
-                  model=get_model(model))
-    assert result.status == "RequiresPreemption"
-    assert [v.pod for v in result.victims] == ["default/blocker", "default/filler"]
-    assert sorted(p.node for p in result.placements) == ["n1", "n2"]
+    pre = select_preemptor(snap, workload="default/train")
+    for acc in (None, Accounting(snap)):
+        result = plan(snap, pre, model=get_model(model), state=acc)
+        assert result.status == "RequiresPreemption"
+        assert [v.pod for v in result.victims] == ["default/blocker", "default/filler"]
+        assert sorted(p.node for p in result.placements) == ["n1", "n2"]
 
 
 @pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])

@@ -233,6 +233,17 @@ def test_an_unknown_class_hides_no_other_template() -> None:
     assert ["Deployment n/a"] == [x.object for x in report.findings]
 
 
+def test_every_unknown_class_template_is_a_finding_in_order() -> None:
+    """Two Deployments naming missing classes: two findings, by object."""
+    objs = [{"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": name, "namespace": "n"},
+             "spec": {"template": {"spec": {"priorityClassName": cls}}}}
+            for name, cls in (("b", "gone"), ("a", "nope"))]
+    findings = graph.check(snapshot(*objs)).findings
+    assert [("Deployment n/a", "'nope'"), ("Deployment n/b", "'gone'")] == [
+        (x.object, x.fix.split()[2]) for x in findings]
+
+
 def test_unknown_class_finding_with_no_class_known_and_per_namespace() -> None:
     """With no PriorityClass at all the fix says so ("known: none"); the finding belongs to
     the template's namespace: ``--namespace n`` keeps it, ``--namespace other`` drops it."""

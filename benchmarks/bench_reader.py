@@ -8,7 +8,8 @@ serves them: managedFields, kubelet statuses, volumes, default tolerations, node
 
 For each file it runs, as fresh subprocesses with the default limits: the *floor* (the fastest
 decode of the same file with the same library and no schema: ``msgspec.json.decode`` for JSON,
-PyYAML's ``CSafeLoader`` for YAML, which the YAML path uses) and wapctl's ``validate``,
+rapidyaml's tree for YAML, which the fast YAML path uses; ``--pyyaml-floor`` adds PyYAML's
+``CSafeLoader``, the exact path) and wapctl's ``validate``,
 ``plan -o json``, ``check-cycles -o json``, ``audit -o json`` (a change adding one
 PriorityClass) and ``simulate -o json --max-steps 20``. Each figure is the median of
 ``--repeat`` runs: CPU seconds (user + sys of the child: the steady figure on a shared
@@ -48,11 +49,19 @@ FLOOR = {
     "json": (
         "import gc, sys, msgspec; gc.disable(); msgspec.json.decode(open(sys.argv[1], 'rb').read())"
     ),
+    # the library of the fast YAML path: rapidyaml's tree, its nodes reserved (wapctl does that)
     "yaml": (
+        "import gc, sys, ryml; gc.disable(); d = open(sys.argv[1], 'rb').read(); "
+        "t = ryml.Tree(); t.reserve(d.count(b'\\n') * 9 // 8 + 64); ryml.parse_in_arena(d, t)"
+    ),
+    # what the exact YAML path costs (PyYAML's C loader): --pyyaml-floor, ~64 s and 10 GB on
+    # the 2k export
+    "pyyaml": (
         "import gc, sys, yaml; gc.disable(); "
         "yaml.load(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader)"
     ),
 }
+FLOOR_LABEL = {"json": "msgspec", "yaml": "rapidyaml", "pyyaml": "PyYAML C"}
 CHANGE = """\
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
@@ -101,6 +110,19 @@ def run(
     )
 
 
+def _compile_bytecode(python: str, env: dict[str, str]) -> str:
+    """Compile the wapctl package the timed interpreter imports, as ``pip install`` does: with
+    PYTHONDONTWRITEBYTECODE set (as in some shells and containers) and no ``__pycache__``,
+    every run would otherwise compile wapctl's sources again (~0.3 s CPU per command) -- a
+    cost no installed wapctl pays. Returns the package directory compiled."""
+    where = subprocess.run(
+        [python, "-c", "import os, wapctl; print(os.path.dirname(wapctl.__file__))"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    subprocess.run([python, "-m", "compileall", "-q", where], env=env, check=True)
+    return where
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", choices=sorted(PRESETS), default="real-2k")
@@ -108,6 +130,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="", help="comma-separated commands (default: all)")
     ap.add_argument("--no-floor", action="store_true")
+    ap.add_argument("--pyyaml-floor", action="store_true", help="YAML: also PyYAML's C loader")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs wapctl")
     ap.add_argument("--pythonpath", default="", help="PYTHONPATH for it (another checkout)")
     ap.add_argument(
@@ -128,15 +151,18 @@ def main() -> None:
     if a.pythonpath:
         env["PYTHONPATH"] = a.pythonpath
     size_mb = path.stat().st_size / 1e6
+    compiled = _compile_bytecode(a.python, env)
     wapctl = [a.python, "-c", "from wapctl.cli import main; main()"]
     rows: list[tuple[str, list[str]]] = []
     if not a.no_floor:
-        rows.append(
-            (
-                f"floor ({'msgspec' if a.format == 'json' else 'PyYAML C'})",
-                [a.python, "-c", FLOOR[a.format], str(path)],
+        floors = [a.format] + (["pyyaml"] if a.format == "yaml" and a.pyyaml_floor else [])
+        for floor_name in floors:
+            rows.append(
+                (
+                    f"floor ({FLOOR_LABEL[floor_name]})",
+                    [a.python, "-c", FLOOR[floor_name], str(path)],
+                )
             )
-        )
     only = set(filter(None, a.only.split(",")))
     for name, args in commands(path, change, params.preemptor).items():
         if not only or name in only:
@@ -146,6 +172,7 @@ def main() -> None:
     print(
         f"{path.name}: {size_mb:.0f} MB; median of {a.repeat}; python {a.python}"
         + (f" PYTHONPATH={a.pythonpath}" if a.pythonpath else "")
+        + f"; bytecode compiled first: {compiled}"
     )
     print(f"| {'command':<18} | CPU s | wall s | peak RSS MB | x floor | exit | stdout sha256 |")
     print("|---|---:|---:|---:|---:|---:|---|")
@@ -156,7 +183,7 @@ def main() -> None:
         wall = statistics.median(s[1] for s in samples)
         rss = max(s[2] for s in samples)
         digests = {s[4] for s in samples}
-        if label.startswith("floor"):
+        if label.startswith("floor") and floor is None:
             floor = cpu
         ratio = f"{cpu / floor:.2f}" if floor else "-"
         print(

@@ -4,6 +4,7 @@ discovery, config resolution, clean exit-4 errors, ``wapctl snapshot``, and neve
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import socket
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 import yaml
 from fake_apiserver import SCHEDULING, synthetic_cluster
 
-from wapctl import live, load
+from wapctl import live, load, reader
 from wapctl.errors import ClusterError, ExitCode, Source, UsageError
 
 # ---- a small cluster: a pending high-priority pod that needs a victim ---------------------
@@ -157,13 +158,22 @@ def test_live_documents_are_the_objects_as_kubectl_shows_them(apiserver, tmp_pat
 
 def test_live_documents_equal_the_documents_of_a_file(apiserver, tmp_path):
     """The loader's documents of a kubectl List file equal the live documents of the same
-    objects."""
+    objects, as far as the file reader keeps them (it skips what no builder reads: uids,
+    container images, ...), and both build the same snapshot."""
     objects = small_cluster()
     fake = apiserver(objects)
     live_docs = fetch(fake.write_kubeconfig(tmp_path / "kc"))
     file_docs = load.read_documents([str(write_list_file(tmp_path / "snap.json", objects))])
-    assert sorted((d.obj for d in file_docs), key=key) == sorted((d.obj for d in live_docs),
-                                                                 key=key)
+    assert sorted((d.obj for d in file_docs), key=key) == sorted(
+        (reader.kept(d.obj) for d in live_docs), key=key
+    )
+    assert all("image" in c for d in live_docs if d.obj["kind"] == "Pod"
+               for c in d.obj["spec"]["containers"])  # live reads keep everything
+    live, from_file = load.build_snapshot(live_docs), load.build_snapshot(file_docs)
+    assert live.pods.keys() == from_file.pods.keys()
+    assert [dataclasses.replace(p, source=None) for p in live.pods.values()] == [
+        dataclasses.replace(p, source=None) for p in from_file.pods.values()
+    ]
 
 
 def test_sources_name_server_list_path_page_and_item(apiserver, tmp_path):

@@ -1241,6 +1241,25 @@ def test_binary_file(tmp_path: Path) -> None:
     assert "binary" in _read_error(str(tmp_path / "b.yaml")).reason
 
 
+@pytest.mark.parametrize("where", ["in a kept field", "in a skipped field", "between values"])
+def test_json_with_a_nul_byte_is_binary(tmp_path: Path, where: str) -> None:
+    """JSON text with a NUL byte anywhere -- where the fast reader keeps a field, where it
+    skips one, outside strings -- is reported as binary data like any other input (the fast
+    reader refuses it before the NUL scan runs), also for a big file read through a map."""
+    nul = {
+        "in a kept field": b'"name": "a\x00b"',
+        "in a skipped field": b'"name": "a", "annotations": {"x": "\x00"}',
+        "between values": b'"name": "a",\x00 "uid": "u"',
+    }[where]
+    item = b'{"apiVersion": "v1", "kind": "Node", "metadata": {' + nul + b"}}"
+    data = b'{"apiVersion": "v1", "kind": "List", "items": [' + item + b"]}"
+    (tmp_path / "n.json").write_bytes(data)
+    assert "binary" in _read_error(str(tmp_path / "n.json")).reason
+    padding = b" " * (load._MAP_FROM + 1)  # past the size from which files are mapped
+    (tmp_path / "big.json").write_bytes(data[:-1] + padding + b"}")
+    assert "binary" in _read_error(str(tmp_path / "big.json")).reason
+
+
 def test_not_utf8(tmp_path: Path) -> None:
     """Bytes that are not UTF-8 are an error, not mojibake."""
     (tmp_path / "l.yaml").write_bytes(b"kind: Node\nmetadata: {name: caf\xe9}\n")
@@ -1317,3 +1336,37 @@ def test_parse_size_rejects(text: str) -> None:
     """A bad or non-positive size is a usage error."""
     with pytest.raises(UsageError):
         load.parse_size(text)
+
+
+def _terminating(name: str, condition_status: Any, *, deleted: bool = True) -> dict[str, Any]:
+    doc = pod(name, nodeName="n1")
+    if deleted:
+        doc["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    doc["status"] = {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "False"},
+        {"type": "DisruptionTarget", "status": condition_status,
+         "reason": "PreemptionByScheduler"}]}
+    return doc
+
+
+def test_terminating_by_preemption_reads_the_disruption_target_condition(tmp_path: Path) -> None:
+    """Upstream PodTerminatingByPreemption (preemption/util.go): a pod with a deletionTimestamp
+    whose first DisruptionTarget condition is "True" with reason PreemptionByScheduler; "False"
+    is not, and a pod without a deletionTimestamp never is, whatever its conditions say."""
+    snap = build(tmp_path, node("n1"), _terminating("yes", "True"), _terminating("no", "False"),
+                 _terminating("live", "True", deleted=False))
+    assert snap.pods["default/yes"].preempted_by_scheduler
+    assert not snap.pods["default/no"].preempted_by_scheduler
+    assert not snap.pods["default/live"].preempted_by_scheduler
+    assert not snap.pods["default/live"].terminating
+
+
+def test_disruption_target_status_as_a_yaml_boolean_is_refused(tmp_path: Path) -> None:
+    """ConditionStatus is a string: the API server refuses `status: True` unquoted (a YAML
+    boolean), so a snapshot holding one was edited by hand. It used to be read silently as
+    "not True", which changed whether the preemptor waits; now it is one error naming the
+    field."""
+    err = error_of(tmp_path, node("n1"), _terminating("t", True))
+    assert_names(err, "snap.yaml", 2, "status.conditions[1].status")
+    assert 'must be a string: "True", "False" or "Unknown" (quote it), not a boolean' in str(err)
+    assert "Pod default/t" in str(err)

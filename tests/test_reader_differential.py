@@ -37,6 +37,38 @@ def _pick(d: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {k: d[k] for k in fields if k in d}
 
 
+def _pick_each(values: Any, fields: tuple[str, ...]) -> Any:
+    """A list's mappings projected on ``fields``; other elements, and a non-list, as they are."""
+    if type(values) is not list:
+        return values
+    return [_pick(v, fields) if type(v) is dict else v for v in values]
+
+
+def _project_spec(spec: Any) -> Any:
+    if type(spec) is not dict:
+        return spec  # any other value is kept as it is, for the builder to report
+    out = _pick(spec, reader._SPEC_FIELDS)
+    for name in ("containers", "initContainers"):
+        if name in out:
+            out[name] = _pick_each(out[name], reader._CONTAINER_FIELDS)
+            if type(out[name]) is list:
+                for c in out[name]:
+                    if type(c) is dict and "ports" in c:
+                        c["ports"] = _pick_each(c["ports"], reader._PORT_FIELDS)
+    if "volumes" in out:
+        out["volumes"] = _pick_each(out["volumes"], reader._VOLUME_FIELDS)
+    if "tolerations" in out:
+        out["tolerations"] = _pick_each(out["tolerations"], reader._TOLERATION_FIELDS)
+    return out
+
+
+def _project_status(status: dict[str, Any]) -> dict[str, Any]:
+    out = _pick(status, reader._STATUS_FIELDS)
+    if "conditions" in out:
+        out["conditions"] = _pick_each(out["conditions"], reader._CONDITION_FIELDS)
+    return out
+
+
 def project(doc: Any) -> Any:
     """What the fast reader must return for ``json.loads`` giving ``doc``: _ABSENT where the
     schema cannot take it (it must then return None)."""
@@ -46,7 +78,7 @@ def project(doc: Any) -> Any:
     if "status" in out and out["status"] is not None:
         if type(out["status"]) is not dict:
             return _ABSENT
-        out["status"] = _pick(out["status"], reader._STATUS_FIELDS)
+        out["status"] = _project_status(out["status"])
     if "items" in out and out["items"] is not None:
         if type(out["items"]) is not list:
             return _ABSENT
@@ -63,6 +95,10 @@ def project(doc: Any) -> Any:
                     if type(obj[part]) is not dict:
                         return _ABSENT
                     obj[part] = _pick(obj[part], fields)
+            if "status" in obj and obj["status"] is not None:
+                obj["status"] = _project_status(obj["status"])
+            if "spec" in obj:
+                obj["spec"] = _project_spec(obj["spec"])
             items.append(obj)
         out["items"] = items
     return out
@@ -166,6 +202,12 @@ _names = st.sampled_from(
         *reader._OBJECT_FIELDS,
         *reader._META_FIELDS,
         *reader._STATUS_FIELDS,
+        *reader._SPEC_FIELDS,
+        *reader._CONTAINER_FIELDS,
+        *reader._VOLUME_FIELDS,
+        *reader._PORT_FIELDS,
+        *reader._TOLERATION_FIELDS,
+        *reader._CONDITION_FIELDS,
         "managedFields",
         "items",
         "containerStatuses",

@@ -39,7 +39,8 @@ def test_json_over_the_general_limit_is_read_by_default(tmp_path: Path, small_li
 
 
 def test_yaml_over_the_general_limit_is_refused_by_size(tmp_path: Path, small_limits: None) -> None:
-    """YAML is read by PyYAML (~30x the file in memory): the general limit, refused by stat."""
+    """YAML below FAST_YAML_FROM (1 MiB, not scaled down here) is read by PyYAML (~30x the file
+    in memory), which takes only the general limit."""
     path = tmp_path / "big.yaml"
     path.write_text("\n---\n".join(json.dumps(n) for n in _list(40)["items"]))
     with pytest.raises(InputError) as info:

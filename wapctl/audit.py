@@ -384,6 +384,21 @@ def _plan_key(p: preemption.Plan | None) -> tuple[Any, ...] | None:
     return (p.status, tuple((v.pod, v.node) for v in p.victims))
 
 
+def same_for_planning(before: Snapshot, after: Snapshot) -> bool:
+    """Whether no plan can tell the two snapshots apart: ``preemption.plan`` reads (in
+    wapctl.preemption, wapctl.filters and wapctl.fit) only the nodes, pods, PodDisruptionBudgets,
+    Workloads, pod groups and namespaces of a snapshot, and these are equal. (Pods a change
+    leaves alone are the same objects after it: the comparison is cheap.)"""
+    return (
+        before.pods == after.pods
+        and before.nodes == after.nodes
+        and before.pdbs == after.pdbs
+        and before.pod_groups == after.pod_groups
+        and before.workloads == after.workloads
+        and before.namespaces == after.namespaces
+    )
+
+
 def plan_changes(
     before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None,
     model: BehaviourModel | None = None,
@@ -397,11 +412,15 @@ def plan_changes(
     pa = {(p.kind, p.key): p for p in queue}
     order = [(p.kind, p.key) for p in queue] + sorted(k for k in pb if k not in pa)
     changed = []
+    same = same_for_planning(before, after)  # e.g. a change that only adds a PriorityClass
     for kind, key in order[:max_plans]:
         b = pb.get((kind, key))
         a = pa.get((kind, key))
         plan_b = preemption.plan(before, b, model=model) if b is not None else None
-        plan_a = preemption.plan(after, a, model=model) if a is not None else None
+        if same and a is not None and a == b:
+            plan_a = plan_b  # same inputs, same plan (preemption.plan is deterministic)
+        else:
+            plan_a = preemption.plan(after, a, model=model) if a is not None else None
         if _plan_key(plan_b) != _plan_key(plan_a):
             changed.append(PlanChange(kind, key, plan_b, plan_a))
     return changed, len(order), min(len(order), max_plans)
@@ -420,12 +439,14 @@ def audit(
     feature_gates: Mapping[str, bool] | None = None,
 ) -> AuditReport:
     """Apply the change to the snapshot documents and compare (module docstring)."""
-    before = load.build_snapshot(base)
+    cache = load.BuildCache()  # the pods the change leaves alone are read once
+    before = load.build_snapshot(base, reuse=cache)
     documents, items = apply_change(base, change, deletions)
     try:
-        after = load.build_snapshot(documents)
+        after = load.build_snapshot(documents, reuse=cache)
     except InputError as exc:
         raise InputError(f"with the change applied: {exc}") from None
+    del cache
     gb = g.build_graph(before, sample_size=sample_size)
     ga = g.build_graph(after, sample_size=sample_size)
 

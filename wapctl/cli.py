@@ -125,6 +125,9 @@ def main() -> None:
     panel; ours is one line, and every exception maps to an exit code (commands.common.
     exit_code_for)."""
     from wapctl.commands.common import exit_code_for, report_interrupt
+    from wapctl.gcpause import keep_objects_until_exit
+
+    keep_objects_until_exit()  # one command, then the process ends: no freeing object by object
 
     commands = frozenset(c.name for c in app.registered_commands if c.name)
     if sys.argv[1:2] in (["__complete"], ["__completeNoDesc"]):  # kubectl_complete-wap

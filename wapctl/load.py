@@ -12,16 +12,20 @@ object; documents are composed first so each object keeps the line it starts on
 (``Source.line``). Text that starts like JSON is read by the fast reader (``wapctl.reader``:
 msgspec against a schema of the fields read, skipping ``managedFields`` and status noise); when
 it is not sure it hands over to the ``json`` module (the safe path, today's exact errors); a
-``.json`` file that is not valid JSON is an error, anything else falls back to YAML.
+``.json`` file that is not valid JSON is an error, anything else falls back to YAML. YAML of
+``FAST_YAML_FROM`` (1 MiB) or more first tries ``wapctl.reader_yaml`` (rapidyaml + the JSON fast
+reader, behind a pre-scan for what YAML 1.1 could read differently), which gives PyYAML's
+objects or hands over to PyYAML with its reason.
 
 Limits against hostile input (each gives exit 2 and one clear line, quickly, in bounded memory):
 
 - ``MAX_INPUT_SIZE`` = 256 MiB per file and for stdin, and ``MAX_FAST_INPUT_SIZE`` = 8 GiB for
-  JSON inputs of at least ``FAST_FROM`` (1 MiB) -- told by their first bytes -- which the fast
-  reader takes in memory bounded by the objects kept (a 5,000-node realistic export is ~3.6 GB;
-  big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json`` when the fast
-  reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured with ``stat``
-  (and 4 KiB of their head) before anything else is read; stdin is read with a cap.
+  text inputs (YAML or JSON: no NUL byte in the head) of at least ``FAST_FROM`` (1 MiB), which
+  the fast readers take in memory bounded by the objects kept (a 5,000-node realistic export is
+  ~3.6 GB; big files are memory-mapped, not copied). The safe readers (PyYAML, and ``json``,
+  when the fast reader hands over) never take more than ``MAX_INPUT_SIZE``. Files are measured
+  with ``stat`` (and 4 KiB of their head) before anything else is read; stdin is read with a
+  cap.
   ``--max-input-size`` (``max_input_size``) sets one limit for everything.
 - ``MAX_ALIASES`` = 100 alias uses (``*name``) per YAML document, and ``MAX_ALIAS_EXPANSION`` =
   100,000 nodes that those aliases may stand for once expanded ("billion laughs" has only 72
@@ -103,6 +107,7 @@ ignored. Nothing here modifies its input.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import mmap
 import os
@@ -112,6 +117,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, NamedTuple
 
@@ -160,7 +166,8 @@ __all__ = [
 
 MAX_INPUT_SIZE = 256 * 1024 * 1024  # bytes per file / stdin (and what the safe readers take)
 MAX_FAST_INPUT_SIZE = 8 << 30  # ... for JSON, read fast (a 5,000-node export is ~3 GB)
-FAST_FROM = 1 << 20  # JSON inputs from this size on get MAX_FAST_INPUT_SIZE
+FAST_FROM = 1 << 20  # inputs from this size on get MAX_FAST_INPUT_SIZE
+FAST_YAML_FROM = 1 << 20  # YAML from this size on tries the fast reader (smaller: PyYAML)
 MAX_ALIASES = 100  # alias uses per YAML document
 MAX_ALIAS_EXPANSION = 100_000  # nodes the aliases of one document may stand for, expanded
 MAX_DEPTH = 100  # nesting levels per document
@@ -258,12 +265,11 @@ def _default_limit(explicit: int | None, head: bytes, size: int) -> int:
         return explicit
     if size < FAST_FROM:
         return MAX_INPUT_SIZE
-    if head[:3] == b"\xef\xbb\xbf":
-        head = head[3:]
-    first = head[_LEADING_SPACE.match(head).end() :][:1]  # type: ignore[union-attr]
-    if first in (b"{", b"["):  # JSON: the fast reader (YAML is read by PyYAML, see _parse_yaml)
-        return max(MAX_INPUT_SIZE, MAX_FAST_INPUT_SIZE)
-    return MAX_INPUT_SIZE
+    if b"\x00" in head:  # not text: refused by its size before it is read
+        return MAX_INPUT_SIZE
+    # JSON and YAML both have a fast reader (wapctl.reader, wapctl.reader_yaml); what it hands
+    # over to the safe readers is capped at MAX_INPUT_SIZE by _slow_path_bytes
+    return max(MAX_INPUT_SIZE, MAX_FAST_INPUT_SIZE)
 
 
 _HEAD = 4096
@@ -355,7 +361,9 @@ def _read_file(
                 )
             if regular and st.st_size >= _MAP_FROM:
                 # a big export is mapped, not copied: the decoder reads the page cache directly
-                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                # (copy-on-write: the YAML parser works in place on a private copy of the pages
+                # it changes; the file itself is never written)
+                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
             else:
                 # read(n) allocates n bytes up front: ask for what stat promised, capped
                 fh.seek(0)
@@ -389,29 +397,36 @@ def _parse_into(
     start = _LEADING_SPACE.match(data).end()  # type: ignore[union-attr]
     if start == len(data):
         raise InputError("empty input: no YAML or JSON documents", Source(name))
-    if data.find(b"\x00") >= 0:
-        raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
-    docs: list[tuple[int, Any, Lines]] | None = None
-    if json_only or data[start : start + 1] in (b"{", b"["):
-        docs = _parse_json(name, data, json_only, explicit)
+    json_like = json_only or data[start : start + 1] in (b"{", b"[")
+    # The fast reader refuses any NUL byte (JSON has none, not even in a skipped string), so
+    # the scan for them waits until it has refused the input (a 3.5 GB export: ~0.4 s saved).
+    docs = _fast_json(name, data) if json_like else None
     if docs is None:
-        docs = _parse_yaml(name, data, explicit)
+        if data.find(b"\x00") >= 0:
+            raise InputError("binary data (NUL bytes), not YAML or JSON", Source(name))
+        if json_like:
+            docs = _parse_json(name, data, json_only, explicit)
+        if docs is None:
+            docs = _parse_yaml(name, data, explicit)
     if not docs:
         raise InputError("no YAML or JSON documents (only empty ones)", Source(name))
     for number, obj, lines in docs:
         _flatten(name, number, obj, out, lines)
 
 
-def _slow_path_bytes(name: str, data: Any, what: str, explicit: int | None) -> bytes:
+def _slow_path_bytes(
+    name: str, data: Any, what: str, explicit: int | None, reason: str = ""
+) -> bytes:
     """``data`` as bytes for the safe (json / PyYAML) readers, which take several times the
     input's size in memory: past ``MAX_INPUT_SIZE`` only with an explicit --max-input-size."""
     limit = MAX_INPUT_SIZE if explicit is None else explicit
     if len(data) > limit:
         if what == "YAML":
             why = (
-                "YAML is read by PyYAML, which needs about 30 times the file in memory; "
-                "raise the limit with --max-input-size, or export JSON (-o json), which is "
-                "read fast"
+                "it needs the exact YAML 1.1 reader, PyYAML"
+                + (f" ({reason})" if reason else "")
+                + ", which takes about 30 times the file in memory; raise the limit with "
+                "--max-input-size, or export JSON (-o json)"
             )
         else:
             why = (
@@ -426,15 +441,23 @@ def _slow_path_bytes(name: str, data: Any, what: str, explicit: int | None) -> b
     return data if type(data) is bytes else data[:]
 
 
+def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
+    """The JSON document in ``data`` by the fast reader, or None: take the safe path."""
+    fast = reader.read_json(data, MAX_DEPTH)
+    if fast is None:
+        return None
+    if type(fast.get("items")) is list:
+        reader.register_json_lines(name)
+    line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
+    return [(1, fast, (line, None))]
+
+
 def _parse_json(
     name: str, data: Any, required: bool, explicit: int | None = None
 ) -> list[tuple[int, Any, Lines]] | None:
+    """The JSON document in ``data`` by the safe reader (``json``), exact errors: None when
+    it is not JSON and need not be (the caller tries YAML)."""
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
-    fast = reader.read_json(data, MAX_DEPTH)
-    if fast is not None:
-        if type(fast.get("items")) is list:
-            reader.register_json_lines(name)
-        return [(1, fast, (line, None))]
     data = _slow_path_bytes(name, data, "JSON", explicit)
     try:
         obj = json.loads(data)
@@ -457,7 +480,15 @@ def _parse_json(
 
 
 def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple[int, Any, Lines]]:
-    data = _slow_path_bytes(name, data, "YAML", explicit)
+    reason = ""
+    if len(data) >= FAST_YAML_FROM:
+        from wapctl import reader_yaml  # rapidyaml and RE2 load only for big YAML
+
+        fast, reason = reader_yaml.read_yaml(data, MAX_DEPTH)
+        if fast is not None:
+            reader_yaml.register_yaml_lines(name, fast)
+            return [(number, obj, (None, None)) for number, obj in fast]
+    data = _slow_path_bytes(name, data, "YAML", explicit, reason)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -740,6 +771,12 @@ def _str_map(value: Any, source: Source, field: str) -> dict[str, str]:
     return dict(value)
 
 
+# (resource name, quantity text) -> amount, for pairs ``_amount`` has accepted: the same few
+# strings repeat across a cluster's pods, and a hit needs none of the checks again.
+_AMOUNTS: dict[tuple[str, str], int] = {}
+_AMOUNTS_LIMIT = 100_000
+
+
 def _amount(resource: Any, q: Any, source: Source, path: str) -> int:
     """A non-negative resource amount; ``path`` is the field path of the mapping holding it."""
     if type(resource) is not str:
@@ -750,7 +787,24 @@ def _amount(resource: Any, q: Any, source: Source, path: str) -> int:
         raise InputError(f"{exc.reason} in {exc.text!r}", source, f"{path}.{resource}") from None
     if value < 0:
         raise InputError(f"negative quantity {q!r}", source, f"{path}.{resource}")
+    if type(q) is str and len(_AMOUNTS) < _AMOUNTS_LIMIT:
+        _AMOUNTS[(resource, q)] = value
     return value
+
+
+def _known_amounts(mapping: dict[Any, Any], out: dict[str, int], overwrite: bool) -> bool:
+    """Add the amounts of ``mapping`` (resource -> quantity text) to ``out`` when every pair
+    is one ``_amount`` accepted before; False (``out`` possibly half-filled) when one is not."""
+    get = _AMOUNTS.get
+    for k, q in mapping.items():
+        if type(q) is not str:
+            return False
+        value = get((k, q))
+        if value is None:
+            return False
+        if overwrite or k not in out:
+            out[k] = value
+    return True
 
 
 _ISO = re.compile(
@@ -1413,12 +1467,72 @@ def _pod_group(
 
 # ---- Pod -----------------------------------------------------------------------------------
 
+def _slot_constructor(cls: Any) -> Any:
+    """A constructor for the frozen, slotted dataclass ``cls`` that sets the slots directly:
+    the same object as ``cls(**kwargs)`` (every field, defaults and default factories alike)
+    at about half the cost -- a frozen dataclass's ``__init__`` goes through
+    ``object.__setattr__`` field by field (Pod: 28 fields, 5 us; 151k pods on a 5,000-node
+    export). ``cls`` itself when it has anything such a constructor would skip (a
+    ``__post_init__``, a field outside ``__init__``)."""
+    fields = dataclasses.fields(cls)
+    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
+        return cls
+    ns: dict[str, Any] = {"new": object.__new__, "cls": cls, "FACTORY": object()}
+    params, body = [], []
+    for f in fields:
+        ns[f"set_{f.name}"] = getattr(cls, f.name).__set__
+        if f.default is not dataclasses.MISSING:
+            ns[f"default_{f.name}"] = f.default
+            params.append(f"{f.name}=default_{f.name}")
+            body.append(f"    set_{f.name}(o, {f.name})")
+        elif f.default_factory is not dataclasses.MISSING:
+            ns[f"factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=FACTORY")
+            body.append(
+                f"    set_{f.name}(o, factory_{f.name}() if {f.name} is FACTORY else {f.name})"
+            )
+        else:
+            params.append(f.name)
+            body.append(f"    set_{f.name}(o, {f.name})")
+    source = f"def make(*, {', '.join(params)}):\n    o = new(cls)\n" + "\n".join(body)
+    exec(source + "\n    return o\n", ns)  # generated from the dataclass's own fields
+    return ns["make"]
+
+
+_new_pod = _slot_constructor(Pod)
+
 _PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _TOLERATION_OPERATORS = ("Equal", "Exists")
 _TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _FIELD_OPERATORS = ("In", "NotIn")
 _EMPTY: dict[str, int] = {}
+
+
+def _quick_requests(c: Any) -> dict[str, int] | None:
+    """``_container_requests`` for the usual container: mappings where mappings belong and
+    only quantities accepted before (``_AMOUNTS``); None: take the checked path."""
+    if type(c) is not dict:
+        return None
+    res = c.get("resources")
+    if not res:
+        return _EMPTY if res is None or type(res) is dict else None
+    if type(res) is not dict:
+        return None
+    req = res.get("requests")
+    lim = res.get("limits")
+    out: dict[str, int] = {}
+    if req:
+        if type(req) is not dict or not _known_amounts(req, out, True):
+            return None
+    elif req is not None and type(req) is not dict:
+        return None
+    if lim:
+        if type(lim) is not dict or not _known_amounts(lim, out, False):
+            return None
+    elif lim is not None and type(lim) is not dict:
+        return None
+    return out
 
 
 def _container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
@@ -1464,7 +1578,9 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
         if type(containers) is not list:
             raise _type_error(containers, "a list", source, "spec.containers")
         for i, c in enumerate(containers):
-            r = _container_requests(c, source, f"spec.containers[{i}]")
+            r = _quick_requests(c)
+            if r is None:
+                r = _container_requests(c, source, f"spec.containers[{i}]")
             for k, v in r.items():
                 total[k] = total.get(k, 0) + v
     inits = spec.get("initContainers")
@@ -1602,7 +1718,8 @@ class _PodContext:
     """What pod parsing needs from the rest of the snapshot."""
 
     __slots__ = (
-        "classes", "default", "divergent", "missing_groups", "pod_groups", "warnings", "workloads"
+        "classes", "default", "divergent", "missing_groups", "pod_groups", "resolved", "reuse",
+        "warnings", "workloads",
     )
 
     def __init__(
@@ -1611,7 +1728,9 @@ class _PodContext:
         default: PriorityClass | None,
         workloads: dict[str, _WorkloadDef],
         pod_groups: dict[str, _Group],
+        reuse: BuildCache | None = None,
     ):
+        self.reuse = reuse
         self.classes = classes
         self.default = default
         self.workloads = workloads
@@ -1621,6 +1740,8 @@ class _PodContext:
         self.missing_groups: dict[str, list[tuple[str, Source, str]]] = {}
         # pod group key -> [(pod key, own priority, source)]: pods disagreeing with their group
         self.divergent: dict[str, list[tuple[str, int, Source]]] = {}
+        # (spec.priority, class name, spec.preemptionPolicy, group key) -> resolve_pod's answer
+        self.resolved: dict[tuple[Any, ...], prio.PodPriority] = {}
 
     def missing_group(self, label: str, pod: str, source: Source, field: str) -> None:
         self.missing_groups.setdefault(label, []).append((pod, source, field))
@@ -1702,16 +1823,13 @@ def _pod_group_of(
     return group
 
 
-def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
-    meta, ns, name = head
-    spec = obj.get("spec")
-    spec = {} if spec is None else _mapping(spec, source, "spec")
-    status = obj.get("status")
-    status = {} if status is None else _mapping(status, source, "status")
-
-    requests = _pod_requests(spec, source)
+def _pod_priority(
+    spec: dict[str, Any], ns: str, key: str, source: Source, ctx: _PodContext
+) -> tuple[Any, prio.PodPriority, str | None]:
+    """(spec.priorityClassName, the resolved priorities, the pod group key) of a pod; notes the
+    pod as a member of its group, and a priority diverging from the group's."""
     group = (
-        _pod_group_of(spec, ns, f"{ns}/{name}", source, ctx)
+        _pod_group_of(spec, ns, key, source, ctx)
         if ("workloadRef" in spec or "schedulingGroup" in spec)
         else None
     )
@@ -1728,18 +1846,24 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
             raise _type_error(pcn, "a string", source, "spec.priorityClassName")
         # Admission wrote spec.priority from the class: a class deleted since (or left out of
         # the export) is a warning, as the scheduler only reads spec.priority.
-        pc = ctx.classes.resolve(pcn, spec_priority, f"Pod {ns}/{name}", source,
+        pc = ctx.classes.resolve(pcn, spec_priority, f"Pod {key}", source,
                                  "spec.priorityClassName")
     policy = spec.get("preemptionPolicy") or None
     if policy is not None and policy not in _POLICIES:
         _enum(policy, _POLICIES, source, "spec.preemptionPolicy")
-    pp = prio.resolve_pod(
-        spec_priority=spec_priority,
-        priority_class=pc,
-        spec_policy=policy,
-        default=ctx.default,
-        group=group.priority if group is not None else None,
-    )
+    # the same few (number, class, policy, group) combinations repeat across a cluster's pods;
+    # within one build each class name and group key stands for one object
+    resolved_key = (spec_priority, pc.name if pc is not None else None, policy,
+                    group.key if group is not None else None)
+    pp = ctx.resolved.get(resolved_key)
+    if pp is None:
+        pp = ctx.resolved[resolved_key] = prio.resolve_pod(
+            spec_priority=spec_priority,
+            priority_class=pc,
+            spec_policy=policy,
+            default=ctx.default,
+            group=group.priority if group is not None else None,
+        )
     group_key = None
     if group is not None:
         group_key = group.key
@@ -1748,11 +1872,28 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
             and pp.own_priority is not None
             and pp.own_priority != group.priority.priority
         ):
-            ctx.divergent.setdefault(group.key, []).append((f"{ns}/{name}", pp.own_priority,
-                                                            source))
+            ctx.divergent.setdefault(group.key, []).append((key, pp.own_priority, source))
         group.members.append(pp.priority)
         if pp.own_never:
             group.member_never = True
+    return pcn, pp, group_key
+
+
+def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
+    reuse = ctx.reuse
+    if reuse is not None:
+        hit = reuse.get(id(obj))
+        if hit is not None and hit[0] is obj and hit[1] is source:
+            return _pod_again(hit[2], hit[3], obj, source, head, ctx)
+    meta, ns, name = head
+    key = f"{ns}/{name}"
+    spec = obj.get("spec")
+    spec = {} if spec is None else _mapping(spec, source, "spec")
+    status = obj.get("status")
+    status = {} if status is None else _mapping(status, source, "status")
+
+    requests = _pod_requests(spec, source)
+    pcn, pp, group_key = _pod_priority(spec, ns, key, source, ctx)
 
     phase = status.get("phase") or "Pending"
     if phase not in _PHASES:
@@ -1776,15 +1917,17 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     ports = constraints.host_ports(spec, source)
     finished = phase in ("Succeeded", "Failed")
     terminating = meta.get("deletionTimestamp") is not None
-    ctx.warnings.extend(constraints.pod_warnings(
-        spec, f"{ns}/{name}", pending=node_name is None and not finished and not terminating,
-        gated=bool(gates) and node_name is None, source=source))
+    warnings = constraints.pod_warnings(
+        spec, key, pending=node_name is None and not finished and not terminating,
+        gated=bool(gates) and node_name is None, source=source)
+    if warnings:
+        ctx.warnings.extend(warnings)
 
-    return Pod(
+    pod = _new_pod(
         namespace=ns,
         name=name,
-        key=f"{ns}/{name}",
-        preempted_by_scheduler=_preempted_by_scheduler(status),
+        key=key,
+        preempted_by_scheduler=terminating and _preempted_by_scheduler(status, source),
         requests=requests,
         priority=pp.priority,
         preemption_priority=pp.preemption_priority,
@@ -1810,17 +1953,64 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         host_ports=ports,
         own_priority=pp.own_priority,
     )
+    if reuse is not None:
+        reuse[id(obj)] = (obj, source, pod, warnings)
+    return pod
 
 
-def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
-    """Upstream ``PodTerminatingByPreemption`` (preemption/util.go): the first
-    ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``."""
+def _pod_again(
+    pod: Pod, warnings: list[LoadWarning], obj: dict[str, Any], source: Source, head: _Head,
+    ctx: _PodContext,
+) -> Pod:
+    """``_pod`` of a document that an earlier build with the same ``BuildCache`` read without
+    error: only what depends on the rest of the snapshot (its pod group and priorities, in
+    ``_pod_priority``) is read again; every other field, and its warnings, are the same."""
+    spec = obj.get("spec")
+    pcn, pp, group_key = _pod_priority(
+        {} if spec is None else spec, head[1], pod.key, source, ctx
+    )
+    if warnings:
+        ctx.warnings.extend(warnings)
+    own_policy = NEVER if pp.own_never else PREEMPT_LOWER
+    pcn = pcn or None
+    if (
+        pod.priority == pp.priority
+        and pod.preemption_priority == pp.preemption_priority
+        and pod.preemption_policy == pp.preemption_policy
+        and pod.own_preemption_policy == own_policy
+        and pod.priority_class_name == pcn
+        and pod.group_key == group_key
+        and pod.own_priority == pp.own_priority
+    ):
+        return pod  # the change left it alone (the model is immutable: both snapshots share it)
+    return replace(
+        pod,
+        priority=pp.priority,
+        preemption_priority=pp.preemption_priority,
+        preemption_policy=pp.preemption_policy,
+        own_preemption_policy=own_policy,
+        priority_class_name=pcn,
+        group_key=group_key,
+        own_priority=pp.own_priority,
+    )
+
+
+def _preempted_by_scheduler(status: dict[str, Any], source: Source) -> bool:
+    """Upstream ``PodTerminatingByPreemption`` (preemption/util.go) of a terminating pod: the
+    first ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``. Read
+    only for pods with a ``deletionTimestamp`` (upstream answers false first for the others).
+    The condition's ``status`` is a string (``ConditionStatus``); a YAML boolean there (an
+    unquoted ``True``) is refused as the API server would refuse it, not read as false."""
     conditions = status.get("conditions")
     if type(conditions) is not list:
         return False
-    for cond in conditions:
+    for i, cond in enumerate(conditions):
         if isinstance(cond, dict) and cond.get("type") == "DisruptionTarget":
-            return cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+            value = cond.get("status")
+            if value is not None and type(value) is not str:
+                raise _type_error(value, 'a string: "True", "False" or "Unknown" (quote it)',
+                                  source, f"status.conditions[{i}].status")
+            return value == "True" and cond.get("reason") == "PreemptionByScheduler"
     return False
 
 
@@ -1850,15 +2040,32 @@ _LABELS = {
 }
 
 
+# (kind, apiVersion) -> reader, for the pairs of strings ``_classify`` has accepted as a kind
+# wapctl reads: its answer depends on nothing else.
+_CLASSIFIED: dict[tuple[str, str], int] = {}
+
+
 def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     if type(obj) is not dict:
         raise InputError(f"an object must be a mapping, not {_typename(obj)}", source)
     kind = obj.get("kind")
+    api = obj.get("apiVersion")
+    if type(kind) is str and type(api) is str:
+        known = _CLASSIFIED.get((kind, api))
+        if known is not None:
+            return known
+        which = _classify_named(kind, api, source, ignored)
+        if which is not None:
+            _CLASSIFIED[(kind, api)] = which
+        return which
+    return _classify_named(kind, api, source, ignored)
+
+
+def _classify_named(kind: Any, api: Any, source: Source, ignored: Counter[str]) -> int | None:
     if type(kind) is not str or not kind:
         if kind is None or kind == "":
             raise InputError("missing (required)", source, "kind")
         raise _type_error(kind, "a string", source, "kind")
-    api = obj.get("apiVersion")
     if api is None:
         group = _KIND_NAMES.get(kind)
         if group is None:
@@ -1896,15 +2103,19 @@ def _classify(obj: Any, source: Source, ignored: Counter[str]) -> int | None:
     return which
 
 
+def _named(exc: InputError, which: int, head: _Head) -> InputError:
+    """The error, naming the object it is about: ``Pod prod/web-1 (file:line ...)``."""
+    _, ns, name = head
+    return exc.about(f"{_LABELS[which]} {ns}/{name}" if ns else f"{_LABELS[which]} {name}")
+
+
 @contextmanager
 def _about(which: int, head: _Head) -> Iterator[None]:
-    """An ``InputError`` while reading one object names it: ``Pod prod/web-1 (file:line ...)``."""
+    """An ``InputError`` while reading one object names it (``_named``)."""
     try:
         yield
     except InputError as exc:
-        _, ns, name = head
-        label = f"{_LABELS[which]} {ns}/{name}" if ns else f"{_LABELS[which]} {name}"
-        raise exc.about(label) from None
+        raise _named(exc, which, head) from None
 
 
 def _place(source: Source) -> str:
@@ -1925,16 +2136,27 @@ def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> 
     seen[key] = source
 
 
-def build_snapshot(documents: Iterable[Document]) -> Snapshot:
+class BuildCache(dict):  # type: ignore[type-arg]
+    """What one ``build_snapshot`` learnt of each pod document, for another build of mostly the
+    same documents (``audit`` builds the snapshot before and after a change): a pod document
+    read again (the same object with the same source) is only resolved again against the rest
+    of the snapshot -- pod group and priorities -- the rest of its fields are taken over. It
+    keeps the documents it has seen alive: drop it with the builds."""
+
+
+def build_snapshot(documents: Iterable[Document], *, reuse: BuildCache | None = None) -> Snapshot:
     """Validate the objects, resolve priorities and pod groups, and build the ``Snapshot``.
 
     Raises ``InputError`` naming file, document, List item and field for every contradiction
-    (see the module docstring). The documents are only read."""
+    (see the module docstring). The documents are only read. ``reuse``: see ``BuildCache``."""
     with gc_paused():
-        return _build(documents, getattr(documents, "server_version", None))
+        return _build(documents, getattr(documents, "server_version", None), reuse)
 
 
-def _build(documents: Iterable[Document], server_version: str | None = None) -> Snapshot:
+def _build(
+    documents: Iterable[Document], server_version: str | None = None,
+    reuse: BuildCache | None = None,
+) -> Snapshot:
     ignored: Counter[str] = Counter()
     buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
     seen: list[dict[str, Source]] = [{} for _ in range(8)]
@@ -1983,12 +2205,15 @@ def _build(documents: Iterable[Document], server_version: str | None = None) -> 
             raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
         groups[group.key] = group
 
-    ctx = _PodContext(book, default, workloads, pod_groups)
+    ctx = _PodContext(book, default, workloads, pod_groups, reuse)
     ctx.warnings.extend(load_warnings)
     pods = []
-    for source, obj, head in buckets[_POD]:
-        with _about(_POD, head):
+    head = None
+    try:  # one handler for the loop (a context manager per pod costs ~2 us each)
+        for source, obj, head in buckets[_POD]:
             pods.append(_pod(obj, source, head, ctx))
+    except InputError as exc:
+        raise _named(exc, _POD, head) from None  # type: ignore[arg-type]
     namespaces = {head[2]: constraints.namespace_labels(obj, head[2], source)
                   for source, obj, head in buckets[_NAMESPACE]}
     for which, label in ((_WORKLOAD, "Workload"), (_PODGROUP, "PodGroup")):
@@ -1996,9 +2221,11 @@ def _build(documents: Iterable[Document], server_version: str | None = None) -> 
             ctx.warnings.extend(
                 constraints.group_warnings(obj, f"{label} {head[1]}/{head[2]}", source))
     nodes = []
-    for source, obj, head in buckets[_NODE]:
-        with _about(_NODE, head):
+    try:
+        for source, obj, head in buckets[_NODE]:
             nodes.append(_node(obj, source, head))
+    except InputError as exc:
+        raise _named(exc, _NODE, head) from None  # type: ignore[arg-type]
     pdbs = []
     for source, obj, head in buckets[_PDB]:
         with _about(_PDB, head):

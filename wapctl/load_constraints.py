@@ -62,10 +62,16 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-def _load() -> Any:
-    from wapctl import load  # the loader's field helpers; imported late (load imports us)
+_LOAD: Any = None
 
-    return load
+
+def _load() -> Any:
+    global _LOAD
+    if _LOAD is None:
+        from wapctl import load  # the loader's field helpers; imported late (load imports us)
+
+        _LOAD = load
+    return _LOAD
 
 
 def _type_error(value: Any, expected: str, source: Source, field: str) -> InputError:
@@ -192,13 +198,28 @@ def host_ports(spec: dict[str, Any], source: Source) -> tuple[HostPort, ...]:
     load = _load()
     out = []
     for group in ("initContainers", "containers"):
-        for i, c in enumerate(load._list(spec.get(group), source, f"spec.{group}")):
+        containers = spec.get(group)
+        if containers is None:
+            continue
+        for i, c in enumerate(load._list(containers, source, f"spec.{group}")):
             if type(c) is not dict:
                 raise _type_error(c, "a mapping", source, f"spec.{group}[{i}]")
             if group == "initContainers" and c.get("restartPolicy") != "Always":
                 continue
+            ports = c.get("ports")
+            if ports is None:
+                continue
+            if type(ports) is list:  # the usual case first: no port asks for a host port
+                for p in ports:
+                    if type(p) is not dict:
+                        break
+                    hp = p.get("hostPort")
+                    if not (hp is None or (type(hp) is int and hp == 0)):
+                        break
+                else:
+                    continue
             base = f"spec.{group}[{i}].ports"
-            for j, p in enumerate(load._list(c.get("ports"), source, base)):
+            for j, p in enumerate(load._list(ports, source, base)):
                 f = f"{base}[{j}]"
                 if type(p) is not dict:
                     raise _type_error(p, "a mapping", source, f)

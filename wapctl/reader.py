@@ -1,12 +1,18 @@
 """The fast path of reading a snapshot: decode only what wapctl reads.
 
 ``wapctl.load`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
-document against a schema of the fields wapctl's builders read (``_Object``: the whole
-``metadata`` but ``managedFields``; the whole ``spec``; of ``status`` only the fields any
-builder reads); everything else -- ``managedFields``, ``containerStatuses``, ``conditions``,
-node ``images``, ... -- is skipped by the decoder without building a Python object for it.
-Each object then becomes the plain ``dict`` the builders expect, as ``json.loads`` would have
-made it minus the skipped fields.
+document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
+the name, namespace, labels and timestamps; of ``spec`` the fields any kind's builder reads,
+with a pod's containers cut to resources, ports (host port, protocol, host IP) and
+restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
+kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
+type, status and reason); everything else -- ``managedFields``, annotations, owner
+references, env, images, probes, mounts, ``containerStatuses``, node ``images``, ... -- is
+skipped by the decoder without building a Python object for it. Each object then becomes the
+plain ``dict`` the builders expect, as ``json.loads`` would have made it minus the skipped
+fields (``kept`` gives the same projection of an object read elsewhere). A cut part (spec, a
+container, ...) that is not a JSON object is kept as it is, for the builder to report as the
+safe path would.
 
 Whenever the fast path is not sure, it returns ``None`` and the caller takes the safe path
 (``json`` / PyYAML, with today's exact errors): a syntax error, a document that is not an
@@ -39,25 +45,18 @@ from typing import Any
 
 import msgspec
 
-# The fields of each part that any builder in wapctl.load reads, or may soon read (ObjectMeta
-# is kept whole but for managedFields). Every field is ``Any``: the builders check types and
-# report mistakes exactly as on the safe path.
+# The fields of each part that any builder reads (wapctl.load, load_constraints, templates,
+# drift; a List's own metadata is kept whole, for the server-version annotation). Every field
+# is ``Any`` unless cut further below: the builders check types and report mistakes exactly
+# as on the safe path.
 _UNSET = msgspec.UNSET
 _META_FIELDS = (
     "name",
     "namespace",
-    "generateName",
-    "uid",
-    "resourceVersion",
-    "generation",
     "creationTimestamp",
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
     "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "selfLink",
 )
 _STATUS_FIELDS = (
     # Pod
@@ -65,24 +64,69 @@ _STATUS_FIELDS = (
     "nominatedNodeName",
     "startTime",
     "conditions",  # DisruptionTarget: a pod being preempted (wapctl.load._pod)
-    "qosClass",
-    "reason",
-    "message",
     # Node
     "allocatable",
     "capacity",
     # PodDisruptionBudget
     "disruptionsAllowed",
     "disruptedPods",
-    "currentHealthy",
-    "desiredHealthy",
-    "expectedPods",
-    # workload controllers
-    "observedGeneration",
-    "replicas",
-    "readyReplicas",
-    "availableReplicas",
 )
+# ``spec``: the fields any builder reads, of any kind (wapctl.load, load_constraints,
+# templates, drift). A pod's containers keep only what the builders read of them (requests,
+# host ports, sidecar restartPolicy) and its volumes only the kinds a warning names; env,
+# images, commands, probes, mounts, the projected service-account volume, ... are skipped.
+_SPEC_FIELDS = (
+    # Pod (wapctl.load._pod and the helpers it calls, load_constraints, drift)
+    "containers",
+    "initContainers",
+    "overhead",
+    "resources",  # pod-level resources
+    "nodeName",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "topologySpreadConstraints",
+    "priority",
+    "priorityClassName",
+    "preemptionPolicy",
+    "schedulerName",
+    "schedulingGates",
+    "resourceClaims",
+    "volumes",
+    "workloadRef",  # also a v1alpha3 PodGroup's template reference
+    "schedulingGroup",
+    "runtimeClassName",
+    "hostNetwork",
+    # Node
+    "taints",
+    "unschedulable",
+    # PodDisruptionBudget
+    "selector",
+    "minAvailable",
+    "maxUnavailable",
+    "unhealthyPodEvictionPolicy",
+    # Workload and PodGroup (every version)
+    "podGroups",
+    "podGroupTemplates",
+    "compositePodGroupTemplates",
+    "podGroupTemplateRef",
+    "preemptionPriorityClassName",
+    "schedulingPolicy",
+    "schedulingConstraints",
+    "disruptionMode",
+    "controllerRef",
+    # controllers with pod templates (wapctl.templates)
+    "template",
+    "jobTemplate",
+    "replicatedJobs",
+    "leaderWorkerTemplate",
+    "replicas",
+)
+_CONTAINER_FIELDS = ("resources", "restartPolicy", "ports")
+_PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # load_constraints.host_ports
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.load._toleration
+_CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.load._pod)
+_VOLUME_FIELDS = ("persistentVolumeClaim", "ephemeral")
 # top-level fields of the kinds wapctl reads (PriorityClass keeps its fields at the top)
 _OBJECT_FIELDS = (
     "apiVersion",
@@ -108,12 +152,39 @@ def _struct(name: str, fields: tuple[str, ...], types: dict[str, Any] | None = N
     )
 
 
+def _total(struct: Any) -> Any:
+    """``struct`` where JSON has an object, any other JSON value as it is: a field of this type
+    never fails to decode (a builder then reports a wrong shape as the safe path would)."""
+    return struct | list | str | int | float | bool | None
+
+
+def _list_of(struct: Any) -> Any:
+    """A list of ``struct``s where JSON has a list (other elements as they are), any other
+    JSON value as it is."""
+    return list[_total(struct)] | dict | str | int | float | bool | None
+
+
 _Meta = _struct("_Meta", _META_FIELDS)
-_Status = _struct("_Status", _STATUS_FIELDS)
+_Condition = _struct("_Condition", _CONDITION_FIELDS)
+_Status = _struct("_Status", _STATUS_FIELDS, {"conditions": _list_of(_Condition)})
+_Port = _struct("_Port", _PORT_FIELDS)
+_Container = _struct("_Container", _CONTAINER_FIELDS, {"ports": _list_of(_Port)})
+_Volume = _struct("_Volume", _VOLUME_FIELDS)
+_Toleration = _struct("_Toleration", _TOLERATION_FIELDS)
+_Spec = _struct(
+    "_Spec",
+    _SPEC_FIELDS,
+    {
+        "containers": _list_of(_Container),
+        "initContainers": _list_of(_Container),
+        "volumes": _list_of(_Volume),
+        "tolerations": _list_of(_Toleration),
+    },
+)
 _Object = _struct(
     "_Object",
     _OBJECT_FIELDS,
-    {"metadata": _Meta | None, "status": _Status | None},
+    {"metadata": _Meta | None, "status": _Status | None, "spec": _total(_Spec)},
 )
 # A document: one object, or a List of them (``items``). A non-List object with an ``items``
 # field keeps it as decoded objects; the builders never read it.
@@ -126,24 +197,28 @@ _DOCUMENT_FIELDS = (*_OBJECT_FIELDS, "items")
 _DECODER = msgspec.json.Decoder(_Document)
 
 
+_astuple = msgspec.structs.astuple
+
+
 def _as_dict(struct: Any, fields: tuple[str, ...]) -> dict[str, Any]:
-    out = {}
-    for f in fields:
-        v = getattr(struct, f)
-        if v is not _UNSET:
-            out[f] = v
+    """The fields of ``struct`` (declared as ``fields``, in order) that the input set."""
+    return {f: v for f, v in zip(fields, _astuple(struct), strict=True) if v is not _UNSET}
+
+
+_to_builtins = msgspec.to_builtins
+
+
+def _objects(structs: list[Any]) -> list[dict[str, Any]]:
+    """The decoded List items as plain dicts: each struct (nested ones too) becomes a dict of
+    the fields the input set, in C (``to_builtins``: every default is UNSET and omitted; the
+    values it copies are JSON's dicts, lists and scalars). Each struct is dropped once
+    converted, so the two forms are never both whole in memory."""
+    out = []
+    append = out.append
+    for i, o in enumerate(structs):
+        append(_to_builtins(o))
+        structs[i] = None
     return out
-
-
-def _object(o: Any) -> dict[str, Any]:
-    obj = _as_dict(o, _OBJECT_FIELDS)
-    meta = obj.get("metadata")
-    if meta is not None:
-        obj["metadata"] = _as_dict(meta, _META_FIELDS)
-    status = obj.get("status")
-    if status is not None:
-        obj["status"] = _as_dict(status, _STATUS_FIELDS)
-    return obj
 
 
 def _stack_depth() -> int:
@@ -199,11 +274,17 @@ def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
     out = _as_dict(doc, _DOCUMENT_FIELDS)
     status = out.get("status")
     if status is not None:
-        out["status"] = _as_dict(status, _STATUS_FIELDS)
+        out["status"] = _to_builtins(status)
     items = out.get("items")
     if items is not None:
-        out["items"] = [_object(o) for o in items]
+        out["items"] = _objects(items)
     return out
+
+
+def kept(obj: dict[str, Any]) -> dict[str, Any]:
+    """A List item (as ``json.loads`` gives it) as this reader keeps it: what the builders
+    read of it. For comparing other sources' objects (a live read) with a file's."""
+    return _to_builtins(msgspec.json.decode(msgspec.json.encode(obj), type=_Object))
 
 
 # ---- lines of JSON List items, found only when an error names one ----------------------------

@@ -103,6 +103,9 @@ def audit(
         raise UsageError(f"--model {model!r}: expected one of {', '.join(models.MODEL_NAMES)}")
     report = core.audit(base, proposed, deletions, max_plans=max_plans, namespace=namespace,
                         model=model, feature_gates=models.parse_feature_gates(feature_gates))
+    from wapctl.gcpause import keep_until_exit
+
+    keep_until_exit((base, proposed, report))  # the process ends with the command: never freed
     from wapctl.render.names import audit_names
 
     doc = render.audit_to_dict(report)

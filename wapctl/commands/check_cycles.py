@@ -132,7 +132,10 @@ def check_cycles(
     from wapctl import drift, load
 
     snapshot = load.build_snapshot(documents)
+    from wapctl.gcpause import keep_until_exit
     from wapctl.models import as_seen_by
+
+    keep_until_exit((documents, snapshot))  # the process ends with the command: never freed
 
     behaviour = common.behaviour_model(snapshot, model, feature_gates)
     report = graph.check(

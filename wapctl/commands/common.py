@@ -260,10 +260,16 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
 
 
 def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
-    """Read and build the snapshot (``wapctl.model.Snapshot``)."""
+    """Read and build the snapshot (``wapctl.model.Snapshot``). Neither the documents nor the
+    snapshot are ever freed (``gcpause.keep_until_exit``): a command reads one snapshot and
+    ends."""
     from wapctl import load
+    from wapctl.gcpause import keep_until_exit
 
-    return load.build_snapshot(read_documents(opts, progress=progress))
+    documents = read_documents(opts, progress=progress)
+    snapshot = load.build_snapshot(documents)
+    keep_until_exit((documents, snapshot))
+    return snapshot
 
 
 def named_preemptor(snapshot: Any, *, pod: str | None, workload: str | None,

@@ -1,0 +1,209 @@
+"""load.BuildCache: a second build that takes over what the first learnt of each pod document
+(what ``audit`` does for the snapshot after a change) gives exactly the snapshot, or the
+error, of a build from scratch.
+
+Oracle: ``build_snapshot`` of the same documents without the cache. Inputs: every fixture
+snapshot, each with changes that move what a cached pod must resolve again -- its classes'
+values and policies, a deleted class, a new globalDefault, a Workload's classes -- while the
+pod documents stay the same objects (as ``audit.apply_change`` keeps them).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wapctl import load
+from wapctl.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = sorted(
+    p
+    for p in (ROOT / "fixtures").rglob("*")
+    if p.suffix in (".json", ".yaml", ".yml") and ".expected." not in p.name
+)
+
+
+def _readable(path: Path) -> list[load.Document] | None:
+    try:
+        return load.read_documents([str(path)])
+    except InputError:
+        return None
+
+
+def _changed(docs: list[load.Document], kind: str,
+             change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> list[load.Document]:
+    """The documents with every object of ``kind`` replaced by ``change(copy)`` (None: deleted);
+    the other documents are the same objects."""
+    out = []
+    for d in docs:
+        if d.obj.get("kind") != kind:
+            out.append(d)
+            continue
+        new = change(copy.deepcopy(d.obj))
+        if new is not None:
+            out.append(load.Document(d.source, new))
+    return out
+
+
+def _bump(obj: dict[str, Any]) -> dict[str, Any]:
+    if type(obj.get("value")) is int:
+        obj["value"] += 7
+    return obj
+
+
+def _never(obj: dict[str, Any]) -> dict[str, Any]:
+    obj["preemptionPolicy"] = "Never"
+    return obj
+
+
+def _flip_default(obj: dict[str, Any]) -> dict[str, Any]:
+    obj["globalDefault"] = not obj.get("globalDefault")
+    return obj
+
+
+def _drop_first_class() -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    dropped: list[str] = []
+
+    def change(obj: dict[str, Any]) -> dict[str, Any] | None:
+        if not dropped:
+            dropped.append(obj["metadata"]["name"])
+            return None
+        return obj
+
+    return change
+
+
+def _workload_classes(obj: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec")
+    if type(spec) is dict:
+        spec.pop("priorityClassName", None)
+        spec["preemptionPriorityClassName"] = "no-such-class"
+    return obj
+
+
+CHANGES = {
+    "class values": ("PriorityClass", _bump),
+    "class policies": ("PriorityClass", _never),
+    "globalDefault": ("PriorityClass", _flip_default),
+    "deleted class": ("PriorityClass", None),
+    "workload classes": ("Workload", _workload_classes),
+}
+
+
+def _outcome(docs: list[load.Document], cache: load.BuildCache | None) -> Any:
+    try:
+        return load.build_snapshot(docs, reuse=cache)
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+@pytest.mark.parametrize("path", SNAPSHOTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_second_build_with_the_cache_is_a_build_from_scratch(path: Path, change: str) -> None:
+    docs = _readable(path)
+    if docs is None:
+        pytest.skip("not a readable snapshot (an input-error fixture)")
+    kind, how = CHANGES[change]
+    after = _changed(docs, kind, how if how is not None else _drop_first_class())
+    cache = load.BuildCache()
+    assert _outcome(docs, cache) == _outcome(docs, None)
+    assert _outcome(after, cache) == _outcome(after, None)
+    # and back: the cache holds what the first build learnt, not what the second one resolved
+    assert _outcome(docs, cache) == _outcome(docs, None)
+
+
+def test_a_pod_the_change_leaves_alone_is_shared_and_one_it_moves_is_new() -> None:
+    """Raising one class's value re-resolves the pods whose priority comes from it (here the
+    pending pod ``urgent``, class ``high``, no spec.priority); the others are the same objects
+    in both snapshots."""
+    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    cache = load.BuildCache()
+    before = load.build_snapshot(docs, reuse=cache)
+    changed = _changed(docs, "PriorityClass",
+                       lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
+    after = load.build_snapshot(changed, reuse=cache)
+    scratch = load.build_snapshot(changed)
+    shared = 0
+    for key, pod in before.pods.items():
+        assert after.pods[key] == scratch.pods[key]
+        assert (after.pods[key] is pod) == (scratch.pods[key] == pod)
+        shared += after.pods[key] is pod
+    assert shared == len(before.pods) - 1
+    assert after.pods["default/urgent"].priority == before.pods["default/urgent"].priority + 7
+
+
+# ---- load._slot_constructor: the pod builder's constructor is the dataclass's ---------------
+
+
+def test_slot_constructor_makes_what_the_dataclass_makes() -> None:
+    """Every field given, or left to its default or default factory: an object equal to
+    ``Pod(**kwargs)``, of the same class, with fresh mutable defaults, still frozen."""
+    import dataclasses
+
+    from wapctl.model import Pod
+
+    required = {"namespace": "ns", "name": "p", "key": "ns/p", "requests": {"cpu": 100},
+                "priority": 5, "preemption_priority": 7}
+    given = {f.name: getattr(load._new_pod(**required), f.name)
+             for f in dataclasses.fields(Pod)}
+    given.update(labels={"a": "b"}, phase="Running", node_name="n1", own_priority=3)
+    for kwargs in (required, given):
+        made, expected = load._new_pod(**kwargs), Pod(**kwargs)
+        assert type(made) is Pod
+        assert made == expected
+    a, b = load._new_pod(**required), load._new_pod(**required)
+    assert a.labels == {} and a.labels is not b.labels  # default_factory: one dict each
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.priority = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        load._new_pod(**{k: v for k, v in required.items() if k != "key"})
+
+
+def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ValueError("negative")
+
+    assert load._slot_constructor(Checked) is Checked
+
+
+# ---- audit.plan_changes: a plan the change cannot touch is planned once --------------------
+
+NEW_CLASS = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "audit-test-new"}, "value": 7}
+
+
+@pytest.mark.parametrize("change", ["added unused class", "class values"])
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "fixtures" / "plan").glob("*.yaml")), ids=lambda p: p.name
+)
+def test_plan_changes_reusing_plans_is_planning_both_sides(
+    path: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the plan of the snapshot before reused where nothing a plan reads changed, the
+    plan changes are those of planning both sides; a class-value change is not reused."""
+    from wapctl import audit
+
+    docs = load.read_documents([str(path)])
+    if change == "added unused class":
+        after_docs = [*docs, load.Document(docs[0].source, NEW_CLASS)]
+    else:
+        after_docs = _changed(docs, "PriorityClass", _bump)
+    cache = load.BuildCache()
+    before = load.build_snapshot(docs, reuse=cache)
+    after = load.build_snapshot(after_docs, reuse=cache)
+    assert audit.same_for_planning(before, after) is (change == "added unused class")
+    reused = audit.plan_changes(before, after, max_plans=10)
+    monkeypatch.setattr(audit, "same_for_planning", lambda b, a: False)
+    assert audit.plan_changes(before, after, max_plans=10) == reused

@@ -1,0 +1,470 @@
+"""The fast YAML reader (wapctl.reader_yaml) against the safe one (PyYAML): same objects or
+none.
+
+The oracle is PyYAML's ``load_all`` with wapctl's loader, projected on the fields the JSON fast
+path keeps (``project`` from test_reader_differential): on every input ``read_yaml`` must give
+exactly those documents, numbered as PyYAML numbers them, or ``None`` (the safe path reads it)
+-- and ``None`` whenever PyYAML fails. Inputs: every YAML fixture in the repo, a small realistic
+export from the benchmark generator, fuzzed documents made of the scalars where YAML 1.1 and
+JSON disagree, and one test per quirk that it takes the safe path and gets PyYAML's answer.
+The List-in-slices path (``_list_layout``, normally from 32 MiB on) is exercised by shrinking
+the slice size.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.test_reader_differential import _ABSENT, _depth, project
+from wapctl import load, reader_yaml
+from wapctl.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+YAML_FILES = sorted(
+    p
+    for base in (ROOT / "fixtures", ROOT / "tests" / "data")
+    if base.exists()
+    for p in base.rglob("*")
+    if p.suffix in (".yaml", ".yml")
+)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal with the same types all the way down (1 == 1.0 == True in Python)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _pyyaml(data: bytes) -> list[tuple[int, Any]] | None:
+    """PyYAML's documents as wapctl's safe path numbers them, or None when it fails."""
+    try:
+        docs = list(yaml.load_all(data.decode("utf-8"), Loader=load._LOADER))
+    except Exception:
+        return None
+    if any(_depth(d) > load.MAX_DEPTH for d in docs):
+        return None
+    return [(n, d) for n, d in enumerate(docs, 1) if d is not None]
+
+
+def check(data: bytes) -> bool:
+    """read_yaml gives PyYAML's projected documents or None; True when it took the fast path."""
+    safe = _pyyaml(data)
+    fast, reason = reader_yaml.read_yaml(data, load.MAX_DEPTH)
+    if safe is None:
+        assert fast is None, data
+        return False
+    if fast is None:
+        assert reason
+        return False
+    expected = [(n, project(d)) for n, d in safe]
+    assert all(d is not _ABSENT for _, d in expected), (data, fast)
+    assert _same(expected, fast), (data, expected, fast)
+    return True
+
+
+@pytest.fixture(params=[None, 64, 700], ids=["whole", "slices of 64 B", "slices of 700 B"])
+def slices(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read a List in slices of items even when small (the default is 16 MiB from 32 MiB on)."""
+    if request.param is not None:
+        monkeypatch.setattr(reader_yaml, "_CHUNK", request.param)
+
+
+@pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_reads_as_pyyaml_does(path: Path, slices: None) -> None:
+    check(path.read_bytes())
+
+
+def _generator() -> Any:
+    path = ROOT / "benchmarks" / "gen_snapshot.py"
+    spec = importlib.util.spec_from_file_location("gen_snapshot", path)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gen_snapshot", gen)  # its dataclasses look their module up
+    spec.loader.exec_module(gen)
+    return gen
+
+
+@pytest.fixture(scope="module")
+def realistic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A realistic export (managedFields, statuses, ...) as the benchmarks' real-2k, small."""
+    gen = _generator()
+    path = tmp_path_factory.mktemp("real") / "real.yaml"
+    gen.write_snapshot(
+        gen.Params(nodes=3, pods_per_node=3, gang_size=4, realistic=True), {"yaml": path}
+    )
+    return path
+
+
+def test_realistic_export_takes_the_fast_path(realistic: Path, slices: None) -> None:
+    """What PyYAML's dumper writes (every ambiguous scalar quoted) is read fast and exactly."""
+    assert check(realistic.read_bytes())
+
+
+def test_realistic_export_builds_the_same_snapshot(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through wapctl.load, fast (from 0 bytes on, in slices) and safe give one Snapshot."""
+    safe = load.build_snapshot(load.read_documents([str(realistic)]))
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(reader_yaml, "_CHUNK", 4096)
+    fast = load.build_snapshot(load.read_documents([str(realistic)]))
+    assert safe == fast
+    assert len(fast.pods) > 0
+
+
+# ---- each quirk takes the safe path and gets PyYAML's answer -----------------------------------
+
+QUIRKS = {
+    # YAML 1.1 booleans and nulls that JSON reads as strings (values and keys)
+    "yes": "metadata:\n  name: a\n  labels: {x: yes}\n",
+    "On": "metadata:\n  name: a\nspec:\n  x: On\n",
+    "True": "status:\n  conditions:\n  - type: DisruptionTarget\n    status: True\n",
+    "NULL": "metadata:\n  name: a\n  labels:\n    x: NULL\n",
+    "tilde": "metadata:\n  name: a\n  x: ~\n",
+    "key yes": "metadata:\n  labels:\n    yes: b\n",
+    "key on": "spec:\n  on: 1\n",
+    "key true": "metadata:\n  labels:\n    true: b\n",
+    "key number": "metadata:\n  labels:\n    1: b\n",
+    "key null": "metadata:\n  labels:\n    null: b\n",
+    # numbers: YAML 1.1 and JSON read them differently
+    "octal": "spec:\n  mode: 0755\n",
+    "hex": "spec:\n  x: 0x1F\n",
+    "plus sign": "value: +5\n",
+    "underscores": "value: 1_000\n",
+    "base 60": "spec:\n  x: 1:30\n",
+    "leading point": "spec:\n  x: .5\n",
+    "trailing point": "spec:\n  x: 1.\n",
+    "negative leading point": "spec:\n  x: -.5\n",
+    "infinity": "spec:\n  x: .inf\n",
+    "nan word": "spec:\n  x: nan\n",
+    "quoted inf key": "metadata:\n  labels:\n    'inf': a\n",
+    "exponent without point": "spec:\n  x: 1e3\n",
+    "exponent without sign": "spec:\n  x: 1.5e3\n",
+    "big exponent": "spec:\n  x: 1.0e+999\n",
+    # dates, merge keys, value, tags, anchors
+    "date": "metadata:\n  creationTimestamp: 2025-01-01T00:00:00Z\n",
+    "bad date": "metadata:\n  x: 2025-13-45\n",
+    "merge": "base: &b {name: a}\nmetadata:\n  <<: *b\n",
+    "value": "spec:\n  x: =\n",
+    "tag": "metadata:\n  name: !!str 1\n",
+    "python tag": "metadata: !!python/object:os.system {}\n",
+    "anchor": "metadata: &m {name: a}\nspec: *m\n",
+    # characters and layout the two parsers treat differently
+    "tab": "metadata:\n  name:\ta\n",
+    "control character": "metadata:\n  name: a\x07b\n",
+    "NEL": "metadata:\n  name: a\xc2\x85b\n",
+    "surrogate escape": 'metadata:\n  name: "\\ud83d\\ude00"\n',
+    "long escape": 'metadata:\n  name: "\\U0001F600"\n',
+    "directive": "%YAML 1.1\n---\nmetadata: {name: a}\n",
+    "complex key": "metadata:\n  ? name\n  : a\n",
+    "flow key": "spec: {1: a}\n",
+    "flow value": "spec: [yes, no]\n",
+    "JSON-like key": 'spec: {"a":yes}\n',
+}
+
+
+@pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
+def test_quirk_takes_the_safe_path(text: str) -> None:
+    doc = "apiVersion: v1\nkind: Pod\n" + text
+    fast, reason = reader_yaml.read_yaml(doc.encode(), load.MAX_DEPTH)
+    assert fast is None
+    assert reason
+
+def assert_fast_path_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``load`` reads ``path`` the same -- documents or one-line error -- by PyYAML and with
+    the fast path tried from 0 bytes on."""
+
+    def read() -> Any:
+        try:
+            return [d.obj for d in load.read_documents([str(path)])]
+        except InputError as exc:
+            return str(exc)
+
+    safe = read()
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    assert safe == read()
+
+
+
+@pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
+def test_quirk_reads_as_pyyaml_through_load(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the fast path tried from 0 bytes on, load gives PyYAML's documents (or its error)."""
+    path = tmp_path / "q.yaml"
+    path.write_bytes(("apiVersion: v1\nkind: Pod\n" + text).encode())
+    assert_fast_path_agrees(path, monkeypatch)
+
+
+def test_plain_words_json_reads_alike_take_the_fast_path() -> None:
+    """The scalars both read alike stay fast: true/false/null, decimal ints (big ones too:
+    msgspec decodes them into Python ints, as PyYAML does), floats with a point, quoted
+    anything, IPs and quantities."""
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  labels: {a: 'yes', b: \"0755\"}\n"
+        "spec:\n  x: true\n  y: false\n  z: null\n  n: -12\n  f: 1.5\n  g: 2.5e+3\n"
+        "  ip: 10.0.0.1\n  q: 4Gi\n  c: 100m\n  t: '2025-01-01T00:00:00Z'\n"
+        "  big: 123456789012345678901234567890\n  neg: -98765432109876543210\n"
+    )
+    assert check(text.encode())
+
+
+def test_duplicate_keys_keep_the_last_as_pyyaml_does() -> None:
+    """The emitter writes both; the JSON reader keeps the last, in a kept struct field
+    (metadata), inside it, and in a free-form mapping (labels) -- PyYAML's answer, fast."""
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n"
+        "  labels: {x: '1', y: '2', x: '3'}\nmetadata:\n  name: c\n  labels: {z: '4', z: '5'}\n"
+    )
+    assert check(text.encode())
+    fast, _ = reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)
+    assert fast is not None and {"name": "c", "labels": {"z": "5"}} == fast[0][1]["metadata"]
+
+
+# ---- fuzzed documents ----------------------------------------------------------------------------
+
+_RISKY = [
+    "yes", "No", "on", "OFF", "True", "true", "false", "null", "Null", "~", "", "0755", "0x1F",
+    "nan", "inf", "-inf", ".Inf", "NaN", "Infinity",
+    "+5", "1_000", "1:30", ".5", "1.", "-.5", ".inf", ".NaN", "1e3", "1.5e+3", "1.5e3",
+    "2025-01-01", "2025-01-01T10:00:00Z", "=", "<<", "0", "-0", "12", "3.25", "10.0.0.1", "4Gi",
+    "100m", "a b", "-", "x: y", "#c", "a#b", "08", "0o17", "0b101", "123456789012345678901",
+    "é", "a\\b", "'", '"', "*a", "&a", "!x", "?", "[a]", "{a: 1}", "%", "@", "`", "|", ">",
+]  # fmt: skip
+_KEYS = ["name", "kind", "metadata", "spec", "status", "labels", "items", "value", *_RISKY[:30]]
+
+
+def _scalar(draw: Any, pool: list[str]) -> str:
+    s = draw(st.sampled_from(pool) | st.text("ab1.-:_ ", max_size=5))
+    style = draw(st.sampled_from(["plain", "plain", "single", "double"]))
+    if style == "single":
+        return "'" + s.replace("'", "''") + "'"
+    if style == "double":
+        return json.dumps(s)
+    return s
+
+
+@st.composite
+def _node(draw: Any, indent: int, depth: int) -> str:
+    """A YAML value at ``indent`` (as the text after ``key:``), block or flow."""
+    kind = draw(st.sampled_from(["scalar", "map", "seq", "flow"] if depth < 3 else ["scalar"]))
+    comment = draw(st.sampled_from(["", "", " # c"]))
+    if kind == "scalar":
+        return " " + _scalar(draw, _RISKY) + comment + "\n"
+    if kind == "flow":
+        items = draw(st.lists(st.just(0), max_size=3))
+        if draw(st.booleans()):
+            inner = ", ".join(_scalar(draw, _RISKY) for _ in items)
+            return f" [{inner}]{comment}\n"
+        inner = ", ".join(f"{_scalar(draw, _KEYS)}: {_scalar(draw, _RISKY)}" for _ in items)
+        return f" {{{inner}}}{comment}\n"
+    pad = " " * (indent + 2)
+    out = comment + "\n"
+    for _ in range(draw(st.integers(1, 3))):
+        if kind == "map":
+            out += pad + _scalar(draw, _KEYS) + ":" + draw(_node(indent + 2, depth + 1))
+        else:
+            out += pad + "-" + draw(_node(indent + 2, depth + 1))
+    return out
+
+
+@st.composite
+def _yaml_text(draw: Any) -> bytes:
+    docs = []
+    for _ in range(draw(st.integers(1, 3))):
+        body = "apiVersion: v1\nkind: " + draw(st.sampled_from(["Pod", "List"])) + "\n"
+        for _ in range(draw(st.integers(0, 3))):
+            body += _scalar(draw, _KEYS) + ":" + draw(_node(0, 0))
+        if draw(st.booleans()):
+            body += "items:\n" + "".join(
+                "- kind: Node\n  metadata:\n    name:" + draw(_node(4, 2))
+                for _ in range(draw(st.integers(0, 3)))
+            )
+        docs.append(body)
+    text = draw(st.sampled_from(["", "---\n", "# top\n"])) + "---\n".join(docs)
+    if draw(st.booleans()):
+        text += draw(st.sampled_from(["---\n", "...\n", "# end\n"]))
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return text.encode()
+
+
+@settings(max_examples=250, deadline=None)
+@given(_yaml_text(), st.sampled_from([None, 40]))
+def test_fuzzed_documents(data: bytes, chunk: int | None) -> None:
+    if chunk is None:
+        check(data)
+        return
+    saved = reader_yaml._CHUNK
+    reader_yaml._CHUNK = chunk
+    try:
+        check(data)
+    finally:
+        reader_yaml._CHUNK = saved
+
+
+# ---- limits and lines ----------------------------------------------------------------------------
+
+
+def _pod(i: int, cpu: str = "1") -> str:
+    return (
+        f"- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n    namespace: ns\n"
+        f"  spec:\n    containers:\n    - name: c\n      resources:\n"
+        f"        requests:\n          cpu: '{cpu}'\n"
+    )
+
+
+def test_error_in_a_list_item_read_fast_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The List starts with "apiVersion: v1", "items:" (lines 1-2); each pod above is 11
+    lines, so item i starts on line 3 + 11 i: item 7 (the bad cpu) on line 80."""
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(reader_yaml, "_CHUNK", 100)
+    text = "apiVersion: v1\nitems:\n" + "".join(
+        _pod(i, "-1" if i == 7 else "1") for i in range(10)
+    ) + "kind: List\n"
+    path = tmp_path / "l.yaml"
+    path.write_text(text)
+    assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is not None  # fast
+    with pytest.raises(InputError) as info:
+        load.build_snapshot(load.read_documents([str(path)]))
+    assert f"{path}:80, document 1, item 7" in str(info.value)
+
+
+def test_error_in_a_later_document_read_fast_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Document 2 starts after the "---" on line 4, its first key on line 5."""
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    text = (
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\n"
+        "spec: {containers: [{name: c, resources: {requests: {cpu: 'x'}}}]}\n"
+    )
+    path = tmp_path / "d.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        load.build_snapshot(load.read_documents([str(path)]))
+    assert f"{path}:5, document 2" in str(info.value)
+
+
+@pytest.fixture
+def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The defaults scaled down: 2 KiB for the safe readers, 1 MiB fast from 1 KiB on."""
+    monkeypatch.setattr(load, "MAX_INPUT_SIZE", 2048)
+    monkeypatch.setattr(load, "MAX_FAST_INPUT_SIZE", 1 << 20)
+    monkeypatch.setattr(load, "FAST_FROM", 1024)
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 1024)
+
+
+def test_yaml_over_the_general_limit_is_read_fast_by_default(
+    tmp_path: Path, small_limits: None
+) -> None:
+    path = tmp_path / "big.yaml"
+    pods = "".join(_pod(i) for i in range(40))
+    path.write_text("apiVersion: v1\nitems:\n" + pods + "kind: List\n")
+    assert 40 == len(load.read_documents([str(path)]))
+
+
+def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
+    tmp_path: Path, small_limits: None
+) -> None:
+    """A plain ``yes`` sends the file to PyYAML, which only takes the general limit: one line
+    with the reason, the offending token and its line, and the way out."""
+    path = tmp_path / "big.yaml"
+    pods = "".join(_pod(i) for i in range(40))
+    path.write_text(f"apiVersion: v1\nmetadata:\n  labels: {{a: yes}}\nitems:\n{pods}kind: List\n")
+    with pytest.raises(InputError) as info:
+        load.read_documents([str(path)])
+    reason = info.value.reason
+    assert "larger than the 2Ki limit" in reason
+    assert "exact YAML 1.1 reader" in reason
+    assert "'yes' on line 3 may read differently in YAML 1.1" in reason
+    assert "--max-input-size" in reason
+    assert 40 == len(load.read_documents([str(path)], max_input_size=1 << 20))
+
+
+@pytest.mark.parametrize("head", ["", "apiVersion: v1\n", "# c\napiVersion: v1\n"])
+def test_list_is_read_in_slices_with_items_first_or_later(
+    head: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``items:`` on the first line or after other keys: sliced (no whole tree), same objects."""
+    monkeypatch.setattr(reader_yaml, "_CHUNK", 100)
+    text = (head + "items:\n" + "".join(_pod(i) for i in range(5)) + "kind: List\n").encode()
+    assert reader_yaml._list_layout(text) is not None
+    assert check(text)
+    no_items = b"id: 1\n" + text[len(head) :].replace(b"items:", b"x:")
+    assert reader_yaml._list_layout(no_items) is None
+
+
+def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:
+    """A top-level key between two entries of an indentless items list cannot be sliced: the
+    slice does not parse, the safe path reads it (and PyYAML refuses it)."""
+    saved = reader_yaml._CHUNK
+    reader_yaml._CHUNK = 30
+    try:
+        text = "apiVersion: v1\nitems:\n" + _pod(0) + "kind: List\n" + _pod(1)
+        check(text.encode())
+        assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is None
+    finally:
+        reader_yaml._CHUNK = saved
+
+
+# ---- hostile input through the fast path ---------------------------------------------------------
+
+_HOSTILE = {
+    "flow lists 10,000 deep": "[" * 10_000 + "]" * 10_000,
+    "flow mappings 10,000 deep": "{a: " * 10_000 + "1" + "}" * 10_000,
+    "block lists 10,000 deep": "- " * 10_000 + "x\n",
+    "150 deep in a Pod": "kind: Pod\nmetadata: {name: p}\nspec: " + "[" * 150 + "]" * 150 + "\n",
+    "70 deep in a Pod": "kind: Pod\nmetadata: {name: p}\nspec: " + "[" * 70 + "]" * 70 + "\n",
+    "billion laughs": (ROOT / "tests" / "test_hostile_yaml.py").read_text().split('"""\\\n')[1]
+    .split('"""')[0],
+    "python tag": "kind: Pod\nmetadata: !!python/object/apply:os.system ['true']\n",
+    "syntax error": "kind: Pod\nmetadata: {name: [p}\n",
+    "not a mapping": "- 1\n- 2\n",
+}
+
+
+@pytest.mark.parametrize("text", _HOSTILE.values(), ids=_HOSTILE.keys())
+def test_hostile_input_gets_the_safe_paths_answer(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tried from 0 bytes on, the fast path hands each over (or reads it as PyYAML does): the
+    same documents or the same one-line error, the depth limit, the alias limits, no tag."""
+    path = tmp_path / "h.yaml"
+    path.write_text(text)
+    assert_fast_path_agrees(path, monkeypatch)
+
+
+def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:
+    """rapidyaml prints a parse error to the C stderr before raising; the CLI still shows one
+    line (PyYAML's error, from the safe path). 1 MiB of comment puts the file on the fast path."""
+    import subprocess
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("# " + "x" * (1 << 20) + "\nkind: Pod\nmetadata: {name: [p}\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from wapctl.cli import main; main()", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert 2 == proc.returncode
+    assert 1 == len(proc.stderr.splitlines()), proc.stderr
+    assert "invalid YAML" in proc.stderr

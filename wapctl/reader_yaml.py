@@ -1,0 +1,478 @@
+"""The fast path of reading YAML: rapidyaml's C++ parser and JSON emitter, then the JSON fast
+path (``wapctl.reader.read_json``), with exactly PyYAML's meaning or nothing.
+
+wapctl reads YAML as PyYAML does (YAML 1.1, the ``SafeLoader`` resolvers): a plain ``yes``,
+``On`` or ``True`` is a boolean, ``0755`` an octal integer, ``1_000`` and ``1:30`` integers,
+``.5`` and ``1.`` floats, ``~`` and ``Null`` null, ``2025-01-01`` a date, ``1e3`` a string,
+and ``<<`` a merge key. rapidyaml (YAML 1.2) parses about 15 times faster than PyYAML's C
+loader builds Python objects and emits JSON in C++: a plain scalar that is a JSON number,
+``true``, ``false`` or ``null`` is emitted bare, every other scalar quoted. So the two agree on
+every scalar but the plain ones where YAML 1.1 and JSON differ, and on keys only when the key
+reads as a string in YAML 1.1.
+
+Before parsing, one pass of RE2 (a DFA: ~0.5 s for a 316 MB export) looks for anything the
+two could read differently, and if it finds one the input takes the safe path (PyYAML,
+``wapctl.load``), which gives today's exact answer or error:
+
+- a plain scalar, as a value or a list entry, that YAML 1.1 reads as a boolean, null, number
+  or date where JSON does not, or the other way round (``yes``, ``Off``, ``True``, ``~``,
+  ``0755``, ``0x1F``, ``+5``, ``1_000``, ``1:30``, ``.5``, ``1.``, ``.inf``, ``1e3``,
+  ``2025-01-01...``, ``=``, ``<<``);
+- a plain key that YAML 1.1 reads as anything but a string (``1:``, ``true:``, ``on:``,
+  ``~:``, a date), an empty or complex (``?``) key;
+- tags, anchors and aliases (``!``, ``&``, ``*`` starting a token), directives (``%``);
+- ``nan`` and ``inf`` as a word anywhere (the emitter rewrites ``nan``, ``.NaN``, ``-inf``...
+  as ``.nan`` / ``-.inf``, keys even when quoted);
+- tabs, control characters, non-BMP escapes (``\\U``, surrogate ``\\uD800``), NEL/LS/PS line
+  breaks and byte-order marks inside the text, where the two parsers' rules differ.
+
+The scan is conservative: it looks at tokens after every ``: ``, ``- ``, ``, ``, ``[``,
+``{`` and line start, including inside quoted strings and comments, so a false alarm only costs
+time. kubectl (Go's yaml) and PyYAML's dumper quote every ambiguous scalar, so real exports take
+the fast path. The emitter writes a duplicate key twice; msgspec and PyYAML both keep the last.
+
+Whatever rapidyaml refuses (a syntax error), whatever its emitter refuses (nesting deeper than
+64 levels: anything up to ``MAX_DEPTH`` then takes the safe path, which measures it exactly) and
+whatever the JSON fast path refuses (not an object, a field of the wrong shape, deep nesting)
+takes the safe path too, so the hostile-input guarantees are PyYAML's: no tags constructed, the
+alias limits (aliases never take this path), ``MAX_DEPTH``. rapidyaml's parser is iterative and
+its emitter stops at 64 levels, so a deep document cannot exhaust the C stack.
+
+A big List laid out as kubectl writes it (``items:`` at the top level, each entry a ``- `` at
+column 0) is read in 16 MiB slices of its entries, each parsed into one reused tree, emitted as
+``{"items": [...]}`` and decoded before the next: memory stays near the objects kept (the
+316 MB 2k export: 0.95 GB peak instead of 2.5 GB for the whole tree and its JSON). A slice
+boundary inside a multi-line quoted scalar makes that slice fail to parse: the safe path then.
+
+Documents start where PyYAML's would (``read_yaml`` keeps PyYAML's numbering, empty documents
+included). Lines are not kept while reading: ``register_yaml_lines`` lets an error name the line
+of a document or List item, found on demand from the file (``Source.located_line``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import mmap
+import os
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import re2
+import ryml
+
+from wapctl import reader
+
+log = logging.getLogger(__name__)
+
+# ---- the pre-scan ------------------------------------------------------------------------------
+
+# what may end a plain token: a line break, a flow indicator, a comment, a ": " or the end
+_END = rb"[ \t]*(?:[\r\n,\]}#]|:[ \t\r\n]|:\z|\z)"
+# YAML 1.1 booleans and nulls that JSON would read as strings (lowercase true/false/null agree)
+_WORDS = rb"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|True|TRUE|False|FALSE|Null|NULL|~|<<|="
+# PyYAML's int and float resolvers (yaml/resolver.py), a JSON number and a date
+_PY_INT = (
+    rb"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    rb"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+)
+_PY_FLOAT = (
+    rb"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_JSON_NUMBER = rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_DATE = rb"[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?"
+# Numbers where YAML 1.1 and the emitter + JSON differ. Both read -?(0|[1-9][0-9]*) as that int
+# and -?(0|[1-9][0-9]*).[0-9]+ with an optional signed exponent as that float; every other
+# numeric-looking plain scalar is listed here (RE2 has no lookahead, so "not the agreed form"
+# is spelled out; a few agreed ones are caught too, which only costs the safe path).
+_NUMBERS = (
+    rb"\+[0-9.]"  # a sign JSON does not have
+    rb"|[-+]?0b[01_]+" + _END  # binary
+    + rb"|[-+]?0x[0-9a-fA-F_]+" + _END  # hexadecimal
+    + rb"|[-+]?0[0-9_]+(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?)?" + _END  # octal, leading zeros
+    + rb"|[-+]?[0-9.][0-9_.:]*_[0-9_.:]*(?:[eE][-+]?[0-9_]+)?" + _END  # digit separators
+    + rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?" + _END  # base 60
+    + rb"|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?" + _END  # no digit before the point
+    + rb"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)" + _END  # infinity, not-a-number
+    + rb"|[-+]?[0-9][0-9_]*\.(?:[eE][-+]?[0-9]+)?" + _END  # no digit after the point
+    + rb"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+" + _END  # an exponent without a point (1e3)
+    + rb"|[-+]?[0-9][0-9_]*\.[0-9_]*[eE][0-9]+" + _END  # an exponent without a sign
+)
+_VALUE = (
+    rb"(?:" + _WORDS + rb")" + _END
+    + rb"|" + _DATE
+    + rb"|" + _NUMBERS
+    + rb"|[?:](?:[ \t\r\n,\]}]|\z)"  # a complex or empty key
+    + rb"|[&*!%@`]"  # an anchor, alias or tag; reserved indicators PyYAML refuses
+)
+_KEY = (
+    rb"(?:" + _WORDS + rb"|true|false|null|" + _PY_INT + rb"|" + _PY_FLOAT + rb"|"
+    + _JSON_NUMBER + rb"|" + _DATE + rb")[ \t]*:(?:[ \t\r\n]|\z)"
+)
+# where a plain token may start: the start, a line, a flow collection or entry, after ": ",
+# "- ", "? ", and after a quoted JSON-like key ("a":1)
+_START = rb"(?:\A|[\n\r\[{,]|[:?-][ \t]|[\x22\x27]:)[ \t]*"
+_ANYWHERE = (
+    rb"\t"
+    rb"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"  # control characters (PyYAML refuses them)
+    rb"|\xc2[\x80-\x9f]"  # C1 controls and NEL, a line break in YAML 1.1
+    rb"|\xe2\x80[\xa8\xa9]"  # LS, PS: line breaks in YAML 1.1
+    rb"|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]"  # a byte-order mark inside, non-characters
+    rb"|\\U|\\u[dD][89a-fA-F]"  # escapes of characters outside the BMP, surrogates
+    rb"|(?:\A|[\n\r])%"  # a directive
+    rb"|[:?][,\]}]"  # an empty value in a flow collection: libyaml refuses "[a:]", "{a:,"
+    rb"|[\[{,][ \t]*[|>:?]"  # a block scalar or a ':' / '?' first in a flow collection
+    # the emitter rewrites nan, inf, -inf, .NaN, .Inf... as .nan / .inf (keys even when quoted)
+    rb"|(?:\A|[^A-Za-z0-9_])[-+.]?(?:[nN][aA][nN]|[iI][nN][fF])(?:[^A-Za-z0-9_]|\z)"
+)
+_RISKY_PATTERN = _START + rb"(?:" + _VALUE + rb"|" + _KEY + rb")|" + _ANYWHERE
+
+
+def _compile() -> Any:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
+    options.max_mem = 64 << 20  # the DFA's cache
+    return re2.compile(_RISKY_PATTERN, options)
+
+
+_RISKY = _compile()
+
+
+_LEAD = re.compile(rb"^(?:[\n\r\[{,]|[:?-][ \t]|[\x22\x27]:)?[ \t]*")
+
+
+def risky(data: Any) -> str | None:
+    """Why ``data`` (YAML bytes) must take the safe path, or None: nothing in it may read
+    differently in YAML 1.1 and through the emitter."""
+    m = _RISKY.search(data)
+    if m is None:
+        return None
+    start, end = m.start(), m.end()
+    line = bytes(data[:start]).count(b"\n") + 1
+    token = _LEAD.sub(b"", bytes(data[start:end])).rstrip(b" \t\r\n,]}#")
+    token = token[:-1].rstrip() if token.endswith(b":") and len(token) > 1 else token
+    shown = token[:40].decode("utf-8", "replace")
+    return f"{shown!r} on line {line} may read differently in YAML 1.1"
+
+
+# ---- parsing -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """rapidyaml prints its parse errors to the C stderr before raising: we take the safe path
+    then, which reports the error as one line, so its message is not shown."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _tree(data: Any) -> Any:
+    tree = ryml.Tree()
+    # a block-style export has about one node per line; reserving them up front is ~4x faster
+    # than letting the tree grow (a short estimate only means one growth)
+    tree.reserve(_node_estimate(data))
+    if isinstance(data, mmap.mmap) and _writable(data):
+        ryml.parse_in_place(data, tree)  # a private copy-on-write map: the file is not touched
+    else:
+        ryml.parse_in_arena(data, tree)
+    return tree
+
+
+def _node_estimate(data: Any) -> int:
+    """About 1.1 nodes per line (a block-style export has a little over one), the lines counted
+    in 32 samples spread over the text (a map has no ``count``): reserving the tree's nodes up
+    front is ~4x faster than letting it double, and a short estimate costs one doubling."""
+    size = len(data)
+    step = 128 << 10
+    if size <= 32 * step:
+        return int(bytes(data).count(b"\n") * 1.1) + 64
+    stride = size // 32
+    newlines = sum(bytes(data[i : i + step]).count(b"\n") for i in range(0, 32 * stride, stride))
+    return int(newlines * size / (32 * step) * 1.1) + 64
+
+
+def _writable(data: mmap.mmap) -> bool:
+    try:
+        memoryview(data).release()
+        return not memoryview(data).readonly
+    except (TypeError, ValueError):
+        return False
+
+
+def _emit(tree: Any, node: int, size_hint: int) -> Any:
+    """The JSON text of ``node``, in an anonymous map that only takes the pages written."""
+    buf = mmap.mmap(-1, max(size_hint, 4096))
+    failed, size = ryml.emit_json_to_substr(tree, node, buf)
+    if failed:
+        buf.close()
+        buf = mmap.mmap(-1, size + 1)
+        failed, size = ryml.emit_json_to_substr(tree, node, buf)
+    return memoryview(buf)[:size]
+
+
+class _Refused(Exception):
+    """The fast path cannot be sure: the message says why."""
+
+
+def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, str]:
+    """The YAML documents in ``data`` (bytes, or a map of them) as ``(number, object)`` pairs
+    (PyYAML's numbering; empty documents are left out) or ``(None, reason)``: take the safe
+    path."""
+    reason = risky(data)
+    if reason is not None:
+        return _fallback(reason)
+    try:
+        with _stderr_silenced():
+            layout = _list_layout(data)
+            if layout is not None:
+                return [(1, _read_list(data, layout, max_depth))], ""
+            return _read_documents(data, max_depth), ""
+    except _Refused as exc:
+        return _fallback(str(exc))
+    except Exception as exc:  # ryml's ExceptionParse / ExceptionVisit (nesting over 64)
+        if type(exc).__name__ == "ExceptionVisit":
+            return _fallback("nested deeper than the fast reader goes (64 levels)")
+        return _fallback(f"rapidyaml could not parse it ({type(exc).__name__})")
+
+
+def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
+    """Every document, each parsed and emitted whole."""
+    tree = _tree(data)
+    root = tree.root_id()
+    nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
+    hint = len(data) * 2 + 4096
+    texts = []
+    for node in nodes:
+        if tree.is_val(node) and tree.val_is_null(node):
+            texts.append(None)  # an empty document
+        else:
+            texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
+    del tree
+    docs: list[tuple[int, Any]] = []
+    for number, text in enumerate(texts, 1):
+        if text is None:
+            continue
+        obj = reader.read_json(text, max_depth)
+        buf = text.obj
+        text.release()
+        buf.close()
+        if obj is None:
+            raise _Refused(f"document {number} is not what the JSON fast path reads")
+        docs.append((number, obj))
+    return docs
+
+
+# ---- a big List, read in slices of its items ---------------------------------------------------
+
+_CHUNK = 16 << 20  # bytes of List items parsed at a time: the tree stays ~100 MB, reused
+_ITEMS_KEY = b"\nitems:\n- "
+_TOP_LEVEL_LINE = re2.compile(rb"\n[^ \t\r\n#]")
+
+
+def _list_layout(data: Any) -> tuple[int, int, int] | None:
+    """Where a big List's items are, when the text is laid out as kubectl writes it: one
+    document, a top-level ``items:`` key (once) followed by an indentless sequence whose entries
+    start with ``- `` at column 0, then other top-level keys. Returns (start of the ``items:``
+    line, start of its first entry, end of its last entry), or None: read the document whole.
+
+    Only a line starting with ``- `` ends an entry, so a slice boundary can only fall inside a
+    scalar that runs over several lines when that scalar is quoted (block and plain scalars end
+    at a less indented line): then that slice does not parse and the safe path reads the file.
+    """
+    if len(data) < 2 * _CHUNK:
+        return None
+    if data[: len(_ITEMS_KEY) - 1] == _ITEMS_KEY[1:]:
+        key = -1  # items: on the first line
+    else:
+        key = data.find(_ITEMS_KEY)
+        if key < 0:
+            return None
+    if data.find(_ITEMS_KEY, key + 1) >= 0:
+        return None
+    first = key + len(b"\nitems:\n")
+    last = data.rfind(b"\n- ")
+    # the top-level keys after the items: the first line at column 0 after the last entry
+    # that is not a comment or a blank line
+    m = _TOP_LEVEL_LINE.search(data, last + 1)
+    end = len(data) if m is None else m.start() + 1
+    return key + 1, first, end
+
+
+def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
+    key, first, end = layout
+    view = memoryview(data)
+    # the List without its items: the lines before ``items:`` and after the last entry
+    head = bytes(view[:key]) + bytes(view[end:])
+    docs = _read_documents(head, max_depth)
+    if len(docs) != 1 or docs[0][0] != 1 or "items" in docs[0][1]:
+        raise _Refused("the List's top level is not a single mapping with one items list")
+    out = docs[0][1]
+    items: list[Any] = []
+    in_place = isinstance(data, mmap.mmap) and _writable(data)
+    tree = ryml.Tree()
+    tree.reserve(_node_estimate(view[first : first + _CHUNK]))
+    buf = mmap.mmap(-1, 2 * _CHUNK + (1 << 20))
+    try:
+        start = first
+        while start < end:
+            stop = data.find(b"\n- ", start + _CHUNK)
+            stop = end if stop < 0 or stop >= end else stop + 1
+            tree.clear()
+            tree.clear_arena()
+            if in_place:
+                ryml.parse_in_place(view[start:stop], tree)
+            else:
+                ryml.parse_in_arena(view[start:stop], tree)
+            root = tree.root_id()
+            if not tree.is_seq(root):
+                raise _Refused("a slice of the List's items is not a list")
+            items.extend(_items_of(tree, root, buf, max_depth))
+            start = stop
+    finally:
+        buf.close()
+        view.release()
+    out["items"] = items
+    return out
+
+
+_OPEN = b'{"items":'
+
+
+def _items_of(tree: Any, root: int, buf: mmap.mmap, max_depth: int) -> list[Any]:
+    """The items of one slice, emitted as ``{"items": [...]}`` (the depth they have in the
+    file) and decoded by the JSON fast path."""
+    failed, size = ryml.emit_json_to_substr(tree, root, memoryview(buf)[len(_OPEN) : -1])
+    if failed:  # one huge item: a buffer of its size
+        big = mmap.mmap(-1, len(_OPEN) + size + 1)
+        try:
+            return _items_of(tree, root, big, max_depth)
+        finally:
+            big.close()
+    buf[: len(_OPEN)] = _OPEN
+    n = len(_OPEN) + size
+    buf[n : n + 1] = b"}"
+    out = memoryview(buf)
+    try:
+        doc = reader.read_json(out[: n + 1], max_depth)
+    finally:
+        out.release()
+    if doc is None or type(doc.get("items")) is not list:
+        raise _Refused("a List item is not what the JSON fast path reads")
+    return doc["items"]
+
+
+def _fallback(reason: str) -> tuple[None, str]:
+    log.debug("YAML takes the exact (PyYAML) path: %s", reason)
+    return None, reason
+
+
+# ---- lines, found only when an error names one ---------------------------------------------------
+
+
+def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
+    """The 1-based line where document ``document`` (1-based) of the YAML file at ``path``
+    starts, or its List item ``item``, where PyYAML would put it: its C parser streams the
+    file's events (nothing is built) up to the node wanted."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    starts = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    target = document or 1
+    number = 0
+    stack: list[list[Any]] = []  # open collections: [kind, children seen, last key]
+    with open(path, "rb") as fh:
+        for event in yaml.parse(fh, Loader=loader):
+            kind = type(event)
+            if kind is yaml.DocumentStartEvent:
+                number += 1
+                continue
+            if number < target:
+                continue
+            if number > target:
+                return None
+            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                stack.pop()
+                continue
+            if kind not in starts:
+                continue
+            line = event.start_mark.line + 1
+            is_items = False
+            if not stack:
+                if item is None:
+                    return line
+            else:
+                parent = stack[-1]
+                index = parent[1]
+                parent[1] += 1
+                if parent[0] == "items" and index == item:
+                    return line
+                if parent[0] == "map":
+                    if index % 2 == 0:
+                        parent[2] = event.value if kind is yaml.ScalarEvent else None
+                    elif len(stack) == 1 and parent[2] == "items":
+                        is_items = True
+            if kind is yaml.MappingStartEvent:
+                stack.append(["map", 0, None])
+            elif kind is yaml.SequenceStartEvent:
+                stack.append(["items" if is_items else "seq", 0, None])
+    return None
+
+
+def _list_item_line(path: str, item: int, count: int) -> int | None:
+    """The line of List item ``item`` of a file read in slices: the ``item``-th entry start
+    (``- `` at column 0) between ``items:`` and the List's other keys, provided there are
+    exactly ``count`` of them (else a multi-line quoted scalar holds one: None)."""
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        layout = _list_layout(data)
+        if layout is None:
+            return None
+        _, first, end = layout
+        starts = [first]
+        pos = first
+        while len(starts) <= count:
+            pos = data.find(b"\n- ", pos, end)
+            if pos < 0:
+                break
+            pos += 1
+            starts.append(pos)
+        if len(starts) != count or not 0 <= item < count:
+            return None
+        target = starts[item]
+        step = 64 << 20
+        return 1 + sum(data[i : min(i + step, target)].count(b"\n") for i in range(0, target, step))
+
+
+def register_yaml_lines(name: str, docs: list[tuple[int, Any]] | None = None) -> None:
+    """Let errors about the documents and List items of the YAML file ``name``, read on the
+    fast path (``docs``: what ``read_yaml`` gave), name their line (not for ``<stdin>``, which
+    cannot be read twice). A big List's items are found in the text (the way it was sliced),
+    anything else by streaming PyYAML's events up to the node."""
+    from wapctl.errors import register_line_finder
+
+    if name.startswith("<"):
+        return
+    count = None
+    if docs is not None and len(docs) == 1 and type(docs[0][1].get("items")) is list:
+        count = len(docs[0][1]["items"])
+
+    def finder(source: Any) -> int | None:
+        if count is not None and source.item is not None and (source.document or 1) == 1:
+            line = _list_item_line(name, source.item, count)
+            if line is not None:
+                return line
+        return _yaml_line(name, source.document, source.item)
+
+    register_line_finder(name, finder)

@@ -197,6 +197,99 @@ def test_cluster_problems_the_manifests_do_not_touch_are_left_out(tmp_path: Path
     )
 
 
+def test_a_cycle_of_the_cluster_alone_is_counted_outside(tmp_path: Path) -> None:
+    """kep-ab.yaml (the KEP's A/B ping-pong, one cycle) as the cluster; the manifests add a
+    Deployment at low that takes part in no cycle: the cluster's cycle is not reported, it
+    is counted in outsideManifests, and the manifests pass."""
+    harmless = tmp_path / "web.yaml"
+    harmless.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: web}\n"
+        "spec:\n  template:\n    spec:\n      priorityClassName: low\n"
+    )
+    code, doc = check_json(harmless, "--cluster", ROOT / "fixtures" / "cycles" / "kep-ab.yaml")
+    assert (0, []) == (code, doc["cycles"])
+    assert 1 == doc["summary"]["outsideManifests"]["cycles"]
+
+
+SCOPE_CLUSTER = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1alpha1
+kind: Workload
+metadata: {name: train, namespace: batch}
+spec:
+  priorityClassName: low
+  podGroups:
+  - name: workers
+    policy: {gang: {minCount: 1}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: train-0, namespace: batch}
+spec:
+  nodeName: n1
+  priorityClassName: low
+  workloadRef: {name: train, podGroup: workers}
+  containers: [{name: c, image: i}]
+status: {phase: Running, startTime: "2026-01-10T08:00:05Z"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: web}
+spec:
+  template:
+    spec: {priorityClassName: high, containers: [{name: c, image: i}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api-0, namespace: web}
+spec:
+  nodeName: n1
+  priorityClassName: high
+  containers: [{name: c, image: i}]
+status: {phase: Running, startTime: "2026-01-10T08:00:05Z"}
+"""
+
+
+def test_a_redefined_class_brings_its_cluster_members_and_their_running_victims(
+        tmp_path: Path) -> None:
+    """The cluster: batch/train (a Workload at low=100, one pod running), Deployment web/api
+    and its running pod web/api-0 at high=1000. The manifests re-create PriorityClass high
+    (same value): everything naming high is in scope (re-defining a class moves it), so the
+    template and the pod are manifest members, and what they can preempt is the running pod
+    group batch/train/workers (a group counts when one of its pods runs)."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(SCOPE_CLUSTER, encoding="utf-8")
+    manifests = tmp_path / "high.yaml"
+    manifests.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                         "metadata: {name: high}\nvalue: 1000\n", encoding="utf-8")
+    _, doc = check_json(manifests, "--cluster", cluster)
+    assert [("1000/1000", ["Deployment web/api", "web/api-0"], ["batch/train/workers"])] == [
+        (e["profile"], e["members"], e["victims"]) for e in doc["newVictims"]]
+
+
+def test_namespace_filter_keeps_a_cycle_of_templates_in_that_namespace() -> None:
+    """chart-cycle.yaml's one cycle runs through templates of namespaces web, batch and ml
+    (its 500/500 vertex holds only templates): --namespace web keeps it, --namespace other
+    has none."""
+    chart = MANIFESTS / "chart-cycle.yaml"
+    assert 1 == len(check_json(chart, "--namespace", "web")[1]["cycles"])
+    assert 0 == len(check_json(chart, "--namespace", "other")[1]["cycles"])
+
+
 def test_unknown_class_resolved_by_the_cluster(tmp_path: Path) -> None:
     """A template's class missing from the manifests but defined in the cluster is fine."""
     dep = tmp_path / "d.yaml"

@@ -421,21 +421,34 @@ def test_lent_accounting_refuses_updates_and_a_second_view():
     snap = _cluster()
     acc = Accounting(snap)
     view = ClusterState.over(acc, reserve_priority=50)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="lent to a ClusterState"):
         acc.update(None, pod("new", node="n2"))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="already lent"):
         ClusterState.over(acc)
     view.restore()
     acc.update(None, pod("new", node="n2", cpu="2"))
     assert [("n1", 3000, 2), ("n2", 2000, 1)] == _counts(acc)
 
 
-def test_update_with_a_pod_it_does_not_hold_raises():
-    """Removing a pod the accounting does not hold (or adding one twice) is a caller bug."""
+def test_update_takes_an_equal_copy_of_the_pod_it_holds_but_not_another_version():
+    """A replay may hand back an equal copy of the pod it accounted (read again): accepted. A
+    different version under the same key (other requests) is not the pod it holds: refused."""
     acc = Accounting(_cluster())
-    with pytest.raises(ValueError):
+    [(held, _)] = [t for t in acc.bound_pods() if t[0].key == "default/run"]
+    with pytest.raises(ValueError, match="pod default/run is not accounted as given"):
+        acc.update(replace(held, requests={**held.requests, "cpu": held.requests["cpu"] + 1}),
+                   None)
+    acc.update(replace(held), None)
+    assert "default/run" not in {p.key for p, _ in acc.bound_pods()}
+
+
+def test_update_with_a_pod_it_does_not_hold_raises():
+    """Removing a pod the accounting does not hold (or adding one twice) is a caller bug; the
+    error names the pod (a replay out of step says which pod it lost track of)."""
+    acc = Accounting(_cluster())
+    with pytest.raises(ValueError, match="pod default/stranger is not accounted"):
         acc.update(pod("stranger", node="n1"), None)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="pod default/run is already accounted"):
         acc.update(None, pod("run", node="n2"))
 
 

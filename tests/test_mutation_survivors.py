@@ -77,8 +77,9 @@ def victims(doc: dict[str, Any]) -> list[tuple[str, str, bool]]:
 # ---- the single-pod node search -----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("model", [None, "kep-5710"])
 @pytest.mark.parametrize("later", ["a", "b"])
-def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later):
+def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later, model):
     """Two nodes alike but for the start time of their one victim; each also holds a smaller,
     lower-priority pod that the reprieve gives back.
 
@@ -90,7 +91,8 @@ def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later)
     takes the node whose highest-priority victims started latest. The nodes sort by their
     lowest unit (100) and name, so node a is scored first: node b must still be scored after
     its level search even though a is a one-victim best (the level search's units of level
-    200 start after the reprieved 100s)."""
+    200 start after the reprieved 100s). Only the KEP model's level search prunes nodes;
+    the default model (upstream, no level search) scores every node, so both are asked."""
     starts = {"a": "2026-01-01T09:00:00Z", "b": "2026-01-01T09:00:00Z"}
     starts[later] = "2026-01-01T10:00:00Z"
     objects = [node("a"), node("b")]
@@ -98,7 +100,7 @@ def test_node_choice_by_latest_start_with_lower_units_reprieved(tmp_path, later)
         objects += [pod(f"low-{n}", "1", "low", node_name=n, start="2026-01-01T08:00:00Z"),
                     pod(f"mid-{n}", "3", "mid", node_name=n, start=starts[n])]
     objects.append(pod("urgent", "3", "high"))
-    doc = plan(tmp_path, objects, "default/urgent")
+    doc = plan(tmp_path, objects, "default/urgent", model)
     assert "RequiresPreemption" == doc["status"]
     assert [("default/urgent", later)] == [(p["pod"], p["node"]) for p in doc["placements"]]
     assert [(f"default/mid-{later}", later, False)] == victims(doc)
@@ -133,6 +135,39 @@ def test_a_pod_matched_by_two_pdbs_with_room_in_both_violates_none(tmp_path):
                pdb("b", 1, {"matchLabels": {"tier": "front"}}),
                pod("urgent", "4", "high")]
     assert [("default/web", "n1", False)] == victims(plan(tmp_path, objects, "default/urgent"))
+
+
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_pdb_that_already_counts_the_pod_is_skipped_not_the_others(tmp_path, model):
+    """web matches a-seen (0 allowed, web already in its status.disruptedPods: the API server
+    counted that eviction) and b-strict (0 allowed). filterPodsWithPDBViolation skips a PDB
+    listing the pod in DisruptedPods and goes on to the next one: b-strict goes below zero,
+    so preempting web violates a budget."""
+    seen = pdb("a-seen", 0, {"matchLabels": {"app": "web"}})
+    seen["status"]["disruptedPods"] = {"web": "2026-01-01T09:00:00Z"}
+    objects = [node("n1"), pod("web", "4", "low", node_name="n1", labels={"app": "web"}),
+               seen, pdb("b-strict", 0, {"matchLabels": {"app": "web"}}),
+               pod("urgent", "4", "high")]
+    assert [("default/web", "n1", True)] == victims(plan(tmp_path, objects, "default/urgent",
+                                                         model))
+
+
+@pytest.mark.parametrize("selector", ["nil", "empty"])
+@pytest.mark.parametrize("model", ["1.36", "upstream", "kep-5710"])
+def test_a_pdb_without_selector_selects_nothing_and_hides_no_other(tmp_path, model, selector):
+    """a-first has no spec.selector (nil: LabelSelectorAsSelector gives labels.Nothing(), in
+    every version) or an empty one (1.36 skips selector.Empty(); newest upstream selects the
+    namespace) and 0 allowed. b-strict (0 allowed) selects web: preempting web violates
+    b-strict in every case — a-first must not hide the PDBs after it."""
+    first = pdb("a-first", 0, {})
+    if selector == "nil":
+        del first["spec"]["selector"]
+    objects = [node("n1"), pod("web", "4", "low", node_name="n1", labels={"app": "web"}),
+               first, pdb("b-strict", 0, {"matchLabels": {"app": "web"}}),
+               pod("urgent", "4", "high")]
+    doc = plan(tmp_path, objects, "default/urgent", model)
+    assert [("default/web", "n1", True)] == victims(doc)
+    assert 1 == doc["summary"]["pdbViolations"]
 
 
 @pytest.mark.parametrize(("model", "low_front_violates"),
@@ -175,6 +210,23 @@ def test_negative_selectors_and_a_pod_without_labels(tmp_path, expression, label
     doc = plan(tmp_path, objects, "default/urgent", model)
     violates = labels is not None or model == "upstream"
     assert [("default/batch", "n1", violates)] == victims(doc)
+
+
+@pytest.mark.parametrize(("expression", "labels", "violates"), [
+    ({"key": "app", "operator": "Exists"}, {"app": "web"}, True),
+    ({"key": "app", "operator": "Exists"}, {"team": "x"}, False),
+    ({"key": "app", "operator": "In", "values": ["web", "api"]}, {"app": "web"}, True),
+    ({"key": "app", "operator": "In", "values": ["web", "api"]}, {"app": "db"}, False),
+], ids=["Exists-match", "Exists-other", "In-match", "In-other"])
+def test_expression_selectors_pick_the_pods_they_name(tmp_path, expression, labels, violates):
+    """metav1.LabelSelector requirements (labels.Requirement.Matches): Exists matches a pod
+    carrying the key, In one whose value is listed. The PDB allows 0 disruptions, so the one
+    victim violates it exactly when the selector matches it."""
+    objects = [node("n1"), pod("batch", "4", "low", node_name="n1", labels=labels),
+               pdb("guard", 0, {"matchExpressions": [expression]}),
+               pod("urgent", "4", "high")]
+    assert [("default/batch", "n1", violates)] == victims(
+        plan(tmp_path, objects, "default/urgent"))
 
 
 # ---- exact fits with fractional CPU ------------------------------------------------------------
@@ -405,13 +457,18 @@ def _cluster(tmp_path: Path, items: list[dict[str, Any]]) -> Any:
 
 
 @pytest.mark.parametrize("policy", ["Never", "PreemptLowerPriority"])
-def test_a_standalone_never_pod_has_no_edges(tmp_path, policy):
+@pytest.mark.parametrize("profile_of", [None, graph.without_preemption_priority],
+                         ids=["kep-5710", "1.36"])
+def test_a_standalone_never_pod_has_no_edges(tmp_path, policy, profile_of):
     """A pod on its own keeps its own policy in the graph: at 1000 with Never it preempts
-    nobody (0 edges); with PreemptLowerPriority it may preempt the 100 pod (1 edge)."""
+    nobody (0 edges); with PreemptLowerPriority it may preempt the 100 pod (1 edge). The
+    same under a model without a separate preemption priority (its profile keeps the
+    policy)."""
     items = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
               "metadata": {"name": "top"}, "value": 1000, "preemptionPolicy": policy},
              CLASSES[0], pod("boss", "1", "top"), pod("worker", "1", "low")]
-    built = graph.build_graph(_cluster(tmp_path, items))
+    kwargs = {} if profile_of is None else {"profile_of": profile_of}
+    built = graph.build_graph(_cluster(tmp_path, items), **kwargs)
     assert (0 if policy == "Never" else 1) == built.graph.number_of_edges()
 
 
@@ -439,3 +496,67 @@ def test_check_resources_takes_the_last_pod_slot():
     slots = {"cpu": 2000, "pods": 3}
     assert check_resources(request_items({"cpu": 1}), slots, {}, 2) is None
     assert REASON_TOO_MANY_PODS == check_resources(request_items({"cpu": 1}), slots, {}, 3)
+
+
+V1ALPHA2_VIOLATION = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata: {name: training, namespace: ml}
+spec:
+  priorityClassName: high
+  preemptionPriorityClassName: low
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy:
+      gang: {minCount: 2}
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: workers, namespace: ml}
+spec:
+  podGroupTemplateRef:
+    workload: {workloadName: training, podGroupTemplateName: workers}
+  schedulingPolicy:
+    gang: {minCount: 2}
+"""
+
+
+def test_a_workload_violation_points_at_the_workloads_field(tmp_path):
+    """v1alpha2: the Workload (1000/100) and its PodGroup are separate documents. The rule
+    violation is the Workload's, and the annotation points at the field to change: line 16,
+    the Workload's preemptionPriorityClassName (not the PodGroup document below it)."""
+    path = tmp_path / "wl.yaml"
+    path.write_text(V1ALPHA2_VIOLATION, encoding="utf-8")
+    result = CliRunner().invoke(app, ["check-cycles", str(path), "--format", "github"])
+    assert 1 == result.exit_code
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"::error file={path},line=16,title=KEP-5710 priority rule::"
+                            "Workload ml/training: preemption priority 100"), first
+
+
+def test_more_candidate_nodes_than_upstream_tries_is_reported(tmp_path):
+    """120 equal nodes (2 cpu), each full with one equal victim (priority 100, same start);
+    urgent (priority 1000) needs 2 cpu. Preemption works on every node. Upstream's
+    dryRunPreemption stops after calculateNumCandidates(120) = max(10% of 120, 100) = 100
+    candidates from a random start (preemption.go, minCandidateNodesPercentage 10,
+    minCandidateNodesAbsolute 100), so which 100 is a random choice among all 120: the plan
+    reports it as a tie over 120 options, besides the tie of equal node scores."""
+    objects = [node(f"n{i:03d}", cpu="2") for i in range(120)]
+    objects += [pod(f"v{i:03d}", "2", "low", node_name=f"n{i:03d}") for i in range(120)]
+    objects.append(pod("urgent", "2", "high"))
+    doc = plan(tmp_path, objects, "default/urgent", "1.36")
+    assert [("default/urgent", "n000")] == [(p["pod"], p["node"]) for p in doc["placements"]]
+    ties = {t["decision"]: t["equal"] for t in doc["ties"]}
+    assert 120 == ties["candidate nodes (upstream tries 100 of the 120 where preemption works, "
+                       "from a random start)"]
+    assert 120 == ties["node for the preemption (pickOneNodeForPreemption)"]

@@ -249,6 +249,152 @@ def test_gang_of_several_shapes_uses_greedy_placement():
     assert (["a", "b"], {"big": "n1", "small": "n2"}) == (victims(result), placements(result))
 
 
+@pytest.mark.parametrize("model", ["kep-5710", "1.36", "upstream"])
+def test_gang_of_several_shapes_when_the_level_search_steps_back(model):
+    """n1 (8 cpu) is full: v0 (prio 10, 1 cpu), v1 (20, 1 cpu), v2 (30, 2 cpu), v3 (40, 4 cpu).
+    The gang needs 4 cpu (big: 2 cpu; small: 2 cpu and 1Gi, another shape). KEP level search:
+    levels 10 and 20 free 1 and 2 cpu (too little), 40 frees 8 (enough), then 30 (a step back:
+    v3 returns) frees 4: the lowest level is 30. Reprieve v2, v1, v0 (most important first):
+    each back leaves under 4 cpu, so all three go and v3 stays. Upstream models remove every
+    unit and reprieve from v3: v3 back leaves exactly 4 cpu (fits), then none of the others
+    fit. The same victims either way."""
+    train = gang("train", min_count=2, prio=100)
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", mem="16Gi")],
+        pods=[pod("v0", node="n1", cpu="1", prio=10, start=1),
+              pod("v1", node="n1", cpu="1", prio=20, start=1),
+              pod("v2", node="n1", cpu="2", prio=30, start=1),
+              pod("v3", node="n1", cpu="4", prio=40, start=1),
+              member(train, "big", cpu="2"), member(train, "small", cpu="2", mem="1Gi")],
+        groups=[train],
+    )
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model(model))
+    assert (["v0", "v1", "v2"], {"big": "n1", "small": "n1"}) == (
+        victims(result), placements(result))
+
+
+def test_a_whole_group_frees_one_pod_slot_per_member_on_an_over_full_node():
+    """n1 allows 2 pods but runs 4 (its allocatable pods lowered after they started): g-0 and
+    g-1 of a PodGroup-mode group g (prio 10, one unit) and s1, s2 (prio 20). p (prio 1000)
+    needs a slot: at most 1 other pod may stay. Level 10 (g out) leaves 2 pods: too many.
+    Level 20 (all out), then reprieve most important first: s1 back (1 pod, fits), s2 back
+    (2: no), g back (3: no). Victims g-0, g-1, s2."""
+    g = gang("g", min_count=1, mode="PodGroup", prio=10)
+    snap = snapshot(
+        nodes=[node("n1", pods=2)],
+        pods=[member(g, "g-0", node="n1", cpu="100m", start=1),
+              member(g, "g-1", node="n1", cpu="100m", start=1),
+              pod("s1", node="n1", cpu="100m", prio=20, start=1),
+              pod("s2", node="n1", cpu="100m", prio=20, start=2),
+              pod("p", cpu="100m", prio=1000)],
+        groups=[g],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["g-0", "g-1", "s2"], {"p": "n1"}) == (sorted(victims(result)), placements(result))
+
+
+@pytest.mark.parametrize("model", ["kep-5710", "1.36", "upstream"])
+def test_a_single_gpu_taken_by_another_pod_must_be_preempted(model):
+    """n1 has 1 GPU (nvidia.com/gpu: 1), used by trainer (prio 10). infer (prio 1000) asks
+    for that one GPU: it does not fit now (1 + 1 > 1, NodeResourcesFit fitsRequest); removing
+    trainer frees it. An extended resource is counted in whole units, so a request of 1 is
+    the smallest there is and must be accounted like any other."""
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", extra={"nvidia.com/gpu": 1})],
+        pods=[pod("trainer", node="n1", cpu="1", prio=10, extra={"nvidia.com/gpu": 1}),
+              pod("infer", cpu="1", prio=1000, extra={"nvidia.com/gpu": 1})],
+    )
+    result = plan(snap, select_preemptor(snap, pod="default/infer"), model=get_model(model))
+    assert ("RequiresPreemption", ["trainer"], {"infer": "n1"}) == (
+        result.status, victims(result), placements(result))
+
+
+def test_fewer_pdb_violations_beat_a_lower_victim_priority():
+    """KEP model. n-a (2 cpu): va (prio 0, app=db, its PDB allows 0); n-b (2 cpu): vb (prio 5,
+    no PDB). p (prio 100) needs 2 cpu. pickOneNodeForPreemption's first criterion is the
+    fewest PDB violations: n-b (0) beats n-a (1) although n-a's victim has the lower
+    priority. The search visits n-a first (lower level); a best with a violation must not
+    prune n-b."""
+    snap = snapshot(
+        nodes=[node("n-a", cpu="2"), node("n-b", cpu="2")],
+        pods=[pod("va", node="n-a", cpu="2", prio=0, labels={"app": "db"}),
+              pod("vb", node="n-b", cpu="2", prio=5), pod("p", cpu="2", prio=100)],
+        pdbs=[pdb("db", match={"app": "db"}, allowed=0)],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["vb"], {"p": "n-b"}) == (victims(result), placements(result))
+
+
+def test_a_whole_group_frees_exactly_its_pods_requests():
+    """KEP model. n1 (4 cpu) is full: g-0, g-1 of a PodGroup-mode group g (prio 5, 1 cpu
+    each) and s (prio 10, 2 cpu). p (prio 1000) asks for 2001m. Level 5 (g out) frees 2000m:
+    1m short (fitsRequest: requested + request <= allocatable); level 10 frees 4000m. Putting
+    s back leaves 2000m, putting g back too: no. Victims g-0, g-1 and s."""
+    g = gang("g", min_count=1, mode="PodGroup", prio=5)
+    snap = snapshot(
+        nodes=[node("n1", cpu="4")],
+        pods=[member(g, "g-0", node="n1", cpu="1", start=1),
+              member(g, "g-1", node="n1", cpu="1", start=1),
+              pod("s", node="n1", cpu="2", prio=10, start=1), pod("p", cpu="2001m", prio=1000)],
+        groups=[g],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["g-0", "g-1", "s"], {"p": "n1"}) == (sorted(victims(result)), placements(result))
+
+
+def test_one_victim_beats_two_of_the_same_priority_whatever_their_start():
+    """KEP model. n-a (2 cpu): a1, a2 (prio 10, 1 cpu each, started late); n-b (2 cpu): b1
+    (prio 10, 2 cpu, started early). p (prio 100) needs 2 cpu. Same violations (0) and
+    highest priority (10); the smaller priority sum (one victim) wins before the start time
+    is looked at: n-b. n-a is scored first (name order); its two-victim score must not prune
+    n-b for starting earlier."""
+    snap = snapshot(
+        nodes=[node("n-a", cpu="2"), node("n-b", cpu="2")],
+        pods=[pod("a1", node="n-a", cpu="1", prio=10, start=500),
+              pod("a2", node="n-a", cpu="1", prio=10, start=500),
+              pod("b1", node="n-b", cpu="2", prio=10, start=1), pod("p", cpu="2", prio=100)],
+    )
+    result = plan_for(snap, pod_key="default/p")
+    assert (["b1"], {"p": "n-b"}) == (victims(result), placements(result))
+
+
+def test_a_gang_that_fits_now_says_how_many_of_its_pods_fit():
+    """Gang train (minCount 2) on an empty 8-cpu node. With no member running, both pending
+    pods are needed and fit: "2 of 2 ... (2 needed)". With two members already running the
+    minCount is met: the one pending pod is extra, and the reason says so."""
+    train = gang("train", min_count=2, prio=100)
+    fresh = snapshot(nodes=[node("n1", cpu="8")], groups=[train],
+                     pods=[member(train, f"t{i}", cpu="1") for i in range(2)])
+    result = plan_for(fresh, workload="default/train")
+    assert "Schedulable" == result.status
+    assert result.reason.endswith(": 2 of 2 pending pods fit without preemption (2 needed).")
+    grown = snapshot(nodes=[node("n1", cpu="8")], groups=[train],
+                     pods=[member(train, "t0", cpu="1", node="n1"),
+                           member(train, "t1", cpu="1", node="n1"),
+                           member(train, "t2", cpu="1")])
+    result = plan_for(grown, workload="default/train")
+    assert "Schedulable" == result.status
+    assert result.reason.endswith(" already has its minCount of pods running; 1 of 1 pending "
+                                  "pods also fit without preemption.")
+
+
+def test_a_node_without_the_extended_resource_takes_no_copy():
+    """KEP model, gang of 2 pods asking 1 GPU each. n1 has 1 GPU, held by v (prio 10); n2 has
+    none (its allocatable lists no nvidia.com/gpu: fitsRequest compares with 0). Even with v
+    gone only one member fits: Unschedulable, v untouched."""
+    train = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", extra={"nvidia.com/gpu": 1}), node("n2", cpu="8")],
+        pods=[pod("v", node="n1", cpu="1", prio=10, extra={"nvidia.com/gpu": 1}),
+              *(member(train, f"t{i}", cpu="1", extra={"nvidia.com/gpu": 1})
+                for i in range(2))],
+        groups=[train],
+    )
+    result = plan_for(snap, workload="default/train")
+    assert ("Unschedulable", []) == (result.status, victims(result))
+
+
 def test_gang_never_preempts_its_own_group():
     """Bound pods of the preemptor's own group are not victims, even with a lower preemption
     priority than the group's scheduling priority."""

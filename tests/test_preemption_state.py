@@ -59,6 +59,37 @@ def test_plan_on_accounting_equals_rebuild_on_medium_clusters(seed):
     plans_agree_and_leave_state(snap, Accounting(snap))
 
 
+@pytest.mark.parametrize("model", ["1.36", "kep-5710"])
+def test_a_deleted_pending_pod_reserves_nothing_on_its_nominated_node(model):
+    """ghost (prio 1000, 4 cpu) is pending, nominated to n1 and being deleted: a pod on its
+    way out is not scheduled, so it reserves nothing (ClusterState skips a terminating pending
+    pod). p (prio 500, 2 cpu) fits n1 now — with the Accounting lent as without it."""
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("ghost", cpu="4", prio=1000, nominated="n1", terminating=True),
+        pod("p", cpu="2", prio=500)])
+    [pre] = pending_preemptors(snap)  # the ghost, being deleted, is not one
+    for acc in (None, Accounting(snap)):
+        result = plan(snap, pre, model=get_model(model), state=acc)
+        assert ("Schedulable", ["n1"]) == (result.status, [p.node for p in result.placements])
+
+
+@pytest.mark.parametrize("kind", ["pod", "gang"])
+@pytest.mark.parametrize("model", ["1.36", "kep-5710"])
+def test_a_pod_of_the_preemptors_own_priority_is_no_victim_in_any_namespace(model, kind):
+    """peer (prio 100, namespace 0-batch: DNS labels may start with a digit) fills n1; p
+    (prio 100, alone or a gang of one) needs its room. Preemption takes only lower
+    priorities: Unschedulable, with a lent Accounting (its victim index is cut at the
+    preemptor's priority) as without."""
+    g = gang("train", min_count=1, prio=100)
+    p = member(g, "p", cpu="2") if kind == "gang" else pod("p", cpu="2", prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g] if kind == "gang" else [],
+                    pods=[pod("peer", "0-batch", cpu="2", prio=100, node="n1"), p])
+    [pre] = pending_preemptors(snap)
+    for acc in (None, Accounting(snap)):
+        result = plan(snap, pre, model=get_model(model), state=acc)
+        assert ("Unschedulable", ()) == (result.status, result.victims)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_plan_on_accounting_equals_rebuild_on_tiny_clusters(case):
@@ -142,11 +173,23 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     assert not acc.lent
 
 
+def test_accounting_of_an_equal_snapshot_is_accepted():
+    """The same cluster read twice gives equal, not identical, snapshots: an Accounting built
+    from one plans the other, as without it."""
+    def build():
+        return snapshot(nodes=[node("n1", cpu="2")], pods=[
+            pod("v", cpu="2", prio=1, node="n1"), pod("p", cpu="2", prio=100)])
+    first, again = build(), build()
+    assert first.nodes is not again.nodes
+    [pre] = pending_preemptors(again)
+    assert plan(again, pre) == plan(again, pre, state=Accounting(first))
+
+
 def test_accounting_of_other_nodes_is_refused():
-    """An Accounting built for a snapshot with other nodes is a caller error."""
+    """An Accounting built for a snapshot with other nodes is a caller error, and says so."""
     snap = snapshot(nodes=[node("n1")], pods=[pod("p", prio=1)])
     other = Accounting(snapshot(nodes=[node("n2")]))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="built for a snapshot with other nodes"):
         plan(snap, pending_preemptors(snap)[0], state=other)
 
 

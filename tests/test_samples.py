@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from tests.builders import gang, member, node, pod, snapshot
+from tests.constraint_builders import HOSTNAME, aff, constrained, sel
 from wapctl.cli import app
 from wapctl.load import build_snapshot, read_documents
 from wapctl.models import get_model
@@ -49,3 +53,54 @@ def test_samples_in_json_are_deterministic_per_seed():
     # either node may be chosen (both tie): one etl pod per sample, never both
     assert {"min": 1, "median": 1, "max": 1} == first["victimPods"]
     assert 6 == sum(row["samples"] for row in first["sometimes"])
+
+
+@pytest.mark.parametrize("apart", [False, True], ids=["plain", "keeping-apart"])
+def test_equal_victims_vary_for_a_gang(apart):
+    """1.36, a gang of 2 (2 cpu each, prio 1000), alone or keeping apart by hostname; n1 and
+    n2 (3 cpu) each hold an equal victim (2 cpu, prio 10, same start), n3 (3 cpu) is empty.
+    n3 takes one member; the other needs n1 or n2 emptied: whichever of a, b the reprieve
+    tries first goes back (2 nodes still take a member each), the other is the victim.
+    Upstream orders equal victims at random, so over 16 seeded samples each is sometimes the
+    one victim (keeping apart, the pod-dependent filters run the search by copy counts first:
+    the random order must reach that search too)."""
+    g = gang("train", min_count=2, prio=1000)
+    members = [member(g, f"t{i}", cpu="2", labels={"app": "t"}) for i in range(2)]
+    if apart:
+        members = [constrained(m, anti=[aff(HOSTNAME, sel({"app": "t"}))]) for m in members]
+    snap = snapshot(
+        nodes=[node(n, cpu="3", labels={HOSTNAME: n}) for n in ("n1", "n2", "n3")],
+        pods=[pod("a", node="n1", cpu="2", prio=10, start=1),
+              pod("b", node="n2", cpu="2", prio=10, start=1), *members],
+        groups=[g])
+    pre = select_preemptor(snap, workload="default/train")
+    report = sample_plans(snap, pre, model=get_model("1.36"), samples=16)
+    assert {1} == set(report.victim_counts)
+    assert () == report.always
+    assert {"default/a", "default/b"} == {p for p, _ in report.sometimes}
+
+
+def test_only_truly_equal_victims_vary():
+    """1.36, one node (4 cpu) full with early and late (2 cpu each, prio 10; early started
+    first); p (prio 100) needs 2 cpu: one goes. MoreImportantPod (util.go): same priority, so
+    the earlier start is more important: the reprieve puts early back first and it fits, late
+    is the victim. That is no random choice: every sample preempts late (only victims equal
+    in priority and start are ordered at random)."""
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("early", node="n1", cpu="2", prio=10, start=1),
+        pod("late", node="n1", cpu="2", prio=10, start=2),
+        pod("p", cpu="2", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    report = sample_plans(snap, pre, model=get_model("1.36"), samples=16)
+    assert (("default/late",), ()) == (report.always, report.sometimes)
+
+
+def test_a_plan_drawn_with_an_rng_reports_no_ties():
+    """With an rng the random choices are drawn (one of the scheduler's outcomes), not
+    reported: tie-break.yaml under 1.36 has equal victims, a tie without an rng, none with."""
+    from wapctl.preemption import plan
+
+    snap, pre = _load("tie-break.yaml")
+    model = get_model("1.36")
+    assert plan(snap, pre, model=model).ties
+    assert () == plan(snap, pre, model=model, rng=random.Random(3)).ties

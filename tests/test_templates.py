@@ -220,6 +220,43 @@ def test_unknown_class_is_a_finding_not_an_input_error() -> None:
     )
 
 
+def test_an_unknown_class_hides_no_other_template() -> None:
+    """Deployment n/a names a missing class, n/b names high: b is still a member (its own
+    vertex, 1000/1000), and only a is a finding."""
+    bad = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "a", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "nope"}}}}
+    good = {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "b", "namespace": "n"}, "spec": {"template": pod_template()}}
+    report = graph.check(snapshot(bad, good))
+    assert [Profile(1000, 1000)] == list(report.graph.vertices)
+    assert ["Deployment n/a"] == [x.object for x in report.findings]
+
+
+def test_every_unknown_class_template_is_a_finding_in_order() -> None:
+    """Two Deployments naming missing classes: two findings, by object."""
+    objs = [{"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": name, "namespace": "n"},
+             "spec": {"template": {"spec": {"priorityClassName": cls}}}}
+            for name, cls in (("b", "gone"), ("a", "nope"))]
+    findings = graph.check(snapshot(*objs)).findings
+    assert [("Deployment n/a", "'nope'"), ("Deployment n/b", "'gone'")] == [
+        (x.object, x.fix.split()[2]) for x in findings]
+
+
+def test_unknown_class_finding_with_no_class_known_and_per_namespace() -> None:
+    """With no PriorityClass at all the fix says so ("known: none"); the finding belongs to
+    the template's namespace: ``--namespace n`` keeps it, ``--namespace other`` drops it."""
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "d", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "nope"}}}}
+    snap = snapshot(obj, classes="")
+    [finding] = graph.check(snap).findings
+    assert "create PriorityClass 'nope' or name an existing one (known: none)" == finding.fix
+    assert ["Deployment n/d"] == [x.object for x in graph.check(snap, namespace="n").findings]
+    assert () == graph.check(snap, namespace="other").findings
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

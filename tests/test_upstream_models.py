@@ -145,3 +145,108 @@ def test_podgroup_preemption_policy_gate_reads_the_group_not_its_pods():
     assert "RequiresPreemption" == plan(snap, pre, model=UPSTREAM).status
     gated = get_model("upstream", {"PodGroupPreemptionPolicy": True})
     assert "Unschedulable" == plan(snap, pre, model=gated).status
+
+
+def test_a_pod_group_waits_for_its_nominated_node_in_upstream_only():
+    """Gang of 2 (2 cpu each, prio 1000), member t0 nominated to n1, where old (prio 10, 2 cpu)
+    is terminating by preemption; n2 (4 cpu) holds v (prio 20, 4 cpu). Nothing more fits now
+    (old still holds n1's other half). Upstream's pod-group preemptor is not eligible while a
+    lower-priority pod terminates by preemption on a nominated node: it waits for old. 1.36's
+    preemptorEligibleToPreemptOthers for a pod group checks the preemption policy only, so it
+    preempts: every lower unit out (old and v), v (more important) back first — both members
+    fit n1 — then old back leaves one member without room: victim old (already terminating,
+    listed as such)."""
+    old = replace(pod("old", cpu="2", prio=10, node="n1", terminating=True),
+                  preempted_by_scheduler=True)
+    g = gang("train", min_count=2, prio=1000)
+    snap = snapshot(nodes=[node("n1", cpu="4"), node("n2", cpu="4")], groups=[g], pods=[
+        old, pod("v", cpu="4", prio=20, node="n2"),
+        member(g, "t0", cpu="2", nominated="n1"), member(g, "t1", cpu="2")])
+    pre = select_preemptor(snap, workload="default/train")
+    assert ("WaitingForTermination", [], [("default/t0", "n1")], ["default/old"]) == _outcome(
+        plan(snap, pre, model=UPSTREAM))
+    assert ("RequiresPreemption", ["default/old"], [("default/t0", "n1"), ("default/t1", "n1")],
+            ["default/old"]) == _outcome(plan(snap, pre, model=M136))
+
+
+def test_a_terminating_pod_of_equal_priority_does_not_block():
+    """PodEligibleToPreemptOthers waits only for a pod of *lower* priority terminating by
+    preemption on the nominated node. t (prio 100, like p) terminates by preemption on n1,
+    where p is nominated: p is still eligible; t (not below p) is no victim, so p preempts v
+    (prio 1) on n2."""
+    t = replace(pod("t", cpu="2", prio=100, node="n1", terminating=True),
+                preempted_by_scheduler=True)
+    snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="2")], pods=[
+        t, pod("v", cpu="2", prio=1, node="n2"),
+        pod("p", cpu="2", prio=100, nominated="n1")])
+    pre = select_preemptor(snap, pod="default/p")
+    for model in (M136, UPSTREAM):
+        assert ("RequiresPreemption", ["default/v"], [("default/p", "n2")], []) == _outcome(
+            plan(snap, pre, model=model))
+
+
+def test_a_basic_group_places_the_pods_that_fit():
+    """1.36: a Basic pod group schedules pod by pod, so it is Schedulable once one pod fits
+    (the engine's needed = 1 for Basic). big (16 cpu) fits no node, small (1 cpu) fits n1:
+    Schedulable with small placed, big left unplaced — big fitting nowhere must not stop
+    the placement of the pods after it."""
+    g = basic("jobs", prio=100)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
+        member(g, "a-big", cpu="16"), member(g, "b-small", cpu="1")])
+    result = plan(snap, select_preemptor(snap, workload="default/jobs"), model=M136)
+    assert ("Schedulable", [("default/b-small", "n1")], ("default/a-big",)) == (
+        result.status, [(p.pod, p.node) for p in result.placements], result.unplaced)
+
+
+def test_upstream_tries_a_tenth_of_a_large_cluster_rounded_down():
+    """1,005 equal nodes, each full with one equal victim; p needs a node's room.
+    calculateNumCandidates (preemption.go): numNodes * minCandidateNodesPercentage(10) / 100
+    in integers = 100, at least minCandidateNodesAbsolute (100): upstream tries 100 candidates,
+    a random choice among all 1,005 nodes where preemption works."""
+    n = 1005
+    snap = snapshot(
+        nodes=[node(f"n{i:04d}", cpu="2") for i in range(n)],
+        pods=[*(pod(f"v{i:04d}", cpu="2", prio=10, node=f"n{i:04d}", start=1) for i in range(n)),
+              pod("p", cpu="2", prio=100)])
+    result = plan(snap, select_preemptor(snap, pod="default/p"), model=M136)
+    assert [("default/p", "n0000")] == [(p.pod, p.node) for p in result.placements]
+    assert ("candidate nodes (upstream tries 100 of the 1005 where preemption works, from a "
+            "random start)", 1005) in [(t.decision, t.count) for t in result.ties]
+
+
+def test_136_pod_group_path_stops_spending_at_a_units_first_violation():
+    """1.36, a gang preemptor: victims are spent by podgrouppreemption's
+    filterVictimsWithPDBViolation, which leaves a victim unit at its first pod that violates a
+    PDB (the engine's PdbRules.stop_unit). g (PodGroup mode, prio 10) runs a and b (app=g) on
+    n1; PDB all-g (allowed 0) selects both. The gang (2 x 2 cpu) needs all of n1: g goes
+    whole; a takes the PDB to -1 (violates), b is not looked at (flag off). The single-pod
+    path (filterPodsWithPDBViolation) would mark b too."""
+    from builders import pdb
+
+    g = gang("g", min_count=1, mode="PodGroup", prio=10)
+    train = gang("train", min_count=2, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="4")], groups=[g, train],
+        pdbs=[pdb("all-g", match={"app": "g"}, allowed=0)],
+        pods=[member(g, "a", node="n1", cpu="2", labels={"app": "g"}),
+              member(g, "b", node="n1", cpu="2", labels={"app": "g"}),
+              *(member(train, f"t{i}", cpu="2") for i in range(2))])
+    result = plan(snap, select_preemptor(snap, workload="default/train"), model=M136)
+    assert [("default/a", True), ("default/b", False)] == [
+        (v.pod, v.pdb_violation) for v in result.victims]
+
+
+def test_a_pod_without_cpu_request_is_scored_by_the_nodes_cpu_too():
+    """1.36 / upstream place by the default scores. p asks for memory only; n1 and n2 are
+    alike but for cpu: busy uses 3 of n1's 4 cpu, idle none of n2's. NodeResourcesFit
+    (LeastAllocated) and BalancedAllocation score cpu as well, counting a pod without a cpu
+    request as the non-zero default (schedutil.GetNonzeroRequests): n2 scores higher, no tie."""
+    snap = snapshot(nodes=[node("n1", cpu="4", mem="8Gi"), node("n2", cpu="4", mem="8Gi")],
+                    pods=[pod("busy", cpu="3", mem="1Gi", node="n1", prio=10),
+                          pod("idle", cpu=None, mem="1Gi", node="n2", prio=10),
+                          pod("p", cpu=None, mem="1Gi", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    for model in (M136, UPSTREAM):
+        result = plan(snap, pre, model=model)
+        assert ("Schedulable", [("default/p", "n2")], ()) == (
+            result.status, [(p.pod, p.node) for p in result.placements], result.ties)

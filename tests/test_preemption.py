@@ -679,6 +679,23 @@ def test_unschedulable_reason_summarises_the_filters():
         result.status, result.reason)
 
 
+def test_unschedulable_reasons_are_in_byte_order_as_upstream_sorts_them():
+    """Upstream FitError.Error (pkg/scheduler/framework/types.go) joins the "N reason" strings
+    after sort.Strings: byte order of the whole string, count first -- so "10 ..." comes before
+    "2 ...", and neither the largest count nor the reason's name leads. Worked by hand: 2
+    cordoned nodes, 10 nodes too small even when emptied (1 cpu each for a 4-cpu pod), 1 node
+    with an untolerated taint."""
+    nodes = ([node(f"c{i}", cpu="4", unschedulable=True) for i in range(2)]
+             + [node(f"s{i:02}", cpu="1") for i in range(10)]
+             + [node("t", cpu="4", taints=[taint("gpu", "yes")])])
+    snap = snapshot(nodes=nodes, pods=[pod("p", cpu="4", prio=100)])
+    result = plan_for(snap, "default/p")
+    assert "Unschedulable" == result.status
+    assert result.reason.endswith(
+        "(0/13 nodes are available: 1 node(s) had untolerated taint {gpu: yes}, "
+        "10 node(s) without enough room, 2 node(s) were unschedulable).")
+
+
 def test_tolerations_open_tainted_nodes():
     """A pod tolerating a taint may use (and preempt on) that node."""
     snap = snapshot(

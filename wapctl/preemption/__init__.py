@@ -828,7 +828,8 @@ def _unplaced(preemptor: Preemptor, placed: Iterable[tuple[Pod, int]]) -> tuple[
 def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
                     filters: PlanFilters | None = None) -> str:
     """kube-scheduler style: how many nodes each static filter rejected (and, on nodes with
-    room, each pod-dependent one)."""
+    room, each pod-dependent one), the "N reason" strings in byte order as upstream's
+    ``FitError.Error`` sorts them (``sort.Strings`` in framework/types.go)."""
     counts: dict[str, int] = {}
     items = request_items(pod.requests)
     for i, ns in enumerate(state.nodes):
@@ -838,9 +839,10 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
         if reason is not None:
             counts[reason] = counts.get(reason, 0) + 1
     passing = len(state.nodes) - sum(counts.values())
-    parts = [f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    parts = [f"{n} {r}" for r, n in counts.items()]
     if passing:
         parts.append(f"{passing} node(s) without enough room")
+    parts.sort()
     if not parts:
         return "the cluster has no nodes"
     return f"0/{len(state.nodes)} nodes are available: " + ", ".join(parts)

@@ -67,13 +67,22 @@ def big_snapshot(tmp_path_factory) -> Path:
     return path
 
 
+def _sigint_as_a_terminal_gives_it() -> None:
+    """In the child, before Python starts: SIGINT at its default disposition, as a shell in a
+    terminal starts a command. A job started in the background (``cmd &``, ``nohup``) inherits
+    SIGINT *ignored*, and Python then keeps it ignored -- no KeyboardInterrupt, whatever wapctl
+    does -- so without this the tests below would test how they were launched."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(code: str, args: list[str], after: float) -> tuple[int, str, str, float]:
     """Run ``python -c code args``, send SIGINT ``after`` seconds past the READY line; return
     (exit code, stdout, stderr after READY, seconds from SIGINT to exit)."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("WAPCTL_TRACEBACK", None)
     proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_sigint_as_a_terminal_gives_it)
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -123,7 +132,7 @@ def test_python_sigint_handler_is_never_replaced():
         "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, preexec_fn=_sigint_as_a_terminal_gives_it)
     assert ("True\n", "") == (out.stdout, out.stderr)
 
 

@@ -362,6 +362,21 @@ class NodeState:
                     req[name] -= amount
         self.pod_count -= pods
 
+    def take(self, items: RequestItems) -> None:
+        """One more pod with these request items (``add_requests`` for the engine's hot path,
+        which holds request items, not a mapping)."""
+        req = self.requested
+        for name, amount in items:
+            req[name] = req.get(name, 0) + amount
+        self.pod_count += 1
+
+    def give_back(self, items: RequestItems) -> None:
+        """Undo ``take(items)``."""
+        req = self.requested
+        for name, amount in items:
+            req[name] -= amount
+        self.pod_count -= 1
+
     def check(self, items: RequestItems) -> Reason:
         """Resource fit of one more pod with these request items."""
         return check_resources(items, self.allocatable, self.requested, self.pod_count)

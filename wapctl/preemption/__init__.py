@@ -133,6 +133,17 @@ __all__ = [
 # ---- feasibility checks -----------------------------------------------------------------------
 
 
+def _undo_run(added: Iterable[tuple[NodeState, RequestItems]],
+              placed: Iterable[tuple[Pod, int]], filters: PlanFilters | None) -> None:
+    """Take back what a placement run lent the shared state: the pods' requests on their
+    nodes and, with the pod-dependent filters active, the pods themselves."""
+    for node, items in added:
+        node.give_back(items)
+    if filters is not None:
+        for pod, i in placed:
+            filters.unplace(pod, i)
+
+
 class _Placer:
     """Greedy placement of the preemptor's pods: each pod tries its nominated node first (if it
     still fits there), then the nodes in name order; pods that fit nowhere are skipped.
@@ -180,8 +191,8 @@ class _Placer:
         """One greedy placement run, recorded so that a later run can resume from pod
         ``start`` of this one (``resume``) when nothing before that pod can change.
 
-        The fit test and the bookkeeping are inlined (NodeState.fits / add_requests on the
-        request items): this loop is what every greedy check of a multi-shape gang runs.
+        The fit test and the bookkeeping work on request items (``NodeState.fits`` /
+        ``take``): this loop is what every greedy check of a multi-shape gang runs.
         """
         nodes = self.state.nodes
         added: list[tuple[NodeState, RequestItems]] = []
@@ -198,21 +209,10 @@ class _Placer:
             cursor = list(resume.cursors[start])
             for (_, i), k in zip(placed, index, strict=True):
                 node, items = nodes[i], self.items[self.shape_of[k]]
-                req = node.requested
-                for r, q in items:
-                    req[r] = req.get(r, 0) + q
-                node.pod_count += 1
+                node.take(items)
                 added.append((node, items))
 
-        def fits(node: NodeState, items: RequestItems) -> bool:
-            if node.pod_count >= node.max_pods:
-                return False
-            req, alloc = node.requested, node.allocatable
-            for r, q in items:
-                if req.get(r, 0) + q > alloc.get(r, 0):
-                    return False
-            return True
-
+        fits = NodeState.fits  # a local name: asked once per node scanned
         filters = self.filters
         jumps: list[dict[int, int]] = [{} for _ in self.items]
         if filters is not None:  # the placed pods so far count for the next pods' filters
@@ -243,24 +243,14 @@ class _Placer:
                         target = ok[c]
                 if target is not None:
                     node = nodes[target]
-                    req = node.requested
-                    for r, q in items:
-                        req[r] = req.get(r, 0) + q
-                    node.pod_count += 1
+                    node.take(items)
                     added.append((node, items))
                     placed.append((pod, target))
                     index.append(k)
                     if filters is not None:
                         filters.place(pod, target)
         finally:
-            for node, items in added:
-                req = node.requested
-                for r, q in items:
-                    req[r] -= q
-                node.pod_count -= 1
-            if filters is not None:
-                for pod, i in placed:
-                    filters.unplace(pod, i)
+            _undo_run(added, placed, filters)
         return _Run(placed, index, cursors)
 
 
@@ -580,10 +570,7 @@ class _ScoredPlacer(_Placer):
                                         tuple(nodes[i].name for i in others if i != target)[:5],
                                         len(bucket)))
                 node = nodes[target]
-                req = node.requested
-                for r, q in items:
-                    req[r] = req.get(r, 0) + q
-                node.pod_count += 1
+                node.take(items)
                 added.append((node, items))
                 placed.append((pod, target))
                 index.append(k)
@@ -593,14 +580,7 @@ class _ScoredPlacer(_Placer):
                     if target in self.allowed_set[s2]:
                         refresh(s2, target)
         finally:
-            for node, items in added:
-                req = node.requested
-                for r, q in items:
-                    req[r] -= q
-                node.pod_count -= 1
-            if filters is not None:
-                for pod, i in placed:
-                    filters.unplace(pod, i)
+            _undo_run(added, placed, filters)
         self.ties = ties
         return _Run(placed, index, [])
 

@@ -779,6 +779,10 @@ _AMOUNTS_LIMIT = 100_000
 
 def _amount(resource: Any, q: Any, source: Source, path: str) -> int:
     """A non-negative resource amount; ``path`` is the field path of the mapping holding it."""
+    if type(q) is str:
+        value = _AMOUNTS.get((resource, q))  # only accepted (str, str) pairs are stored
+        if value is not None:
+            return value
     if type(resource) is not str:
         raise InputError("resource names must be strings", source, path)
     try:
@@ -790,21 +794,6 @@ def _amount(resource: Any, q: Any, source: Source, path: str) -> int:
     if type(q) is str and len(_AMOUNTS) < _AMOUNTS_LIMIT:
         _AMOUNTS[(resource, q)] = value
     return value
-
-
-def _known_amounts(mapping: dict[Any, Any], out: dict[str, int], overwrite: bool) -> bool:
-    """Add the amounts of ``mapping`` (resource -> quantity text) to ``out`` when every pair
-    is one ``_amount`` accepted before; False (``out`` possibly half-filled) when one is not."""
-    get = _AMOUNTS.get
-    for k, q in mapping.items():
-        if type(q) is not str:
-            return False
-        value = get((k, q))
-        if value is None:
-            return False
-        if overwrite or k not in out:
-            out[k] = value
-    return True
 
 
 _ISO = re.compile(
@@ -1509,32 +1498,6 @@ _FIELD_OPERATORS = ("In", "NotIn")
 _EMPTY: dict[str, int] = {}
 
 
-def _quick_requests(c: Any) -> dict[str, int] | None:
-    """``_container_requests`` for the usual container: mappings where mappings belong and
-    only quantities accepted before (``_AMOUNTS``); None: take the checked path."""
-    if type(c) is not dict:
-        return None
-    res = c.get("resources")
-    if not res:
-        return _EMPTY if res is None or type(res) is dict else None
-    if type(res) is not dict:
-        return None
-    req = res.get("requests")
-    lim = res.get("limits")
-    out: dict[str, int] = {}
-    if req:
-        if type(req) is not dict or not _known_amounts(req, out, True):
-            return None
-    elif req is not None and type(req) is not dict:
-        return None
-    if lim:
-        if type(lim) is not dict or not _known_amounts(lim, out, False):
-            return None
-    elif lim is not None and type(lim) is not dict:
-        return None
-    return out
-
-
 def _container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
     """One container's requests, defaulted from its limits as the API server does."""
     if type(c) is not dict:
@@ -1552,15 +1515,17 @@ def _container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
     if req:
         if type(req) is not dict:
             raise _type_error(req, "a mapping", source, path + ".resources.requests")
+        where = path + ".resources.requests"
         for k, q in req.items():
-            out[k] = _amount(k, q, source, path + ".resources.requests")
+            out[k] = _amount(k, q, source, where)
     elif req is not None and type(req) is not dict:
         raise _type_error(req, "a mapping", source, path + ".resources.requests")
     if lim:
         if type(lim) is not dict:
             raise _type_error(lim, "a mapping", source, path + ".resources.limits")
+        where = path + ".resources.limits"
         for k, q in lim.items():
-            value = _amount(k, q, source, path + ".resources.limits")
+            value = _amount(k, q, source, where)
             if k not in out:
                 out[k] = value
     elif lim is not None and type(lim) is not dict:
@@ -1578,9 +1543,7 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
         if type(containers) is not list:
             raise _type_error(containers, "a list", source, "spec.containers")
         for i, c in enumerate(containers):
-            r = _quick_requests(c)
-            if r is None:
-                r = _container_requests(c, source, f"spec.containers[{i}]")
+            r = _container_requests(c, source, f"spec.containers[{i}]")
             for k, v in r.items():
                 total[k] = total.get(k, 0) + v
     inits = spec.get("initContainers")

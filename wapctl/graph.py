@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
@@ -362,14 +363,24 @@ def _build_graph(
     memberships: dict[tuple[str, str], Profile] = {}
     members: dict[tuple[str, str], Member] = {}
     group_profile: dict[str, Profile] = {}
+    # One Profile per distinct (scheduling, preemption, policy) as the snapshot gives it: a
+    # 150k-pod cluster has a few dozen, so the model's view is worked out once for each.
+    seen: dict[tuple[int, int, str], Profile] = {}
+
+    def acc_of(profile: Profile) -> _Acc:
+        acc = accs.get(profile)
+        if acc is None:
+            acc = accs[profile] = _Acc()
+        return acc
 
     for key, group in snapshot.pod_groups.items():
-        profile = profile_of(
-            Profile(group.priority, group.preemption_priority, group.preemption_policy)
-        )
+        raw = (group.priority, group.preemption_priority, group.preemption_policy)
+        profile = seen.get(raw)
+        if profile is None:
+            profile = seen[raw] = profile_of(Profile(*raw))
         group_profile[key] = profile
         workload = f"{group.namespace}/{group.workload}"
-        acc = accs.setdefault(profile, _Acc())
+        acc = acc_of(profile)
         acc.workloads.add(workload)
         acc.pod_groups.append(key)
         acc.units.add(key)
@@ -377,30 +388,36 @@ def _build_graph(
         memberships[("PodGroup", key)] = profile
         members[("PodGroup", key)] = Member("PodGroup", key, key, workload)
 
+    counted: list[Profile] = []  # per pod counted in its group (not listed): the group's profile
     for key, pod in snapshot.pods.items():
         if pod.finished:
             continue
+        raw = (pod.priority, pod.preemption_priority, pod.preemption_policy)
+        profile = seen.get(raw)
+        if profile is None:
+            profile = seen[raw] = profile_of(Profile(*raw))
         gk = pod.group_key
         gp = group_profile.get(gk) if gk is not None else None
-        profile = profile_of(Profile(pod.priority, pod.preemption_priority, pod.preemption_policy))
         if gp is not None and gp == profile:
-            accs[gp].group_pods += 1  # the usual case: counted, nothing allocated
+            counted.append(gp)  # the usual case: counted, nothing allocated
             continue
         group = snapshot.pod_groups[gk] if gp is not None else None  # type: ignore[index]
         workload = f"{group.namespace}/{group.workload}" if group is not None else None
-        acc = accs.setdefault(profile, _Acc())
+        acc = acc_of(profile)
         acc.pods.append(key)
         unit = group.key if group is not None else key
         acc.units.add(unit)
         acc.namespaces.add(pod.namespace)
         memberships[("Pod", key)] = profile
         members[("Pod", key)] = Member("Pod", key, unit, workload)
+    for profile, n in Counter(counted).items():
+        accs[profile].group_pods = n
 
     for key, t in snapshot.templates.items():
         if t.priority is None or t.preemption_priority is None:
             continue  # an unknown PriorityClass: a finding, no profile
         profile = profile_of(Profile(t.priority, t.preemption_priority, t.preemption_policy))
-        acc = accs.setdefault(profile, _Acc())
+        acc = acc_of(profile)
         acc.templates.append(key)
         unit = t.group_key or key
         acc.units.add(unit)

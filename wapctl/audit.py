@@ -34,6 +34,7 @@ The change is *risky* (exit 1) when it introduces a cycle or a violation.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -293,33 +294,92 @@ class AuditReport:
         return bool(self.cycles_introduced or self.violations_introduced)
 
 
+def _first(names: Iterable[str], n: int) -> tuple[str, ...]:
+    """The ``n`` smallest names, sorted (a sorted list's ``[:n]``, without sorting them all)."""
+    return tuple(heapq.nsmallest(n, names)) if n >= 0 else tuple(sorted(names)[:n])
+
+
+def _cell(
+    b: g.Profile | None, a: g.Profile | None, members: Sequence[g.Member], sample: int
+) -> Cell:
+    workloads = {m.workload for m in members if m.kind == "PodGroup"}
+    pod_groups = [m.name for m in members if m.kind == "PodGroup"]
+    pods = [m.name for m in members if m.kind == "Pod"]
+    templates = [m.name for m in members if m.kind == "Template"]
+    return Cell(
+        before=b,
+        after=a,
+        workloads=_first(workloads, sample),  # type: ignore[arg-type]
+        pod_groups=_first(pod_groups, sample),
+        pods=_first(pods, sample),
+        workload_count=len(workloads),
+        pod_group_count=len(pod_groups),
+        pod_count=len(pods),
+        unit_count=len({m.unit for m in members}),
+        templates=_first(templates, sample),
+        template_count=len(templates),
+    )
+
+
+def _vertex_cell(v: g.Vertex, sample: int) -> Cell | None:
+    """The cell of the members that keep profile ``v.profile``, when they are all of the
+    vertex's members (after the change): its samples, when they hold the ``sample`` smallest
+    names; None when they do not."""
+    lists = ((v.workloads, v.workload_count), (v.pod_groups, v.pod_group_count),
+             (v.pods, v.pod_count), (v.templates, v.template_count))
+    if sample < 0 or any(len(names) < min(count, sample) for names, count in lists):
+        return None
+    return Cell(
+        before=v.profile,
+        after=v.profile,
+        workloads=v.workloads[:sample],
+        pod_groups=v.pod_groups[:sample],
+        pods=v.pods[:sample],
+        workload_count=v.workload_count,
+        pod_group_count=v.pod_group_count,
+        pod_count=v.pod_count,
+        unit_count=v.unit_count,
+        templates=v.templates[:sample],
+        template_count=v.template_count,
+    )
+
+
 def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list[Cell]:
-    groups: dict[tuple[g.Profile | None, g.Profile | None], list[g.Member]] = {}
-    for key in sorted(before.memberships.keys() | after.memberships.keys()):
-        member = after.members.get(key) or before.members[key]
-        cell = (before.memberships.get(key), after.memberships.get(key))
-        groups.setdefault(cell, []).append(member)
+    """Members split by (profile before, profile after), sorted. A member is taken as the
+    graph after the change has it (before, for a deleted one).
+
+    Most members keep their profile: the cell of a profile that no member moved into is the
+    whole vertex after the change (its counts and samples are the graph's), so only the members
+    that moved, and those of the profiles they moved into, are gone through one by one."""
+    bm, am = before.memberships, after.memberships
+    moved: dict[tuple[g.Profile | None, g.Profile | None], list[tuple[str, str]]] = {}
+    staying = 0
+    for key, b in bm.items():
+        a = am.get(key)
+        if a != b:
+            moved.setdefault((b, a), []).append(key)
+        else:
+            staying += 1
+    if staying + sum(len(keys) for (_, a), keys in moved.items() if a is not None) < len(am):
+        for key, a in am.items():
+            if key not in bm:
+                moved.setdefault((None, a), []).append(key)
     cells = []
-    for (b, a), members in groups.items():
-        workloads = sorted({m.workload for m in members if m.kind == "PodGroup"})
-        pod_groups = [m.name for m in members if m.kind == "PodGroup"]
-        pods = [m.name for m in members if m.kind == "Pod"]
-        templates = [m.name for m in members if m.kind == "Template"]
-        cells.append(
-            Cell(
-                before=b,
-                after=a,
-                workloads=tuple(workloads[:sample]),  # type: ignore[arg-type]
-                pod_groups=tuple(pod_groups[:sample]),
-                pods=tuple(pods[:sample]),
-                workload_count=len(workloads),
-                pod_group_count=len(pod_groups),
-                pod_count=len(pods),
-                unit_count=len({m.unit for m in members}),
-                templates=tuple(templates[:sample]),
-                template_count=len(templates),
-            )
-        )
+    rework: set[g.Profile] = {a for _, a in moved if a is not None}
+    for profile, vertex in after.vertices.items():
+        if profile not in rework:
+            cell = _vertex_cell(vertex, sample)
+            if cell is None:
+                rework.add(profile)
+            else:
+                cells.append(cell)
+    if rework:
+        for key, a in am.items():
+            if a in rework and bm.get(key) == a:
+                moved.setdefault((a, a), []).append(key)
+    for (b, a), keys in moved.items():
+        members = [after.members.get(key) or before.members[key] for key in keys]
+        cells.append(_cell(b, a, members, sample))
     cells.sort(key=lambda c: c.sort_key)
     return cells
 
@@ -365,10 +425,15 @@ def lost_protection(added: Sequence[EdgeChange]) -> list[LostProtection]:
     ]
 
 
-def _vertex_units(graph: g.PriorityGraph) -> dict[g.Profile, frozenset[str]]:
-    acc: dict[g.Profile, set[str]] = {}
+def _vertex_units(
+    graph: g.PriorityGraph, profiles: Iterable[g.Profile]
+) -> dict[g.Profile, frozenset[str]]:
+    """The members of each of ``profiles``, as ``kind:name``."""
+    acc: dict[g.Profile, set[str]] = {p: set() for p in profiles}
     for (kind, name), profile in graph.memberships.items():
-        acc.setdefault(profile, set()).add(f"{kind}:{name}")
+        names = acc.get(profile)
+        if names is not None:
+            names.add(f"{kind}:{name}")
     return {p: frozenset(s) for p, s in acc.items()}
 
 
@@ -387,7 +452,13 @@ def _cycle_identity(
 def _diff_cycles(
     before: g.PriorityGraph, cb: g.CycleSearch, after: g.PriorityGraph, ca: g.CycleSearch
 ) -> tuple[list[g.Cycle], list[g.Cycle]]:
-    ub, ua = _vertex_units(before), _vertex_units(after)
+    """(introduced, fixed). Each side's members are gathered for the vertices on its cycles
+    only, and not at all when there are no cycles on one side (then every cycle of the other
+    is introduced or fixed)."""
+    if not cb.cycles or not ca.cycles:
+        return list(ca.cycles), list(cb.cycles)
+    ub = _vertex_units(before, {v for c in cb.cycles for v in c.vertices})
+    ua = _vertex_units(after, {v for c in ca.cycles for v in c.vertices})
     ids_before = {_cycle_identity(ub, c) for c in cb.cycles}
     ids_after = {_cycle_identity(ua, c) for c in ca.cycles}
     introduced = [c for c in ca.cycles if _cycle_identity(ua, c) not in ids_before]
@@ -404,7 +475,8 @@ def _plan_key(p: preemption.Plan | None) -> tuple[Any, ...] | None:
 def same_for_planning(before: Snapshot, after: Snapshot) -> bool:
     """Whether no plan can tell the two snapshots apart: ``preemption.plan`` reads (in
     wapctl.preemption, wapctl.filters and wapctl.fit) only the nodes, pods, PodDisruptionBudgets,
-    Workloads, pod groups and namespaces of a snapshot, and these are equal. (Pods a change
+    Workloads, pod groups and namespaces of a snapshot, and these are equal (the queue,
+    ``preemptor.pending_preemptors``, reads only the pods and pod groups). (Pods a change
     leaves alone are the same objects after it: the comparison is cheap.)"""
     return (
         before.pods == after.pods
@@ -424,12 +496,14 @@ def plan_changes(
     sides planned with one behaviour model (None: chosen from the snapshot before)."""
     if model is None:
         model = select_model(before)
-    pb = {(p.kind, p.key): p for p in preemptor.pending_preemptors(before, namespace)}
-    queue = preemptor.pending_preemptors(after, namespace)
+    same = same_for_planning(before, after)  # e.g. a change that only adds a PriorityClass
+    queue_before = preemptor.pending_preemptors(before, namespace)
+    # The queue is a function of the pods and pod groups (same_for_planning): read once.
+    queue = queue_before if same else preemptor.pending_preemptors(after, namespace)
+    pb = {(p.kind, p.key): p for p in queue_before}
     pa = {(p.kind, p.key): p for p in queue}
     order = [(p.kind, p.key) for p in queue] + sorted(k for k in pb if k not in pa)
     changed = []
-    same = same_for_planning(before, after)  # e.g. a change that only adds a PriorityClass
     for kind, key in order[:max_plans]:
         b = pb.get((kind, key))
         a = pa.get((kind, key))

@@ -367,20 +367,21 @@ def _build_graph(
     # 150k-pod cluster has a few dozen, so the model's view is worked out once for each.
     seen: dict[tuple[int, int, str], Profile] = {}
 
-    def acc_of(profile: Profile) -> _Acc:
-        acc = accs.get(profile)
-        if acc is None:
-            acc = accs[profile] = _Acc()
-        return acc
-
-    for key, group in snapshot.pod_groups.items():
-        raw = (group.priority, group.preemption_priority, group.preemption_policy)
+    def profile_at(raw: tuple[int, int, str]) -> tuple[Profile, _Acc]:
         profile = seen.get(raw)
         if profile is None:
             profile = seen[raw] = profile_of(Profile(*raw))
+        acc = accs.get(profile)
+        if acc is None:
+            acc = accs[profile] = _Acc()
+        return profile, acc
+
+    for key, group in snapshot.pod_groups.items():
+        profile, acc = profile_at(
+            (group.priority, group.preemption_priority, group.preemption_policy)
+        )
         group_profile[key] = profile
         workload = f"{group.namespace}/{group.workload}"
-        acc = acc_of(profile)
         acc.workloads.add(workload)
         acc.pod_groups.append(key)
         acc.units.add(key)
@@ -389,23 +390,31 @@ def _build_graph(
         members[("PodGroup", key)] = Member("PodGroup", key, key, workload)
 
     counted: list[Profile] = []  # per pod counted in its group (not listed): the group's profile
+    # The accumulator of the last profile: pods come in runs of one class (one controller's)
+    last: tuple[tuple[int, int, str], Profile, _Acc] | None = None
     for key, pod in snapshot.pods.items():
         if pod.finished:
             continue
         raw = (pod.priority, pod.preemption_priority, pod.preemption_policy)
-        profile = seen.get(raw)
-        if profile is None:
-            profile = seen[raw] = profile_of(Profile(*raw))
+        if last is not None and last[0] == raw:
+            profile, acc = last[1], last[2]
+        else:
+            profile, acc = profile_at(raw)
+            last = (raw, profile, acc)
         gk = pod.group_key
-        gp = group_profile.get(gk) if gk is not None else None
-        if gp is not None and gp == profile:
-            counted.append(gp)  # the usual case: counted, nothing allocated
-            continue
-        group = snapshot.pod_groups[gk] if gp is not None else None  # type: ignore[index]
-        workload = f"{group.namespace}/{group.workload}" if group is not None else None
-        acc = acc_of(profile)
+        if gk is None:  # the usual case: a pod on its own
+            unit, workload = key, None
+        else:
+            gp = group_profile.get(gk)
+            if gp is None:  # its pod group is not in the snapshot
+                unit, workload = key, None
+            elif gp == profile:
+                counted.append(gp)  # the other usual case: counted, nothing allocated
+                continue
+            else:
+                group = snapshot.pod_groups[gk]
+                unit, workload = group.key, f"{group.namespace}/{group.workload}"
         acc.pods.append(key)
-        unit = group.key if group is not None else key
         acc.units.add(unit)
         acc.namespaces.add(pod.namespace)
         memberships[("Pod", key)] = profile
@@ -416,8 +425,7 @@ def _build_graph(
     for key, t in snapshot.templates.items():
         if t.priority is None or t.preemption_priority is None:
             continue  # an unknown PriorityClass: a finding, no profile
-        profile = profile_of(Profile(t.priority, t.preemption_priority, t.preemption_policy))
-        acc = acc_of(profile)
+        profile, acc = profile_at((t.priority, t.preemption_priority, t.preemption_policy))
         acc.templates.append(key)
         unit = t.group_key or key
         acc.units.add(unit)

@@ -353,17 +353,18 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
     that moved, and those of the profiles they moved into, are gone through one by one."""
     bm, am = before.memberships, after.memberships
     moved: dict[tuple[g.Profile | None, g.Profile | None], list[tuple[str, str]]] = {}
-    staying = 0
-    for key, b in bm.items():
-        a = am.get(key)
-        if a != b:
-            moved.setdefault((b, a), []).append(key)
-        else:
-            staying += 1
-    if staying + sum(len(keys) for (_, a), keys in moved.items() if a is not None) < len(am):
-        for key, a in am.items():
-            if key not in bm:
-                moved.setdefault((None, a), []).append(key)
+    if bm != am:  # the usual change moves no member at all (a dict comparison, in C)
+        staying = 0
+        for key, b in bm.items():
+            a = am.get(key)
+            if a != b:
+                moved.setdefault((b, a), []).append(key)
+            else:
+                staying += 1
+        if staying + sum(len(keys) for (_, a), keys in moved.items() if a is not None) < len(am):
+            for key, a in am.items():
+                if key not in bm:
+                    moved.setdefault((None, a), []).append(key)
     cells = []
     rework: set[g.Profile] = {a for _, a in moved if a is not None}
     for profile, vertex in after.vertices.items():

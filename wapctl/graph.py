@@ -570,11 +570,14 @@ def _smallest(cycles: Iterable[Cycle], limit: int) -> tuple[Cycle, ...]:
 
 def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation, ...]:
     """Rule violations, one per (Workload, profile) and per pod on its own; sorted."""
+    violating = {p for p in graph.vertices if p.violates}
+    if not violating:  # e.g. every cluster without KEP-5710 fields: no member to go through
+        return ()
     cyclic = graph.cyclic_profiles()
     by_workload: dict[tuple[str, Profile], list[str]] = {}
     for key, group in snapshot.pod_groups.items():
         profile = graph.memberships[("PodGroup", key)]
-        if profile.violates:
+        if profile in violating:
             by_workload.setdefault((f"{group.namespace}/{group.workload}", profile), []).append(key)
     out: list[Violation] = []
     for (workload_key, profile), groups in by_workload.items():
@@ -594,7 +597,7 @@ def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation
             )
         )
     for (kind, key), profile in graph.memberships.items():
-        if not profile.violates or kind not in ("Pod", "Template"):
+        if profile not in violating or kind not in ("Pod", "Template"):
             continue
         if kind == "Pod":
             pod = snapshot.pods[key]

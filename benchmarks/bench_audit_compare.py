@@ -1,0 +1,82 @@
+"""What `wapctl audit` spends after reading: the two priority graphs and the before/after
+comparison (cells, edge changes, lost protection, cycles, violations, plans), in-process.
+
+The snapshot is read and built once, as ``audit.audit`` does (one ``BuildCache`` for both
+sides); then each step is timed ``--repeat`` times, CPU time (user+sys of this process), median
+and min. Reading is left out: ``bench_reader.py`` measures the commands end to end.
+
+    .venv/bin/python benchmarks/bench_audit_compare.py SNAPSHOT --change CHANGE [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from wapctl import audit, load
+from wapctl import graph as g
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    runs, result = [], None
+    for _ in range(repeat):
+        start = time.process_time()
+        result = fn()
+        runs.append(time.process_time() - start)
+    return statistics.median(runs), min(runs), result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("snapshot")
+    ap.add_argument("--change", required=True, action="append")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--max-plans", type=int, default=audit.DEFAULT_MAX_PLANS)
+    args = ap.parse_args()
+
+    base = load.read_documents([args.snapshot], max_input_size=8 << 30)
+    change = load.read_documents(args.change)
+    cache = load.BuildCache()
+    before = load.build_snapshot(base, reuse=cache)
+    documents, _ = audit.apply_change(base, change)
+    after = load.build_snapshot(documents, reuse=cache)
+    del cache, base, documents
+    import networkx  # noqa: F401  (imported once, as any command does; not a graph's cost)
+
+    n = args.repeat
+    budget = g.DEFAULT_COUNT_LIMIT
+    rows: list[tuple[str, float, float]] = []
+
+    def step(name: str, fn: Callable[[], Any]) -> Any:
+        median, best, result = timed(fn, n)
+        rows.append((name, median, best))
+        return result
+
+    gb = step("build_graph before", lambda: g.build_graph(before))
+    ga = step("build_graph after", lambda: g.build_graph(after))
+    cells = step("_cells", lambda: audit._cells(gb, ga, g.DEFAULT_SAMPLE))
+    added, removed = step("edge_changes", lambda: audit.edge_changes(cells))
+    lost = step("lost_protection", lambda: audit.lost_protection(added))
+    cb = step("find_cycles before", lambda: g.find_cycles(gb, limit=budget, count_limit=budget))
+    ca = step("find_cycles after", lambda: g.find_cycles(ga, limit=budget, count_limit=budget))
+    step("_diff_cycles", lambda: audit._diff_cycles(gb, cb, ga, ca))
+    step("find_violations x2", lambda: (g.find_violations(before, gb),
+                                        g.find_violations(after, ga)))
+    step("plan_changes", lambda: audit.plan_changes(before, after, max_plans=args.max_plans))
+
+    print(f"{args.snapshot}: {len(before.pods)} pods, members {len(gb.memberships)} -> "
+          f"{len(ga.memberships)}, {len(cells)} cells, edges +{len(added)} -{len(removed)}, "
+          f"lost protection {len(lost)}, cycles {cb.count} -> {ca.count}")
+    print(f"CPU seconds over {n} runs | step | median | min")
+    for name, median, best in rows:
+        print(f"| {name} | {median:.3f} | {best:.3f} |")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {peak:.0f} MB (reading the snapshot included)")
+
+
+if __name__ == "__main__":
+    main()

@@ -494,13 +494,18 @@ def plan_changes(
     model: BehaviourModel | None = None,
 ) -> tuple[list[PlanChange], int, int]:
     """(changed plans, pending preemptors in either snapshot, how many were planned), both
-    sides planned with one behaviour model (None: chosen from the snapshot before)."""
+    sides planned with one behaviour model (None: chosen from the snapshot before).
+
+    When nothing a plan reads changed (``same_for_planning``: e.g. a change that only adds a
+    PriorityClass), the queue and each preemptor's plan are the same on both sides
+    (``preemption.plan`` is pure and deterministic): no plan can change, and none is worked
+    out."""
+    queue_before = preemptor.pending_preemptors(before, namespace)
+    if same_for_planning(before, after):
+        return [], len(queue_before), min(len(queue_before), max_plans)
     if model is None:
         model = select_model(before)
-    same = same_for_planning(before, after)  # e.g. a change that only adds a PriorityClass
-    queue_before = preemptor.pending_preemptors(before, namespace)
-    # The queue is a function of the pods and pod groups (same_for_planning): read once.
-    queue = queue_before if same else preemptor.pending_preemptors(after, namespace)
+    queue = preemptor.pending_preemptors(after, namespace)
     pb = {(p.kind, p.key): p for p in queue_before}
     pa = {(p.kind, p.key): p for p in queue}
     order = [(p.kind, p.key) for p in queue] + sorted(k for k in pb if k not in pa)
@@ -509,10 +514,7 @@ def plan_changes(
         b = pb.get((kind, key))
         a = pa.get((kind, key))
         plan_b = preemption.plan(before, b, model=model) if b is not None else None
-        if same and a is not None and a == b:
-            plan_a = plan_b  # same inputs, same plan (preemption.plan is deterministic)
-        else:
-            plan_a = preemption.plan(after, a, model=model) if a is not None else None
+        plan_a = preemption.plan(after, a, model=model) if a is not None else None
         if _plan_key(plan_b) != _plan_key(plan_a):
             changed.append(PlanChange(kind, key, plan_b, plan_a))
     return changed, len(order), min(len(order), max_plans)

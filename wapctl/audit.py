@@ -27,7 +27,8 @@ Then both snapshots are compared:
   plans above take a pod's ``spec.priority`` when written, else its class's new value.)
 - **Plans that change:** the pending preemptors (``preemptor.pending_preemptors``) of both
   snapshots, planned with ``preemption.plan`` on each — at most ``max_plans`` of them, in
-  queue order of the changed snapshot — reported when status or victims differ.
+  queue order of the changed snapshot — reported when status or victims differ. When nothing a
+  plan reads changed (``same_for_planning``) no plan can differ, and none is worked out.
 
 The change is *risky* (exit 1) when it introduces a cycle or a violation.
 """

@@ -494,6 +494,29 @@ def test_pod_effective_requests(tmp_path: Path, spec: dict[str, Any], expected: 
     assert expected == dict(build(tmp_path, p).pods["default/p"].requests)
 
 
+def test_containers_alike_share_one_reading_but_not_across_types(tmp_path: Path) -> None:
+    """Quantities already read are remembered per process (load._AMOUNTS); a lookalike with
+    other value types is still read on its own: an unquoted YAML number is an amount
+    (``cpu: 2`` = 2000m), a boolean is refused, and one container's reading never changes
+    another pod's. Hand-worked: a = 1 + 1 cpu and 1Gi + 1Gi memory (limits default only what
+    is not requested), b = 2 cpu, c the same as a, in another pod."""
+    same = {"requests": {"cpu": "1"}, "limits": {"cpu": "3", "memory": "1Gi"}}
+    a = pod("a", containers=[{"name": "x", "resources": same}, {"name": "y", "resources": same}])
+    b = pod("b", containers=[{"name": "x", "resources": {"requests": {"cpu": 2}}}])
+    c = pod("c", containers=[{"name": "x", "resources": same}, {"name": "y", "resources": same}])
+    snap = build(tmp_path, a, b, c)
+    gib = 2**30
+    assert dict(snap.pods["default/a"].requests) == {"cpu": 2000, "memory": 2 * gib}
+    assert dict(snap.pods["default/b"].requests) == {"cpu": 2000}
+    assert dict(snap.pods["default/c"].requests) == dict(snap.pods["default/a"].requests)
+    # True == 1 in Python: a remembered "1" or an int 1 must not stand in for a boolean
+    bad = pod("d", containers=[{"name": "x", "resources": {"requests": {"cpu": True}}}])
+    err = error_of(tmp_path, a, pod("e", containers=[
+        {"name": "x", "resources": {"requests": {"cpu": 1}}}]), bad)
+    assert "spec.containers[0].resources.requests.cpu" in str(err)
+    assert "Pod default/d" in str(err)
+
+
 def test_pdb_fields(tmp_path: Path) -> None:
     """A PDB's selector, budget and already-disrupted pods are read; budget defaults to 0."""
     a = {

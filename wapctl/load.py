@@ -801,15 +801,28 @@ _ISO = re.compile(
 )
 
 
+# datetime.fromisoformat reads a trailing "Z" as UTC itself from Python 3.11 on, at a third of
+# the cost of rewriting it to "+00:00" first (two timestamps on each of 151k pods).
+_FROMISO_Z = sys.version_info >= (3, 11)
+
+
 def _time(value: Any, source: Source, field: str) -> float | None:
     """RFC3339 (what the API server writes) -> epoch seconds; a naive time counts as UTC."""
     if value is None:
         return None
     if type(value) is str:
-        try:
-            dt = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "Zz" else value)
-        except ValueError:
-            dt = _slow_time(value, source, field)
+        dt = None
+        if _FROMISO_Z and value[-1:] == "Z":
+            try:
+                dt = datetime.fromisoformat(value)
+            except ValueError:
+                pass
+        if dt is None:
+            try:
+                dt = datetime.fromisoformat(
+                    value[:-1] + "+00:00" if value[-1:] in "Zz" else value)
+            except ValueError:
+                dt = _slow_time(value, source, field)
     elif type(value) is datetime:  # an unquoted timestamp in YAML
         dt = value
     else:
@@ -1512,20 +1525,23 @@ def _container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
     req = res.get("requests")
     lim = res.get("limits")
     out: dict[str, int] = {}
+    known = _AMOUNTS.get  # the usual case, looked up here: a call less per quantity
     if req:
         if type(req) is not dict:
             raise _type_error(req, "a mapping", source, path + ".resources.requests")
-        where = path + ".resources.requests"
         for k, q in req.items():
-            out[k] = _amount(k, q, source, where)
+            value = known((k, q)) if type(q) is str else None
+            out[k] = (value if value is not None
+                      else _amount(k, q, source, path + ".resources.requests"))
     elif req is not None and type(req) is not dict:
         raise _type_error(req, "a mapping", source, path + ".resources.requests")
     if lim:
         if type(lim) is not dict:
             raise _type_error(lim, "a mapping", source, path + ".resources.limits")
-        where = path + ".resources.limits"
         for k, q in lim.items():
-            value = _amount(k, q, source, where)
+            value = known((k, q)) if type(q) is str else None
+            if value is None:
+                value = _amount(k, q, source, path + ".resources.limits")
             if k not in out:
                 out[k] = value
     elif lim is not None and type(lim) is not dict:

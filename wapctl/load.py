@@ -119,6 +119,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
+from operator import attrgetter
 from typing import Any, BinaryIO, NamedTuple
 
 import yaml
@@ -1972,7 +1973,9 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         own_priority=pp.own_priority,
     )
     if reuse is not None:
-        reuse.learnt(obj, source, pod, warnings)
+        seen = reuse.learnt(obj, source, pod, warnings)
+        if seen is not None:
+            seen.resolved = _resolved(pcn, pp, group)
     return pod
 
 
@@ -1985,19 +1988,20 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
     (``_priority_ref``): once one of them has resolved quietly -- its class and group found,
     no divergence to note -- the others take its answer and only join the group."""
     pod: Pod = hit.built
-    spec = hit.obj.get("spec")
-    if spec is None:
-        spec = {}
     ref = hit.ref
     if ref is None:
-        ref = hit.ref = _priority_ref(spec, head[1])
+        spec = hit.obj.get("spec")
+        ref = hit.ref = _priority_ref({} if spec is None else spec, head[1])
     known = ctx.again.get(ref, _UNKNOWN)
     if known is None or known is _UNKNOWN:
-        pcn, pp, group = _pod_priority(spec, head[1], pod.key, hit.source, ctx)
+        spec = hit.obj.get("spec")
+        pcn, pp, group = _pod_priority({} if spec is None else spec, head[1], pod.key,
+                                       hit.source, ctx)
+        resolved = _resolved(pcn, pp, group)
         if known is _UNKNOWN:
-            ctx.again[ref] = (pcn, pp, group) if _quiet(ref, pcn, pp, group, ctx) else None
+            ctx.again[ref] = (pp, group, resolved) if _quiet(ref, pcn, pp, group, ctx) else None
     else:
-        pcn, pp, group = known
+        pp, group, resolved = known
         if group is not None:
             group.members.append(pp.priority)
             if pp.own_never:
@@ -2005,29 +2009,21 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
     warnings = hit.warnings
     if warnings:
         ctx.warnings.extend(warnings)
-    own_policy = NEVER if pp.own_never else PREEMPT_LOWER
-    pcn = pcn or None
-    group_key = group.key if group is not None else None
-    if (
-        pod.priority == pp.priority
-        and pod.preemption_priority == pp.preemption_priority
-        and pod.preemption_policy == pp.preemption_policy
-        and pod.own_preemption_policy == own_policy
-        and pod.priority_class_name == pcn
-        and pod.group_key == group_key
-        and pod.own_priority == pp.own_priority
-    ):
+    if hit.resolved == resolved:
         return pod  # the change left it alone (the model is immutable: both snapshots share it)
-    return replace(
-        pod,
-        priority=pp.priority,
-        preemption_priority=pp.preemption_priority,
-        preemption_policy=pp.preemption_policy,
-        own_preemption_policy=own_policy,
-        priority_class_name=pcn,
-        group_key=group_key,
-        own_priority=pp.own_priority,
-    )
+    return replace(pod, **dict(zip(_RESOLVED, resolved, strict=True)))
+
+
+# The fields of a Pod that _pod_priority decides, in the order _resolved gives them.
+_RESOLVED = ("priority", "preemption_priority", "preemption_policy", "own_preemption_policy",
+             "priority_class_name", "group_key", "own_priority")
+
+
+def _resolved(pcn: Any, pp: prio.PodPriority, group: _Group | None) -> tuple[Any, ...]:
+    """What a pod with these answers of ``_pod_priority`` holds in the ``_RESOLVED`` fields."""
+    return (pp.priority, pp.preemption_priority, pp.preemption_policy,
+            NEVER if pp.own_never else PREEMPT_LOWER, pcn or None,
+            group.key if group is not None else None, pp.own_priority)
 
 
 def _preempted_by_scheduler(status: dict[str, Any], source: Source) -> bool:
@@ -2175,7 +2171,7 @@ class _Seen:
     """What a build learnt of one document: its kind, metadata and key; for a pod or a node,
     what was built of it (and a pod's warnings, and ``_priority_ref`` once read)."""
 
-    __slots__ = ("built", "head", "key", "obj", "ref", "source", "warnings", "which")
+    __slots__ = ("built", "head", "key", "obj", "ref", "resolved", "source", "warnings", "which")
 
     def __init__(self, obj: dict[str, Any], source: Source, which: int, head: _Head, key: str):
         self.obj = obj
@@ -2186,6 +2182,7 @@ class _Seen:
         self.built: Any = None
         self.warnings: list[LoadWarning] = []
         self.ref: tuple[Any, ...] | None = None
+        self.resolved: tuple[Any, ...] | None = None  # a pod's _RESOLVED fields
 
 
 class BuildCache(dict):  # type: ignore[type-arg]
@@ -2204,11 +2201,12 @@ class BuildCache(dict):  # type: ignore[type-arg]
 
     def learnt(
         self, obj: dict[str, Any], source: Source, built: Any, warnings: list[LoadWarning]
-    ) -> None:
+    ) -> _Seen | None:
         seen = self.hit(obj, source)
         if seen is not None:
             seen.built = built
             seen.warnings = warnings
+        return seen
 
 
 def build_snapshot(documents: Iterable[Document], *, reuse: BuildCache | None = None) -> Snapshot:
@@ -2350,11 +2348,11 @@ def _build(
         )
 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
-    pods.sort(key=lambda p: p.key)
+    pods.sort(key=_KEY)
     ctx.warnings.extend(constraints.namespace_warnings(pods, namespaces))
     ctx.warnings.extend(getattr(documents, "warnings", ()))
     nodes.sort(key=lambda n: n.name)
-    pdbs.sort(key=lambda p: p.key)
+    pdbs.sort(key=_KEY)
     return Snapshot(
         nodes={n.name: n for n in nodes},
         pods={p.key: p for p in pods},
@@ -2368,6 +2366,9 @@ def _build(
         warnings=sorted_warnings(ctx.finish(groups)),
         server_version=server_version,
     )
+
+
+_KEY = attrgetter("key")
 
 
 def _templates(

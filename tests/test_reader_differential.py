@@ -244,7 +244,9 @@ def test_fuzzed_documents(doc: Any, indent: bool) -> None:
 
 @pytest.mark.parametrize("depth", [1, 50, 85, 95, 97, 98, 99, 100, 101, 102, 150, 5000])
 @pytest.mark.parametrize(
-    "where", ["top", "item", "skipped", "raw conditions", "raw volumes", "read conditions"]
+    "where",
+    ["top", "item", "skipped", "raw conditions", "raw volumes", "read conditions",
+     "shared tolerations"],
 )
 def test_depth_around_the_limit(depth: int, where: str) -> None:
     """Nesting in a kept or a skipped field, or in one kept as raw text and never decoded (a
@@ -259,6 +261,7 @@ def test_depth_around_the_limit(depth: int, where: str) -> None:
         "raw volumes": '{"kind": "Pod", "spec": {"nodeName": "n", "volumes": ' + nest + "}}",
         "read conditions": '{"kind": "Pod", "metadata": {"deletionTimestamp": "x"}, '
         '"status": {"conditions": ' + nest + "}}",
+        "shared tolerations": '{"kind": "Pod", "spec": {"tolerations": [' + nest + "]}}",
     }
     if where == "top":
         text = '{"kind": "Pod", "spec": ' + nest + "}"

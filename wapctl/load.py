@@ -1609,9 +1609,25 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
 _TOLERATIONS: dict[tuple[Any, ...], Toleration] = {}
 
 
+# A list of tolerations read before -> (the list, what it reads as), by the list's identity:
+# the fast reader hands every pod that writes its tolerations alike the same list
+# (wapctl.reader._shared_tolerations). The list is kept, so its id stays its own.
+_TOLERATION_LISTS: dict[int, tuple[list[Any], tuple[Toleration, ...]]] = {}
+
+
 def _tolerations(value: Any, source: Source) -> tuple[Toleration, ...]:
     if value is None:
         return ()
+    known = _TOLERATION_LISTS.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    out = _read_tolerations(value, source)
+    if len(_TOLERATION_LISTS) < 4096:
+        _TOLERATION_LISTS[id(value)] = (value, out)
+    return out
+
+
+def _read_tolerations(value: Any, source: Source) -> tuple[Toleration, ...]:
     if type(value) is not list:
         raise _type_error(value, "a list", source, "spec.tolerations")
     out = []

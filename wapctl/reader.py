@@ -179,11 +179,18 @@ _Spec = _struct(
         "containers": _list_of(_Container),
         "initContainers": _list_of(_Container),
         "volumes": _Raw,
-        "tolerations": _list_of(_Toleration),
+        "tolerations": _Raw,
     },
 )
 _CONDITIONS = msgspec.json.Decoder(_list_of(_Condition))
 _VOLUMES = msgspec.json.Decoder(_list_of(_Volume))
+_TOLERATIONS = msgspec.json.Decoder(_list_of(_Toleration))
+# A pod's tolerations as raw text -> their decoded list, one list shared by every pod that
+# writes them alike (a cluster's pods repeat the same few: the defaults for not-ready and
+# unreachable nodes, a GPU taint's). Documents are read, never changed, so sharing is safe; the
+# builder then reads each shared list once (wapctl.load._tolerations).
+_SHARED_TOLERATIONS: dict[bytes, Any] = {}
+_SHARED_LIMIT = 4096
 _Object = _struct(
     "_Object",
     _OBJECT_FIELDS,
@@ -234,10 +241,25 @@ def _decode_raw(out: dict[str, Any]) -> None:
         if type(meta) is dict and meta.get("deletionTimestamp") is not None:
             status["conditions"] = _to_builtins(_CONDITIONS.decode(raw))
     spec = out.get("spec")
-    if type(spec) is dict and type(spec.get("volumes")) is _Raw:
+    if type(spec) is not dict:
+        return
+    if type(spec.get("volumes")) is _Raw:
         raw = spec.pop("volumes")
         if not spec.get("nodeName"):
             spec["volumes"] = _to_builtins(_VOLUMES.decode(raw))
+    raw = spec.get("tolerations")
+    if type(raw) is _Raw:
+        spec["tolerations"] = _shared_tolerations(raw)
+
+
+def _shared_tolerations(raw: Any) -> Any:
+    text = bytes(raw)  # a copy: the raw text refers to the input's buffer
+    value = _SHARED_TOLERATIONS.get(text)
+    if value is None:
+        value = _to_builtins(_TOLERATIONS.decode(text))
+        if len(_SHARED_TOLERATIONS) < _SHARED_LIMIT:
+            _SHARED_TOLERATIONS[text] = value
+    return value
 
 
 def _objects(structs: list[Any]) -> list[dict[str, Any]]:

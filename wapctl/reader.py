@@ -6,7 +6,8 @@ the name, namespace, labels and timestamps; of ``spec`` the fields any kind's bu
 with a pod's containers cut to resources, ports (host port, protocol, host IP) and
 restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
 kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
-type, status and reason); everything else -- ``managedFields``, annotations, owner
+type, status and reason -- conditions, volumes and tolerations are first kept as raw text and
+decoded only where read, see ``_plain``); everything else -- ``managedFields``, annotations, owner
 references, env, images, probes, mounts, ``containerStatuses``, node ``images``, ... -- is
 skipped by the decoder without building a Python object for it. Each object then becomes the
 plain ``dict`` the builders expect, as ``json.loads`` would have made it minus the skipped

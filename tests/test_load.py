@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import os
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wapctl import load
 from wapctl.errors import ExitCode, InputError, Source, UsageError
@@ -415,6 +418,44 @@ def test_nanosecond_timestamps_are_read(tmp_path: Path) -> None:
     assert pytest.approx(1704067200.123456) == build(tmp_path, p).pods["default/p"].creation_time
 
 
+def _time_as_before(value: str) -> float | str:
+    """load._time as it read a string before it let Python 3.11 read a trailing "Z" itself
+    (the oracle: the same numbers, the same strings refused)."""
+    from datetime import datetime, timezone
+
+    try:
+        try:
+            dt = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "Zz" else value)
+        except ValueError:
+            dt = load._slow_time(value, Source("f"), "x")
+    except InputError as exc:
+        return exc.reason
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+_STAMP = st.builds(
+    lambda d, sep, frac, zone: d.strftime(f"%Y-%m-%d{sep}%H:%M:%S") + frac + zone,
+    st.datetimes(min_value=datetime.datetime(1, 1, 2), max_value=datetime.datetime(9999, 12, 30)),
+    st.sampled_from(["T", "t", " ", "_"]),
+    st.sampled_from(["", ".5", ".123456", ".123456789", ".", ".12x"]),
+    st.sampled_from(["Z", "z", "+00:00", "-07:30", "+0530", "", "ZZ", " Z", "+24:00"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_STAMP, st.text(max_size=30), st.text(alphabet="0123456789-:TZz.+ ", max_size=30)))
+def test_timestamps_read_as_before(value: str) -> None:
+    """Every string reads to the same epoch seconds as before, or is refused with the same
+    reason (RFC3339 as the API server writes it, and everything else)."""
+    try:
+        got: float | str = load._time(value, Source("f"), "x")  # type: ignore[assignment]
+    except InputError as exc:
+        got = exc.reason
+    assert got == _time_as_before(value)
+
+
 REQUESTS = [
     (
         "sum of containers",
@@ -492,6 +533,29 @@ def test_pod_effective_requests(tmp_path: Path, spec: dict[str, Any], expected: 
     """Effective requests follow upstream PodRequests (hand-worked)."""
     p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
     assert expected == dict(build(tmp_path, p).pods["default/p"].requests)
+
+
+def test_containers_alike_share_one_reading_but_not_across_types(tmp_path: Path) -> None:
+    """Quantities already read are remembered per process (load._AMOUNTS); a lookalike with
+    other value types is still read on its own: an unquoted YAML number is an amount
+    (``cpu: 2`` = 2000m), a boolean is refused, and one container's reading never changes
+    another pod's. Hand-worked: a = 1 + 1 cpu and 1Gi + 1Gi memory (limits default only what
+    is not requested), b = 2 cpu, c the same as a, in another pod."""
+    same = {"requests": {"cpu": "1"}, "limits": {"cpu": "3", "memory": "1Gi"}}
+    a = pod("a", containers=[{"name": "x", "resources": same}, {"name": "y", "resources": same}])
+    b = pod("b", containers=[{"name": "x", "resources": {"requests": {"cpu": 2}}}])
+    c = pod("c", containers=[{"name": "x", "resources": same}, {"name": "y", "resources": same}])
+    snap = build(tmp_path, a, b, c)
+    gib = 2**30
+    assert dict(snap.pods["default/a"].requests) == {"cpu": 2000, "memory": 2 * gib}
+    assert dict(snap.pods["default/b"].requests) == {"cpu": 2000}
+    assert dict(snap.pods["default/c"].requests) == dict(snap.pods["default/a"].requests)
+    # True == 1 in Python: a remembered "1" or an int 1 must not stand in for a boolean
+    bad = pod("d", containers=[{"name": "x", "resources": {"requests": {"cpu": True}}}])
+    err = error_of(tmp_path, a, pod("e", containers=[
+        {"name": "x", "resources": {"requests": {"cpu": 1}}}]), bad)
+    assert "spec.containers[0].resources.requests.cpu" in str(err)
+    assert "Pod default/d" in str(err)
 
 
 def test_pdb_fields(tmp_path: Path) -> None:

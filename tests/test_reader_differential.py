@@ -56,16 +56,22 @@ def _project_spec(spec: Any) -> Any:
                     if type(c) is dict and "ports" in c:
                         c["ports"] = _pick_each(c["ports"], reader._PORT_FIELDS)
     if "volumes" in out:
-        out["volumes"] = _pick_each(out["volumes"], reader._VOLUME_FIELDS)
+        if out.get("nodeName"):
+            del out["volumes"]  # read only for a pod not bound to a node
+        else:
+            out["volumes"] = _pick_each(out["volumes"], reader._VOLUME_FIELDS)
     if "tolerations" in out:
         out["tolerations"] = _pick_each(out["tolerations"], reader._TOLERATION_FIELDS)
     return out
 
 
-def _project_status(status: dict[str, Any]) -> dict[str, Any]:
+def _project_status(status: dict[str, Any], meta: Any) -> dict[str, Any]:
     out = _pick(status, reader._STATUS_FIELDS)
     if "conditions" in out:
-        out["conditions"] = _pick_each(out["conditions"], reader._CONDITION_FIELDS)
+        if type(meta) is dict and meta.get("deletionTimestamp") is not None:
+            out["conditions"] = _pick_each(out["conditions"], reader._CONDITION_FIELDS)
+        else:
+            del out["conditions"]  # read only for a terminating object
     return out
 
 
@@ -78,7 +84,7 @@ def project(doc: Any) -> Any:
     if "status" in out and out["status"] is not None:
         if type(out["status"]) is not dict:
             return _ABSENT
-        out["status"] = _project_status(out["status"])
+        out["status"] = _project_status(out["status"], out.get("metadata"))
     if "items" in out and out["items"] is not None:
         if type(out["items"]) is not list:
             return _ABSENT
@@ -96,7 +102,7 @@ def project(doc: Any) -> Any:
                         return _ABSENT
                     obj[part] = _pick(obj[part], fields)
             if "status" in obj and obj["status"] is not None:
-                obj["status"] = _project_status(obj["status"])
+                obj["status"] = _project_status(obj["status"], obj.get("metadata"))
             if "spec" in obj:
                 obj["spec"] = _project_spec(obj["spec"])
             items.append(obj)
@@ -237,15 +243,99 @@ def test_fuzzed_documents(doc: Any, indent: bool) -> None:
 
 
 @pytest.mark.parametrize("depth", [1, 50, 85, 95, 97, 98, 99, 100, 101, 102, 150, 5000])
-@pytest.mark.parametrize("where", ["top", "item", "skipped"])
+@pytest.mark.parametrize(
+    "where",
+    ["top", "item", "skipped", "raw conditions", "raw volumes", "read conditions",
+     "shared tolerations"],
+)
 def test_depth_around_the_limit(depth: int, where: str) -> None:
-    """Nesting in a kept or a skipped field: the fast reader never accepts a document the
-    safe path refuses for depth (it may hand a document near the limit to the safe path)."""
+    """Nesting in a kept or a skipped field, or in one kept as raw text and never decoded (a
+    running pod's conditions, a bound pod's volumes) or decoded later (a terminating pod's
+    conditions): the fast reader never accepts a document the safe path refuses for depth (it
+    may hand a document near the limit to the safe path)."""
     nest = "[" * depth + "]" * depth
+    item = {
+        "item": '{"kind": "Pod", "spec": ' + nest + "}",
+        "skipped": '{"kind": "Pod", "zz": ' + nest + "}",
+        "raw conditions": '{"kind": "Pod", "status": {"conditions": ' + nest + "}}",
+        "raw volumes": '{"kind": "Pod", "spec": {"nodeName": "n", "volumes": ' + nest + "}}",
+        "read conditions": '{"kind": "Pod", "metadata": {"deletionTimestamp": "x"}, '
+        '"status": {"conditions": ' + nest + "}}",
+        "shared tolerations": '{"kind": "Pod", "spec": {"tolerations": [' + nest + "]}}",
+    }
     if where == "top":
         text = '{"kind": "Pod", "spec": ' + nest + "}"
-    elif where == "item":
-        text = '{"kind": "List", "items": [{"kind": "Pod", "spec": ' + nest + "}]}"
     else:
-        text = '{"kind": "List", "items": [{"kind": "Pod", "zz": ' + nest + "}]}"
+        text = '{"kind": "List", "items": [' + item[where] + "]}"
     check(text.encode())
+
+
+def _pod(name: str, *, node: str | None, terminating: bool, preempted: bool = True) -> dict:
+    spec: dict[str, Any] = {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "d"}},
+                    {"name": "tmp", "emptyDir": {}}],
+    }
+    meta: dict[str, Any] = {"name": name, "namespace": "ns"}
+    if node is not None:
+        spec["nodeName"] = node
+    if terminating:
+        meta["deletionTimestamp"] = "2026-12-01T00:00:00Z"
+    conditions = [
+        {"type": "Ready", "status": "True", "lastTransitionTime": "2026-12-01T00:00:00Z"},
+        {"type": "DisruptionTarget", "status": "True",
+         "reason": "PreemptionByScheduler" if preempted else "EvictionByEvictionAPI",
+         "message": "preempted"},
+    ]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": "Running" if node else "Pending", "conditions": conditions}}
+
+
+RAW_FIELDS = {
+    "apiVersion": "v1",
+    "kind": "List",
+    "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+         "status": {"allocatable": {"cpu": "4", "pods": "10"},
+                    "conditions": [{"type": "Ready", "status": "True"}]}},
+        _pod("running", node="n", terminating=False),
+        _pod("preempted", node="n", terminating=True),
+        _pod("evicted", node="n", terminating=True, preempted=False),
+        _pod("pending", node=None, terminating=False),
+        _pod("pending-terminating", node=None, terminating=True),
+    ],
+}
+
+
+def test_conditions_and_volumes_are_read_where_a_builder_reads_them(tmp_path: Path) -> None:
+    """Conditions are decoded for terminating objects and volumes for pods without a node; the
+    others leave them out. Derived by hand: ``preempted`` is terminating with DisruptionTarget
+    True / PreemptionByScheduler (load._preempted_by_scheduler), ``evicted`` is terminating
+    for another reason; the pending pods each warn VolumeNotModelled for ``data`` (volume 0),
+    the bound ones do not. The snapshot equals the safe path's, also read from a file big
+    enough to be memory-mapped (the map closes: no raw text refers to it afterwards)."""
+    data = json.dumps(RAW_FIELDS).encode()
+    check(data)
+    fast = reader.read_json(data, load.MAX_DEPTH)
+    assert fast is not None
+    items = {o["metadata"]["name"]: o for o in fast["items"][1:]}
+    assert "conditions" not in fast["items"][0]["status"]
+    assert "conditions" not in items["running"]["status"]
+    assert [c["type"] for c in items["preempted"]["status"]["conditions"]] == [
+        "Ready", "DisruptionTarget"]
+    assert [sorted(v) for v in items["pending"]["spec"]["volumes"]] == [
+        ["persistentVolumeClaim"], []]
+    assert "volumes" not in items["running"]["spec"]
+    big = tmp_path / "big.json"
+    big.write_bytes(data[:-1] + b" " * (load._MAP_FROM + 1) + b"}")
+    snap = load.build_snapshot(load.read_documents([str(big)]))
+    docs: list[load.Document] = []
+    load._flatten(str(big), 1, json.loads(data), docs)  # the safe path's objects
+    safe = load.build_snapshot(docs)
+    assert {k: p.preempted_by_scheduler for k, p in snap.pods.items()} == {
+        "ns/running": False, "ns/preempted": True, "ns/evicted": False, "ns/pending": False,
+        "ns/pending-terminating": True,
+    }
+    assert sorted(w.object for w in snap.warnings if w.code == "VolumeNotModelled") == [
+        "Pod ns/pending"]
+    assert snap.pods == safe.pods and snap.warnings == safe.warnings

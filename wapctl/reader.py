@@ -6,7 +6,8 @@ the name, namespace, labels and timestamps; of ``spec`` the fields any kind's bu
 with a pod's containers cut to resources, ports (host port, protocol, host IP) and
 restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
 kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
-type, status and reason); everything else -- ``managedFields``, annotations, owner
+type, status and reason -- conditions, volumes and tolerations are first kept as raw text and
+decoded only where read, see ``_plain``); everything else -- ``managedFields``, annotations, owner
 references, env, images, probes, mounts, ``containerStatuses``, node ``images``, ... -- is
 skipped by the decoder without building a Python object for it. Each object then becomes the
 plain ``dict`` the builders expect, as ``json.loads`` would have made it minus the skipped
@@ -160,9 +161,14 @@ def _list_of(struct: Any) -> Any:
     return list[_total(struct)] | dict | str | int | float | bool | None
 
 
+# A pod's conditions and volumes are read for few pods (conditions of terminating pods only,
+# volumes of unscheduled ones only) but are many small objects on every pod: they are kept as
+# raw JSON text by the decoder (no object built) and decoded only for the pods that need them
+# (``_plain``); for the others they are left out, as for any field no builder reads.
+_Raw = msgspec.Raw
 _Meta = _struct("_Meta", _META_FIELDS)
 _Condition = _struct("_Condition", _CONDITION_FIELDS)
-_Status = _struct("_Status", _STATUS_FIELDS, {"conditions": _list_of(_Condition)})
+_Status = _struct("_Status", _STATUS_FIELDS, {"conditions": _Raw})
 _Port = _struct("_Port", _PORT_FIELDS)
 _Container = _struct("_Container", _CONTAINER_FIELDS, {"ports": _list_of(_Port)})
 _Volume = _struct("_Volume", _VOLUME_FIELDS)
@@ -173,10 +179,19 @@ _Spec = _struct(
     {
         "containers": _list_of(_Container),
         "initContainers": _list_of(_Container),
-        "volumes": _list_of(_Volume),
-        "tolerations": _list_of(_Toleration),
+        "volumes": _Raw,
+        "tolerations": _Raw,
     },
 )
+_CONDITIONS = msgspec.json.Decoder(_list_of(_Condition))
+_VOLUMES = msgspec.json.Decoder(_list_of(_Volume))
+_TOLERATIONS = msgspec.json.Decoder(_list_of(_Toleration))
+# A pod's tolerations as raw text -> their decoded list, one list shared by every pod that
+# writes them alike (a cluster's pods repeat the same few: the defaults for not-ready and
+# unreachable nodes, a GPU taint's). Documents are read, never changed, so sharing is safe; the
+# builder then reads each shared list once (wapctl.load._tolerations).
+_SHARED_TOLERATIONS: dict[bytes, Any] = {}
+_SHARED_LIMIT = 4096
 _Object = _struct(
     "_Object",
     _OBJECT_FIELDS,
@@ -202,17 +217,59 @@ def _as_dict(struct: Any, fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 _to_builtins = msgspec.to_builtins
+_RAW_TYPES = (_Raw,)
+
+
+def _plain(struct: Any) -> dict[str, Any]:
+    """A decoded object as the plain dict the builders read: each struct (nested ones too)
+    becomes a dict of the fields the input set, in C (``to_builtins``: every default is UNSET
+    and omitted; the values it copies are JSON's dicts, lists and scalars). The raw
+    ``status.conditions`` are decoded for a terminating pod (``deletionTimestamp`` set: the
+    DisruptionTarget condition, wapctl.load._preempted_by_scheduler) and ``spec.volumes`` for
+    a pod without ``spec.nodeName`` (the VolumeNotModelled warning of a pending or gated pod);
+    elsewhere no builder reads them and they are left out. No raw text stays behind (it
+    refers to the input's buffer)."""
+    out: dict[str, Any] = _to_builtins(struct, builtin_types=_RAW_TYPES)
+    _decode_raw(out)
+    return out
+
+
+def _decode_raw(out: dict[str, Any]) -> None:
+    status = out.get("status")
+    if type(status) is dict and type(status.get("conditions")) is _Raw:
+        raw = status.pop("conditions")
+        meta = out.get("metadata")
+        if type(meta) is dict and meta.get("deletionTimestamp") is not None:
+            status["conditions"] = _to_builtins(_CONDITIONS.decode(raw))
+    spec = out.get("spec")
+    if type(spec) is not dict:
+        return
+    if type(spec.get("volumes")) is _Raw:
+        raw = spec.pop("volumes")
+        if not spec.get("nodeName"):
+            spec["volumes"] = _to_builtins(_VOLUMES.decode(raw))
+    raw = spec.get("tolerations")
+    if type(raw) is _Raw:
+        spec["tolerations"] = _shared_tolerations(raw)
+
+
+def _shared_tolerations(raw: Any) -> Any:
+    text = bytes(raw)  # a copy: the raw text refers to the input's buffer
+    value = _SHARED_TOLERATIONS.get(text)
+    if value is None:
+        value = _to_builtins(_TOLERATIONS.decode(text))
+        if len(_SHARED_TOLERATIONS) < _SHARED_LIMIT:
+            _SHARED_TOLERATIONS[text] = value
+    return value
 
 
 def _objects(structs: list[Any]) -> list[dict[str, Any]]:
-    """The decoded List items as plain dicts: each struct (nested ones too) becomes a dict of
-    the fields the input set, in C (``to_builtins``: every default is UNSET and omitted; the
-    values it copies are JSON's dicts, lists and scalars). Each struct is dropped once
+    """The decoded List items as plain dicts (``_plain``). Each struct is dropped once
     converted, so the two forms are never both whole in memory."""
     out = []
     append = out.append
     for i, o in enumerate(structs):
-        append(_to_builtins(o))
+        append(_plain(o))
         structs[i] = None
     return out
 
@@ -268,9 +325,11 @@ def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
         return None
     out = _as_dict(doc, _DOCUMENT_FIELDS)
+    del doc  # no raw text may refer to the input once this returns
     status = out.get("status")
     if status is not None:
-        out["status"] = _to_builtins(status)
+        out["status"] = _to_builtins(status, builtin_types=_RAW_TYPES)
+        _decode_raw(out)
     items = out.get("items")
     if items is not None:
         out["items"] = _objects(items)
@@ -280,7 +339,7 @@ def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
 def kept(obj: dict[str, Any]) -> dict[str, Any]:
     """A List item (as ``json.loads`` gives it) as this reader keeps it: what the builders
     read of it. For comparing other sources' objects (a live read) with a file's."""
-    return _to_builtins(msgspec.json.decode(msgspec.json.encode(obj), type=_Object))
+    return _plain(msgspec.json.decode(msgspec.json.encode(obj), type=_Object))
 
 
 # ---- lines of JSON List items, found only when an error names one ----------------------------

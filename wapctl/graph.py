@@ -61,9 +61,9 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -138,28 +138,91 @@ class Member(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class PriorityGraph:
-    """The networkx DiGraph (nodes are :class:`Profile`) plus what each vertex holds."""
+    """The vertices (:class:`Profile`) and edges, what each vertex holds, and the networkx
+    DiGraph of it, made when first asked for: importing networkx costs ~0.15 s of CPU, and a
+    graph without cycles (most clusters) never needs it."""
 
-    graph: nx.DiGraph
     vertices: Mapping[Profile, Vertex]  # in profile order
     memberships: Mapping[tuple[str, str], Profile]  # (kind, name) -> its vertex
     members: Mapping[tuple[str, str], Member]
+    edges: Sequence[tuple[Profile, Profile]]  # each once, in a fixed order
+    _made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The networkx DiGraph: nodes in profile order, then the edges in order."""
+        made = self._made.get("graph")
+        if made is None:
+            import networkx as nx  # imported here: the CLI should not pay for it on every command
+
+            made = self._made["graph"] = nx.DiGraph()
+            made.add_nodes_from(self.vertices)
+            made.add_edges_from(self.edges)
+        return made
 
     @property
     def edge_count(self) -> int:
-        return self.graph.number_of_edges()
+        return len(self.edges)
 
     def cyclic_profiles(self) -> frozenset[Profile]:
         """Vertices on at least one cycle: in a strongly connected component of two or more,
         or with a self-loop."""
-        import networkx as nx
+        made = self._made.get("cyclic")
+        if made is None:
+            successors: dict[Profile, list[Profile]] = {v: [] for v in self.vertices}
+            out: set[Profile] = set()
+            for source, target in self.edges:
+                successors[source].append(target)
+                if source == target:
+                    out.add(source)
+            for component in _strongly_connected(successors):
+                if len(component) > 1:
+                    out.update(component)
+            made = self._made["cyclic"] = frozenset(out)
+        return made
 
-        out: set[Profile] = set()
-        for component in nx.strongly_connected_components(self.graph):
-            if len(component) > 1:
-                out.update(component)
-        out.update(v for v, _ in nx.selfloop_edges(self.graph))
-        return frozenset(out)
+
+def _strongly_connected(successors: Mapping[Profile, Sequence[Profile]]) -> list[list[Profile]]:
+    """The strongly connected components (Tarjan's algorithm, without recursion: a graph may
+    have a thousand vertices)."""
+    index: dict[Profile, int] = {}
+    low: dict[Profile, int] = {}
+    stack: list[Profile] = []
+    on_stack: set[Profile] = set()
+    out: list[list[Profile]] = []
+    for root in successors:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(successors[root]))]
+        while work:
+            v, targets = work[-1]
+            for w in targets:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(successors[w])))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    out.append(component)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,12 +528,7 @@ def _build_graph(
             template_count=len(acc.templates),
         )
 
-    import networkx as nx  # imported here: the CLI should not pay for it on every command
-
-    graph = nx.DiGraph()
-    graph.add_nodes_from(vertices)
-    graph.add_edges_from(_edges(vertices, max_edges))
-    return PriorityGraph(graph, vertices, memberships, members)
+    return PriorityGraph(vertices, memberships, members, _edges(vertices, max_edges))
 
 
 def _edges(vertices: Mapping[Profile, Vertex], max_edges: int) -> list[tuple[Profile, Profile]]:

@@ -45,7 +45,6 @@ def main() -> None:
     documents, _ = audit.apply_change(base, change)
     after = load.build_snapshot(documents, reuse=cache)
     del cache, base, documents
-    import networkx  # noqa: F401  (imported once, as any command does; not a graph's cost)
 
     n = args.repeat
     budget = g.DEFAULT_COUNT_LIMIT

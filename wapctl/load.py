@@ -1915,11 +1915,6 @@ def _pod_priority(
 
 
 def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
-    reuse = ctx.reuse
-    if reuse is not None:
-        hit = reuse.get(id(obj))
-        if hit is not None and hit.built is not None and hit.obj is obj and hit.source is source:
-            return _pod_again(hit, head, ctx)
     meta, ns, name = head
     key = f"{ns}/{name}"
     spec = obj.get("spec")
@@ -1988,6 +1983,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         host_ports=ports,
         own_priority=pp.own_priority,
     )
+    reuse = ctx.reuse
     if reuse is not None:
         seen = reuse.learnt(obj, source, pod, warnings)
         if seen is not None:
@@ -2184,16 +2180,17 @@ def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> 
 
 
 class _Seen:
-    """What a build learnt of one document: its kind, metadata and key; for a pod or a node,
-    what was built of it (and a pod's warnings, and ``_priority_ref`` once read)."""
+    """What a build learnt of one document: its bucket entry (with its metadata), kind and key;
+    for a pod or a node, what was built of it (and a pod's warnings, the fields
+    ``_pod_priority`` decided, and ``_priority_ref`` once read)."""
 
-    __slots__ = ("built", "head", "key", "obj", "ref", "resolved", "source", "warnings", "which")
+    __slots__ = ("built", "entry", "key", "obj", "ref", "resolved", "source", "warnings",
+                 "which")
 
-    def __init__(self, obj: dict[str, Any], source: Source, which: int, head: _Head, key: str):
-        self.obj = obj
-        self.source = source
+    def __init__(self, entry: tuple[Source, dict[str, Any], _Head], which: int, key: str):
+        self.entry = entry  # (source, document, head): as _build's buckets hold it
+        self.source, self.obj = entry[0], entry[1]
         self.which = which
-        self.head = head
         self.key = key
         self.built: Any = None
         self.warnings: list[LoadWarning] = []
@@ -2241,10 +2238,11 @@ def _build(
     ignored: Counter[str] = Counter()
     buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
     seen: list[dict[str, Source]] = [{} for _ in range(8)]
+    learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
     for source, obj in documents:
-        hit = reuse.hit(obj, source) if reuse is not None else None
-        if hit is not None:
-            which, head, key = hit.which, hit.head, hit.key
+        hit = learnt(id(obj)) if learnt is not None else None
+        if hit is not None and hit.obj is obj and hit.source is source:
+            which, key, entry = hit.which, hit.key, hit.entry
         else:
             which = _classify(obj, source, ignored)
             if which is None:
@@ -2254,13 +2252,14 @@ def _build(
             key = f"{head[1]}/{head[2]}" if namespaced else head[2]
             if which == _TEMPLATE:
                 key = f"{obj['kind']} {key}"
+            entry = (source, obj, head)
             if reuse is not None:
-                reuse[id(obj)] = _Seen(obj, source, which, head, key)
+                reuse[id(obj)] = _Seen(entry, which, key)
         bucket_seen = seen[which]
         if key in bucket_seen:
             _register(bucket_seen, _LABELS[which], key, source)
         bucket_seen[key] = source
-        buckets[which].append((source, obj, head))
+        buckets[which].append(entry)
 
     classes = {}
     for source, obj, head in buckets[_CLASS]:
@@ -2298,7 +2297,12 @@ def _build(
     head = None
     try:  # one handler for the loop (a context manager per pod costs ~2 us each)
         for source, obj, head in buckets[_POD]:
-            pods.append(_pod(obj, source, head, ctx))
+            hit = learnt(id(obj)) if learnt is not None else None
+            if (hit is not None and hit.built is not None
+                    and hit.obj is obj and hit.source is source):
+                pods.append(_pod_again(hit, head, ctx))
+            else:
+                pods.append(_pod(obj, source, head, ctx))
     except InputError as exc:
         raise _named(exc, _POD, head) from None  # type: ignore[arg-type]
     namespaces = {head[2]: constraints.namespace_labels(obj, head[2], source)
@@ -2310,8 +2314,9 @@ def _build(
     nodes = []
     try:
         for source, obj, head in buckets[_NODE]:
-            hit = reuse.hit(obj, source) if reuse is not None else None
-            if hit is not None and hit.built is not None:
+            hit = learnt(id(obj)) if learnt is not None else None
+            if (hit is not None and hit.built is not None
+                    and hit.obj is obj and hit.source is source):
                 nodes.append(hit.built)  # a node depends on its document alone
                 continue
             node = _node(obj, source, head)

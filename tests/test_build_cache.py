@@ -311,3 +311,46 @@ def test_plan_changes_reusing_plans_is_planning_both_sides(
     reused = audit.plan_changes(before, after, max_plans=10)
     monkeypatch.setattr(audit, "same_for_planning", lambda b, a: False)
     assert audit.plan_changes(before, after, max_plans=10) == reused
+
+
+# ---- audit.audit: one priority graph for both sides when the change cannot touch it -------
+
+
+@pytest.mark.parametrize("change", ["added unused class", "class values"])
+@pytest.mark.parametrize(
+    "path",
+    sorted([*(ROOT / "fixtures" / "cycles").glob("*.yaml"),
+            *(ROOT / "fixtures" / "plan").glob("*.yaml")]),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_audit_sharing_the_graph_is_building_both(
+    path: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where nothing the priority graph reads changed (an added class nobody names), audit
+    uses the graph, its cycles and violations of the snapshot before for both sides; the
+    report is the one of building both graphs. A class-value change builds both."""
+    from wapctl import audit
+    from wapctl.render.audit import audit_to_dict
+
+    docs = _readable(path)
+    assert docs is not None  # every cycles/ and plan/ fixture is a readable snapshot
+    if change == "added unused class":
+        proposed = [load.Document(docs[0].source, NEW_CLASS)]
+    else:
+        proposed = [load.Document(d.source, _bump(copy.deepcopy(d.obj)))
+                    for d in docs if d.obj.get("kind") == "PriorityClass"]
+    try:
+        shared = audit.audit(docs, proposed)
+    except InputError as exc:
+        shared = str(exc)  # type: ignore[assignment]
+    monkeypatch.setattr(audit, "same_for_graph", lambda b, a: False)
+    try:
+        both = audit.audit(docs, proposed)
+    except InputError as exc:
+        both = str(exc)  # type: ignore[assignment]
+    if isinstance(shared, str):
+        assert shared == both
+        return
+    if change == "added unused class":
+        assert shared.graph_after is shared.graph_before
+    assert audit_to_dict(shared) == audit_to_dict(both)  # type: ignore[arg-type]

@@ -490,6 +490,18 @@ def same_for_planning(before: Snapshot, after: Snapshot) -> bool:
     )
 
 
+def same_for_graph(before: Snapshot, after: Snapshot) -> bool:
+    """Whether the priority graphs of the two snapshots are the same: ``graph.build_graph``
+    (and ``find_violations`` over its graph) reads only the pods, pod groups, Workloads and
+    templates of a snapshot, and these are equal."""
+    return (
+        before.pods == after.pods
+        and before.pod_groups == after.pod_groups
+        and before.workloads == after.workloads
+        and before.templates == after.templates
+    )
+
+
 def plan_changes(
     before: Snapshot, after: Snapshot, *, max_plans: int, namespace: str | None = None,
     model: BehaviourModel | None = None,
@@ -543,7 +555,9 @@ def audit(
         raise InputError(f"with the change applied: {exc}") from None
     del cache
     gb = g.build_graph(before, sample_size=sample_size)
-    ga = g.build_graph(after, sample_size=sample_size)
+    # e.g. a change that only adds a PriorityClass nothing names yet: one graph for both sides
+    same = same_for_graph(before, after)
+    ga = gb if same else g.build_graph(after, sample_size=sample_size)
 
     cells = _cells(gb, ga, sample_size)
     added, removed = edge_changes(cells)
@@ -552,11 +566,11 @@ def audit(
     # Every cycle (up to the count limit) on both sides, so the comparison sees them all.
     budget = max(g.DEFAULT_COUNT_LIMIT, limit)
     cb = g.find_cycles(gb, limit=budget, count_limit=budget)
-    ca = g.find_cycles(ga, limit=budget, count_limit=budget)
+    ca = cb if same else g.find_cycles(ga, limit=budget, count_limit=budget)
     introduced, fixed = _diff_cycles(gb, cb, ga, ca)
 
     vb = g.find_violations(before, gb)
-    va = g.find_violations(after, ga)
+    va = vb if same else g.find_violations(after, ga)
     names_b = {(v.kind, v.name) for v in vb}
     names_a = {(v.kind, v.name) for v in va}
 

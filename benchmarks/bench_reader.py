@@ -4,14 +4,16 @@ The realistic presets are ``gen_snapshot.py --realistic`` snapshots (objects as 
 serves them: managedFields, kubelet statuses, volumes, default tolerations, node images):
 
     real-2k   2,000 nodes / 30,256 pods, gang 256     JSON ~720 MB, YAML ~316 MB
-    real-5k   5,000 nodes / 151k pods, gang 1,024     JSON ~3.6 GB
+    real-5k   5,000 nodes / 151k pods, gang 1,024     JSON ~3.6 GB, YAML ~1.5 GB
 
 For each file it runs, as fresh subprocesses with the default limits: the *floor* (the fastest
 decode of the same file with the same library and no schema: ``msgspec.json.decode`` for JSON,
 rapidyaml's tree for YAML, which the fast YAML path uses; ``--pyyaml-floor`` adds PyYAML's
 ``CSafeLoader``, the exact path) and wapctl's ``validate``,
-``plan -o json``, ``check-cycles -o json``, ``audit -o json`` (a change adding one
-PriorityClass) and ``simulate -o json --max-steps 20``. Each figure is the median of
+``plan -o json``, ``check-cycles -o json``, ``audit -o json`` twice (``audit``: a change
+adding one PriorityClass nothing names, so one graph and no plan; ``audit-moves``: the tier
+class ``batch`` raised above ``production``, which moves Workloads and pod groups, adds
+cycles, builds both graphs and plans both sides) and ``simulate -o json --max-steps 20``. Each figure is the median of
 ``--repeat`` runs: CPU seconds (user + sys of the child: the steady figure on a shared
 machine), wall seconds, peak RSS, and CPU as a multiple of the floor. A sha256 of every
 command's stdout is printed: equal digests across code versions mean byte-identical output.
@@ -62,6 +64,8 @@ FLOOR = {
     ),
 }
 FLOOR_LABEL = {"json": "msgspec", "yaml": "rapidyaml", "pyyaml": "PyYAML C"}
+# audit's change: a class nothing names yet (nothing a graph or a plan reads changes: one graph,
+# no plan) ...
 CHANGE = """\
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
@@ -69,15 +73,27 @@ metadata: {name: bench-audit-new}
 value: 7
 preemptionPolicy: PreemptLowerPriority
 """
+# ... and a change that moves members: the generator's tier class ``batch`` (2000) above
+# ``production`` (4000): the Workloads and pod groups naming it move, cycles appear, both
+# graphs are built and the preemptors are planned on both sides (audit-moves)
+CHANGE_MOVES = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: batch}
+value: 4500
+preemptionPolicy: PreemptLowerPriority
+description: Tier 1 workloads.
+"""
 
 
-def commands(path: Path, change: Path, workload: str) -> dict[str, list[str]]:
+def commands(path: Path, change: Path, moves: Path, workload: str) -> dict[str, list[str]]:
     p = str(path)
     return {
         "validate": ["validate", p],
         "plan": ["plan", p, "--workload", workload, "-o", "json"],
         "check-cycles": ["check-cycles", p, "-o", "json"],
         "audit": ["audit", p, "--change", str(change), "-o", "json"],
+        "audit-moves": ["audit", p, "--change", str(moves), "-o", "json"],
         "simulate": ["simulate", p, "-o", "json", "--max-steps", "20"],
     }
 
@@ -147,6 +163,8 @@ def main() -> None:
         gen.write_snapshot(params, {a.format: path})
     change = a.out / "bench-audit-change.yaml"
     change.write_text(CHANGE)
+    moves = a.out / "bench-audit-moves.yaml"
+    moves.write_text(CHANGE_MOVES)
     env = dict(os.environ)
     if a.pythonpath:
         env["PYTHONPATH"] = a.pythonpath
@@ -164,7 +182,7 @@ def main() -> None:
                 )
             )
     only = set(filter(None, a.only.split(",")))
-    for name, args in commands(path, change, params.preemptor).items():
+    for name, args in commands(path, change, moves, params.preemptor).items():
         if not only or name in only:
             extra = ["--max-input-size", a.max_input_size] if a.max_input_size else []
             rows.append((name, [*wapctl, *args, *extra]))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from wapctl import load
 from wapctl.errors import InputError
@@ -168,56 +169,28 @@ def test_a_pod_the_change_leaves_alone_is_shared_and_one_it_moves_is_new() -> No
     assert after.pods["default/urgent"].priority == before.pods["default/urgent"].priority + 7
 
 
-GROUP_FROM_MEMBERS = """\
-apiVersion: scheduling.k8s.io/v1alpha1
-kind: Workload
-metadata: {name: train, namespace: ml}
-spec:
-  podGroups:
-  - name: workers
-    policy: {gang: {minCount: 3}}
----
-apiVersion: v1
-kind: List
-items:
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: w-0, namespace: ml}
-  spec:
-    priority: 9
-    workloadRef: {name: train, podGroup: workers}
-    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: w-1, namespace: ml}
-  spec:
-    priority: 5
-    workloadRef: {name: train, podGroup: workers}
-    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: w-2, namespace: ml}
-  spec:
-    priority: 9
-    preemptionPolicy: Never
-    workloadRef: {name: train, podGroup: workers}
-    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: w-3, namespace: ml}
-  spec:
-    priority: 5
-    workloadRef: {name: train, podGroup: workers}
-    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: w-4, namespace: ml}
-  spec:
-    priority: 9
-    preemptionPolicy: Never
-    workloadRef: {name: train, podGroup: workers}
-    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-"""
+def _member(name: str, priority: int, never: bool = False) -> dict[str, Any]:
+    """A pod of the v1alpha1 group ml/train/workers carrying its own priority."""
+    spec: dict[str, Any] = {
+        "priority": priority,
+        "workloadRef": {"name": "train", "podGroup": "workers"},
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+    }
+    if never:
+        spec["preemptionPolicy"] = "Never"
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"},
+            "spec": spec}
+
+
+GROUP_FROM_MEMBERS = [
+    {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+     "metadata": {"name": "train", "namespace": "ml"},
+     "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": 3}}}]}},
+    {"apiVersion": "v1", "kind": "List", "items": [
+        _member("w-0", 9), _member("w-1", 5), _member("w-2", 9, never=True),
+        _member("w-3", 5), _member("w-4", 9, never=True),
+    ]},
+]
 
 
 def test_pods_read_again_still_give_their_group_its_priority(tmp_path: Path) -> None:
@@ -227,7 +200,7 @@ def test_pods_read_again_still_give_their_group_its_priority(tmp_path: Path) -> 
     every pod document again; pods with the same (priority, class, policy, group) resolve once
     (load._pod_again), and every pod must still count as a member, with its policy."""
     path = tmp_path / "group.yaml"
-    path.write_text(GROUP_FROM_MEMBERS)
+    path.write_text(yaml.safe_dump_all(GROUP_FROM_MEMBERS))
     docs = load.read_documents([str(path)])
     cache = load.BuildCache()
     before = load.build_snapshot(docs, reuse=cache)

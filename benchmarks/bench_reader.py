@@ -13,14 +13,18 @@ rapidyaml's tree for YAML, which the fast YAML path uses; ``--pyyaml-floor`` add
 ``plan -o json``, ``check-cycles -o json``, ``audit -o json`` twice (``audit``: a change
 adding one PriorityClass nothing names, so one graph and no plan; ``audit-moves``: the tier
 class ``batch`` raised above ``production``, which moves Workloads and pod groups, adds
-cycles, builds both graphs and plans both sides) and ``simulate -o json --max-steps 20``. Each figure is the median of
-``--repeat`` runs: CPU seconds (user + sys of the child: the steady figure on a shared
-machine), wall seconds, peak RSS, and CPU as a multiple of the floor. A sha256 of every
+cycles, builds both graphs and plans both sides) and ``simulate -o json --max-steps 20``.
+Each figure is the median of ``--repeat`` runs: CPU seconds (user + sys of the child: the
+steady figure on a shared machine), wall seconds, peak RSS, and CPU as a multiple of the
+floor. ``--baseline-python`` instead runs every command with two interpreters (two
+checkouts' venvs) alternately and prints both medians and their ratio. A sha256 of every
 command's stdout is printed: equal digests across code versions mean byte-identical output.
 
     python benchmarks/bench_reader.py --preset real-2k --format json --repeat 3
     python benchmarks/bench_reader.py --preset real-2k --format json \\
         --python /tmp/venv-main/bin/python --pythonpath /tmp/base   # "before": another checkout
+    python benchmarks/bench_reader.py --preset real-2k --format json --repeat 3 \\
+        --baseline-python /tmp/base/.venv/bin/python   # before vs now, run by run (A/B)
 
 Files are written to ``--out`` (default /tmp/wapctl-bench, several GB for real-5k: check
 ``df -h`` first) and reused while the generator version matches. ``--timeout`` bounds each run.
@@ -152,6 +156,11 @@ def main() -> None:
     ap.add_argument(
         "--max-input-size", default="", help="passed to every command (versions with 256Mi)"
     )
+    ap.add_argument(
+        "--baseline-python", default="",
+        help="also run every command with this interpreter (another checkout's venv), "
+        "interleaved run by run with --python: the A/B this VM's drifting speed needs",
+    )
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
     a = ap.parse_args()
@@ -187,6 +196,9 @@ def main() -> None:
             extra = ["--max-input-size", a.max_input_size] if a.max_input_size else []
             rows.append((name, [*wapctl, *args, *extra]))
 
+    if a.baseline_python:
+        _ab(rows, a, env, path, size_mb)
+        return
     print(
         f"{path.name}: {size_mb:.0f} MB; median of {a.repeat}; python {a.python}"
         + (f" PYTHONPATH={a.pythonpath}" if a.pythonpath else "")
@@ -210,6 +222,33 @@ def main() -> None:
             flush=True,
         )
     print(json.dumps({"file": str(path), "bytes": path.stat().st_size}))
+
+
+def _ab(rows: list[tuple[str, list[str]]], a: argparse.Namespace, env: dict[str, str],
+        path: Path, size_mb: float) -> None:
+    """Each command with the baseline interpreter and with --python, alternately, ``--repeat``
+    rounds; medians of CPU seconds and the ratio (this VM's CPU speed drifts by 10-25 % over an
+    hour, so only runs side by side compare)."""
+    base_dir = _compile_bytecode(a.baseline_python, env)
+    print(f"{path.name}: {size_mb:.0f} MB; A/B, {a.repeat} interleaved rounds; "
+          f"baseline {a.baseline_python} ({base_dir}); new {a.python}")
+    print(f"| {'command':<18} | baseline CPU s | new CPU s | new / baseline | baseline RSS MB "
+          "| new RSS MB | same stdout |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for label, cmd in rows:
+        if label.startswith("floor"):
+            continue
+        base_cmd = [a.baseline_python, *cmd[1:]]
+        old, new = [], []
+        for _ in range(a.repeat):
+            old.append(run(base_cmd, env, a.timeout))
+            new.append(run(cmd, env, a.timeout))
+        b = statistics.median(s[0] for s in old)
+        n = statistics.median(s[0] for s in new)
+        same = {s[4] for s in old} == {s[4] for s in new} and len({s[4] for s in new}) == 1
+        print(f"| {label:<18} | {b:.2f} | {n:.2f} | {n / b:.2f} | {max(s[2] for s in old):.0f} "
+              f"| {max(s[2] for s in new):.0f} | {'yes' if same else 'NO'} "
+              f"({new[0][4][:8]}) |", flush=True)
 
 
 if __name__ == "__main__":

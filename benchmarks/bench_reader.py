@@ -102,12 +102,18 @@ def commands(path: Path, change: Path, moves: Path, workload: str) -> dict[str, 
     }
 
 
+# Every child runs here: ``python -c`` puts its working directory first on sys.path, so started
+# from a checkout it would import that checkout's wapctl whatever interpreter runs it.
+_NEUTRAL = "/"
+
+
 def run(
     cmd: list[str], env: dict[str, str], timeout: float
 ) -> tuple[float, float, float, int, str]:
     """CPU seconds, wall seconds, peak RSS (MB), exit code, sha256 of stdout."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=_NEUTRAL)
     digest = hashlib.sha256()
     deadline = started + timeout
     assert proc.stdout is not None
@@ -137,7 +143,7 @@ def _compile_bytecode(python: str, env: dict[str, str]) -> str:
     cost no installed wapctl pays. Returns the package directory compiled."""
     where = subprocess.run(
         [python, "-c", "import os, wapctl; print(os.path.dirname(wapctl.__file__))"],
-        env=env, capture_output=True, text=True, check=True,
+        env=env, capture_output=True, text=True, check=True, cwd=_NEUTRAL,
     ).stdout.strip()
     subprocess.run([python, "-m", "compileall", "-q", where], env=env, check=True)
     return where
@@ -164,6 +170,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
     a = ap.parse_args()
+    a.out = a.out.resolve()  # the children run in _NEUTRAL
 
     params = PRESETS[a.preset]
     path = a.out / f"{a.preset}-{params.tag()}.{a.format}"

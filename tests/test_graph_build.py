@@ -102,27 +102,30 @@ def test_build_graph_matches_brute_force(
         dict(built.vertices), dict(built.memberships), dict(built.members))
 
 
-# ---- strongly connected components, against networkx -----------------------------------------
+# ---- vertices on cycles, against networkx ---------------------------------------------------
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 9).flatmap(lambda n: st.tuples(
     st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=30))))
-def test_strongly_connected_matches_networkx(graph: tuple[int, list[tuple[int, int]]]) -> None:
-    """Any directed graph (self-loops, parallel edges, several components): the same
-    components as networkx.strongly_connected_components."""
+def test_cyclic_profiles_match_networkx(graph: tuple[int, list[tuple[int, int]]]) -> None:
+    """Any directed graph (self-loops, parallel edges, several components): the vertices on a
+    cycle are those of networkx's strongly connected components of two or more and its
+    self-loops, and the acyclicity test that spares networkx agrees with
+    networkx.is_directed_acyclic_graph."""
     import networkx as nx
 
     n, pairs = graph
     vertices = [Profile(i, i) for i in range(n)]
-    successors: dict[Profile, list[Profile]] = {v: [] for v in vertices}
-    for a, b in pairs:
-        successors[vertices[a]].append(vertices[b])
+    edges = [(vertices[a], vertices[b]) for a, b in pairs]
     reference = nx.DiGraph()
     reference.add_nodes_from(vertices)
-    reference.add_edges_from((vertices[a], vertices[b]) for a, b in pairs)
-    expected = sorted(sorted(c) for c in nx.strongly_connected_components(reference))
-    assert expected == sorted(sorted(c) for c in g._strongly_connected(successors))
+    reference.add_edges_from(edges)
+    expected = {v for c in nx.strongly_connected_components(reference) if len(c) > 1 for v in c}
+    expected |= {v for v, _ in nx.selfloop_edges(reference)}
+    built = g.PriorityGraph(dict.fromkeys(vertices), {}, {}, edges)  # type: ignore[arg-type]
+    assert expected == built.cyclic_profiles()
+    assert nx.is_directed_acyclic_graph(reference) == g._acyclic(vertices, edges)
 
 
 def test_no_networkx_for_a_graph_without_cycles() -> None:

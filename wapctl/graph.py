@@ -166,63 +166,38 @@ class PriorityGraph:
 
     def cyclic_profiles(self) -> frozenset[Profile]:
         """Vertices on at least one cycle: in a strongly connected component of two or more,
-        or with a self-loop."""
+        or with a self-loop. networkx is asked only when there is a cycle (``_acyclic``)."""
         made = self._made.get("cyclic")
         if made is None:
-            successors: dict[Profile, list[Profile]] = {v: [] for v in self.vertices}
             out: set[Profile] = set()
-            for source, target in self.edges:
-                successors[source].append(target)
-                if source == target:
-                    out.add(source)
-            for component in _strongly_connected(successors):
-                if len(component) > 1:
-                    out.update(component)
+            if not _acyclic(self.vertices, self.edges):
+                import networkx as nx
+
+                for component in nx.strongly_connected_components(self.graph):
+                    if len(component) > 1:
+                        out.update(component)
+                out.update(v for v, _ in nx.selfloop_edges(self.graph))
             made = self._made["cyclic"] = frozenset(out)
         return made
 
 
-def _strongly_connected(successors: Mapping[Profile, Sequence[Profile]]) -> list[list[Profile]]:
-    """The strongly connected components (Tarjan's algorithm, without recursion: a graph may
-    have a thousand vertices)."""
-    index: dict[Profile, int] = {}
-    low: dict[Profile, int] = {}
-    stack: list[Profile] = []
-    on_stack: set[Profile] = set()
-    out: list[list[Profile]] = []
-    for root in successors:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter(successors[root]))]
-        while work:
-            v, targets = work[-1]
-            for w in targets:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(successors[w])))
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[v])
-                if low[v] == index[v]:
-                    component = []
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        component.append(w)
-                        if w == v:
-                            break
-                    out.append(component)
-    return out
+def _acyclic(vertices: Iterable[Profile], edges: Iterable[tuple[Profile, Profile]]) -> bool:
+    """Whether the graph has no cycle (a self-loop is one): a topological sort (Kahn's) gets
+    through every vertex. Lets a graph without cycles, most clusters', skip networkx."""
+    indegree = dict.fromkeys(vertices, 0)
+    successors: dict[Profile, list[Profile]] = {v: [] for v in indegree}
+    for source, target in edges:
+        successors[source].append(target)
+        indegree[target] += 1
+    ready = [v for v, n in indegree.items() if n == 0]
+    done = 0
+    while ready:
+        done += 1
+        for w in successors[ready.pop()]:
+            indegree[w] -= 1
+            if indegree[w] == 0:
+                ready.append(w)
+    return done == len(indegree)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1526,23 +1526,18 @@ def _container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
     req = res.get("requests")
     lim = res.get("limits")
     out: dict[str, int] = {}
-    known = _AMOUNTS.get  # the usual case, looked up here: a call less per quantity
     if req:
         if type(req) is not dict:
             raise _type_error(req, "a mapping", source, path + ".resources.requests")
         for k, q in req.items():
-            value = known((k, q)) if type(q) is str else None
-            out[k] = (value if value is not None
-                      else _amount(k, q, source, path + ".resources.requests"))
+            out[k] = _amount(k, q, source, path + ".resources.requests")
     elif req is not None and type(req) is not dict:
         raise _type_error(req, "a mapping", source, path + ".resources.requests")
     if lim:
         if type(lim) is not dict:
             raise _type_error(lim, "a mapping", source, path + ".resources.limits")
         for k, q in lim.items():
-            value = known((k, q)) if type(q) is str else None
-            if value is None:
-                value = _amount(k, q, source, path + ".resources.limits")
+            value = _amount(k, q, source, path + ".resources.limits")
             if k not in out:
                 out[k] = value
     elif lim is not None and type(lim) is not dict:
@@ -1983,11 +1978,9 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
         host_ports=ports,
         own_priority=pp.own_priority,
     )
-    reuse = ctx.reuse
-    if reuse is not None:
-        seen = reuse.learnt(obj, source, pod, warnings)
-        if seen is not None:
-            seen.resolved = _resolved(pcn, pp, group)
+    if ctx.reuse is not None:  # every document _build classified has its _Seen
+        seen = ctx.reuse[id(obj)]
+        seen.built, seen.warnings, seen.resolved = pod, warnings, _resolved(pcn, pp, group)
     return pod
 
 
@@ -2000,15 +1993,15 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
     (``_priority_ref``): once one of them has resolved quietly -- its class and group found,
     no divergence to note -- the others take its answer and only join the group."""
     pod: Pod = hit.built
+    spec = hit.obj.get("spec")
+    if spec is None:
+        spec = {}
     ref = hit.ref
     if ref is None:
-        spec = hit.obj.get("spec")
-        ref = hit.ref = _priority_ref({} if spec is None else spec, head[1])
+        ref = hit.ref = _priority_ref(spec, head[1])
     known = ctx.again.get(ref, _UNKNOWN)
     if known is None or known is _UNKNOWN:
-        spec = hit.obj.get("spec")
-        pcn, pp, group = _pod_priority({} if spec is None else spec, head[1], pod.key,
-                                       hit.source, ctx)
+        pcn, pp, group = _pod_priority(spec, head[1], pod.key, hit.source, ctx)
         resolved = _resolved(pcn, pp, group)
         if known is _UNKNOWN:
             ctx.again[ref] = (pp, group, resolved) if _quiet(ref, pcn, pp, group, ctx) else None
@@ -2204,22 +2197,9 @@ class BuildCache(dict):  # type: ignore[type-arg]
     again (the same object with the same source) is not classified again; a node is taken over
     whole; a pod is only resolved again against the rest of the snapshot -- pod group and
     priorities -- the rest of its fields are taken over. It keeps the documents it has seen
-    alive: drop it with the builds. (``id`` of a document -> ``_Seen``.)"""
-
-    def hit(self, obj: dict[str, Any], source: Source) -> _Seen | None:
-        seen = self.get(id(obj))
-        if seen is not None and seen.obj is obj and seen.source is source:
-            return seen  # type: ignore[no-any-return]
-        return None
-
-    def learnt(
-        self, obj: dict[str, Any], source: Source, built: Any, warnings: list[LoadWarning]
-    ) -> _Seen | None:
-        seen = self.hit(obj, source)
-        if seen is not None:
-            seen.built = built
-            seen.warnings = warnings
-        return seen
+    alive (so their ids stay theirs): drop it with the builds. (``id`` of a document ->
+    ``_Seen``; ``_build``'s first loop puts one for every document it classifies, or takes
+    the one the same object with the same source left.)"""
 
 
 def build_snapshot(documents: Iterable[Document], *, reuse: BuildCache | None = None) -> Snapshot:
@@ -2297,9 +2277,8 @@ def _build(
     head = None
     try:  # one handler for the loop (a context manager per pod costs ~2 us each)
         for source, obj, head in buckets[_POD]:
-            hit = learnt(id(obj)) if learnt is not None else None
-            if (hit is not None and hit.built is not None
-                    and hit.obj is obj and hit.source is source):
+            hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
+            if hit is not None and hit.built is not None:
                 pods.append(_pod_again(hit, head, ctx))
             else:
                 pods.append(_pod(obj, source, head, ctx))
@@ -2314,14 +2293,13 @@ def _build(
     nodes = []
     try:
         for source, obj, head in buckets[_NODE]:
-            hit = learnt(id(obj)) if learnt is not None else None
-            if (hit is not None and hit.built is not None
-                    and hit.obj is obj and hit.source is source):
+            hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
+            if hit is not None and hit.built is not None:
                 nodes.append(hit.built)  # a node depends on its document alone
                 continue
             node = _node(obj, source, head)
-            if reuse is not None:
-                reuse.learnt(obj, source, node, [])
+            if hit is not None:
+                hit.built = node
             nodes.append(node)
     except InputError as exc:
         raise _named(exc, _NODE, head) from None  # type: ignore[arg-type]

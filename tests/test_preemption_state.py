@@ -298,3 +298,57 @@ def test_unit_index_is_rebuilt_for_other_pod_groups():
     acc.update(snap.pods["default/old-0"], None)
     assert ["default/old-1"] == [u.name for u in other.units]
     assert ["default/old/main"] == [u.name for u in first.units]  # no longer told
+
+
+def _whole_group_cluster(rng: random.Random) -> Snapshot:
+    """Three PodGroup-mode gangs of 6 pods spread over 8 nodes (some pending), a Pod-mode
+    gang and standalone pods: the units a gang preempted or bound pod by pod changes."""
+    nodes = [node(f"n{k}", cpu="64") for k in range(8)]
+    groups = [gang(f"whole-{g}", min_count=2, mode="PodGroup", prio=10 * g,
+                   preempt_prio=5 * g) for g in range(3)]
+    loose = gang("loose", min_count=2, prio=15)
+    pods = [member(g, f"{g.workload}-{k}", node=rng.choice([None, *(n.name for n in nodes)]))
+            for g in (*groups, loose) for k in range(6)]
+    pods += [pod(f"solo-{k}", prio=rng.randrange(40), node=rng.choice(nodes).name)
+             for k in range(6)]
+    return snapshot(nodes=nodes, groups=[*groups, loose], pods=pods)
+
+
+@pytest.mark.parametrize("seed", range(8), ids=lambda s: f"seed-{s}")
+def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed):
+    """The index rebuilds a whole group's unit once per batch of its pods' changes (before
+    the next question), not per pod. After batches that bind, terminate, remove and recreate
+    several pods of the same groups (questions asked between some changes of a batch, too),
+    it holds what an index built afresh holds and answers as _victim_units builds."""
+    rng = random.Random(seed)
+    snap = _whole_group_cluster(rng)
+    acc = Accounting(snap)
+    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    names = sorted(snap.nodes)
+    for _ in range(6):
+        pods = dict(snap.pods)
+        workloads = rng.sample(["whole-0", "whole-1", "whole-2", "loose", "solo"], 2)
+        keys = [k for k in sorted(pods) if any(f"/{w}-" in k for w in workloads)]
+        for key in rng.sample(keys, rng.randrange(1, len(keys) + 1)):
+            old = pods[key]
+            if old.node_name is None:
+                new = replace(old, node_name=rng.choice(names), phase="Running")
+            elif not old.terminating:
+                new = rng.choice([replace(old, terminating=True), None])
+            else:
+                new = rng.choice([None, replace(old, node_name=None, phase="Pending",
+                                                terminating=False)])
+            if new is None:
+                del pods[key]
+            else:
+                pods[key] = new
+            acc.update(old, new)
+            if rng.random() < 0.2:  # a question in the middle of the batch
+                index.below(10**9, None)
+        snap = replace(snap, pods=dict(sorted(pods.items())))
+        fresh = preemption._UnitIndex(Accounting(snap), snap.pod_groups)
+        assert index_content(fresh) == index_content(index)
+        assert {g: sorted(m) for g, m in fresh.members.items()} == \
+            {g: sorted(m) for g, m in index.members.items()}
+        assert sorted(fresh.whole) == sorted(index.whole)
+        assert_index_answers_as_built(snap, acc)

@@ -135,7 +135,9 @@ class _UnitIndex:
     them: a unit per running pod outside ``PodGroup``-mode groups and a unit per such group
     (all its running pods), in (priority, name) order overall and per node. A preemptor's
     units are the prefix below its priority minus its own group's. The accounting tells it
-    every running pod that leaves or joins; only the units of that pod change.
+    every running pod that leaves or joins; only the units of that pod change. A whole group's
+    unit is rebuilt once per batch of changes to its pods (before the next question that reads
+    the units), not once per pod: a gang bound or preempted pod by pod costs one rebuild.
     """
 
     def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
@@ -143,30 +145,65 @@ class _UnitIndex:
         self.pod_groups = pod_groups
         self.separate = separate
         self.whole_groups = whole_groups
-        self.keys: list[tuple[int, str]] = []
-        self.units: list[_Unit] = []
-        self.node_keys: dict[int, list[tuple[int, str]]] = {}
-        self.node_units: dict[int, list[_Unit]] = {}
+        self._keys: list[tuple[int, str]] = []
+        self._units: list[_Unit] = []
+        self._node_keys: dict[int, list[tuple[int, str]]] = {}
+        self._node_units: dict[int, list[_Unit]] = {}
         self.pod_units: dict[str, _Unit] = {}  # pod key -> its Pod unit
-        self.members: dict[str, dict[str, tuple[Pod, int]]] = {}  # whole group -> running pods
-        self.whole: dict[str, _Unit] = {}  # whole group -> its current PodGroup unit
+        self._members: dict[str, dict[str, tuple[Pod, int]]] = {}  # whole group -> running pods
+        self._whole: dict[str, _Unit] = {}  # whole group -> its current PodGroup unit
         self.grouped: dict[str, int] = {}  # group key -> Pod units of its pods
+        # whole groups whose pods changed since their unit was last built: their old unit is
+        # already out of the lists, the new one is built once, before the next question
+        self._dirty: set[str] = set()
         units: list[_Unit] = []
         for pod, i in accounting.bound_pods():
             gk = self._whole_group(pod)
             if gk is None:
                 units.append(self._pod_unit(pod, i))
             else:
-                self.members.setdefault(gk, {})[pod.key] = (pod, i)
-        units.extend(self._group_unit(gk) for gk in self.members)
-        self.units = _by_priority(units)
-        self.keys = [(u.priority, u.name) for u in self.units]
-        for u in self.units:
+                self._members.setdefault(gk, {})[pod.key] = (pod, i)
+        units.extend(self._group_unit(gk) for gk in self._members)
+        self._units = _by_priority(units)
+        self._keys = [(u.priority, u.name) for u in self._units]
+        for u in self._units:
             for i in u.nodes:
-                self.node_units.setdefault(i, []).append(u)
-        self.node_keys = {i: [(u.priority, u.name) for u in local]
-                          for i, local in self.node_units.items()}
+                self._node_units.setdefault(i, []).append(u)
+        self._node_keys = {i: [(u.priority, u.name) for u in local]
+                           for i, local in self._node_units.items()}
         accounting.listen(self.changed)
+
+    # The lists as they answer now (every pending group change applied first).
+
+    @property
+    def keys(self) -> list[tuple[int, str]]:
+        self._flush()
+        return self._keys
+
+    @property
+    def units(self) -> list[_Unit]:
+        self._flush()
+        return self._units
+
+    @property
+    def node_keys(self) -> dict[int, list[tuple[int, str]]]:
+        self._flush()
+        return self._node_keys
+
+    @property
+    def node_units(self) -> dict[int, list[_Unit]]:
+        self._flush()
+        return self._node_units
+
+    @property
+    def members(self) -> dict[str, dict[str, tuple[Pod, int]]]:
+        self._flush()
+        return self._members
+
+    @property
+    def whole(self) -> dict[str, _Unit]:
+        self._flush()
+        return self._whole
 
     @classmethod
     def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
@@ -199,24 +236,26 @@ class _UnitIndex:
         return unit
 
     def _group_unit(self, gk: str) -> _Unit:
-        running = self.members[gk]
+        running = self._members[gk]
         members = [running[k] for k in sorted(running)]
         group = self.pod_groups[gk]
         unit = _Unit("PodGroup", gk,
                      group.preemption_priority if self.separate else group.priority, members, 0,
                      tuple(sorted({i for _, i in members})))
-        self.whole[gk] = unit
+        self._whole[gk] = unit
         return unit
 
     def _place(self, unit: _Unit) -> None:
-        _insert(self.keys, self.units, unit)
+        _insert(self._keys, self._units, unit)
+        node_keys, node_units = self._node_keys, self._node_units
         for i in unit.nodes:
-            _insert(self.node_keys.setdefault(i, []), self.node_units.setdefault(i, []), unit)
+            _insert(node_keys.setdefault(i, []), node_units.setdefault(i, []), unit)
 
     def _unplace(self, unit: _Unit) -> None:
-        _delete(self.keys, self.units, unit)
+        _delete(self._keys, self._units, unit)
+        node_keys, node_units = self._node_keys, self._node_units
         for i in unit.nodes:
-            _delete(self.node_keys[i], self.node_units[i], unit)
+            _delete(node_keys[i], node_units[i], unit)
 
     def changed(self, left: tuple[Pod, int] | None, joined: tuple[Pod, int] | None) -> None:
         for entry, joins in ((left, False), (joined, True)):
@@ -232,22 +271,34 @@ class _UnitIndex:
                     if pod.group_key is not None:
                         self.grouped[pod.group_key] -= 1
                 continue
-            old = self.whole.pop(gk, None)
-            if old is not None:
-                self._unplace(old)
-            running = self.members.setdefault(gk, {})
+            # A whole group's unit spans all its pods: a gang bound or preempted pod by pod
+            # would rebuild it once per pod. Take it out now, rebuild it once in _flush.
+            if gk not in self._dirty:
+                old = self._whole.pop(gk, None)
+                if old is not None:
+                    self._unplace(old)
+                self._dirty.add(gk)
+            running = self._members.setdefault(gk, {})
             if joins:
                 running[pod.key] = entry
             else:
                 del running[pod.key]
-            if running:
-                self._place(self._group_unit(gk))
-            else:
-                del self.members[gk]
+                if not running:
+                    del self._members[gk]
+
+    def _flush(self) -> None:
+        """Build the unit of every whole group changed since the last question (placed by key,
+        so the order of the groups does not matter)."""
+        dirty = self._dirty
+        if dirty:
+            for gk in dirty:
+                if gk in self._members:
+                    self._place(self._group_unit(gk))
+            dirty.clear()
 
     def _mine(self, own: str | None) -> str | None:
         """The preemptor's own group if it has units here (they are never its victims)."""
-        if own is not None and (self.grouped.get(own, 0) > 0 or own in self.whole):
+        if own is not None and (self.grouped.get(own, 0) > 0 or own in self._whole):
             return own
         return None
 
@@ -260,7 +311,8 @@ class _UnitIndex:
     def below(self, limit: int, own: str | None) -> list[_Unit]:
         """The preemptor's victim units (those of ``_victim_units``), in (priority, name)
         order."""
-        units = self.units[: bisect_left(self.keys, (limit, ""))]
+        self._flush()
+        units = self._units[: bisect_left(self._keys, (limit, ""))]
         mine = self._mine(own)
         if mine is not None:
             units = [u for u in units if not self._owned(u, mine)]
@@ -268,10 +320,11 @@ class _UnitIndex:
 
     def per_node(self, limit: int, own: str | None) -> dict[int, list[_Unit]]:
         """``below`` per node it has pods on, each in (priority, name) order."""
+        self._flush()
         mine = self._mine(own)
         out: dict[int, list[_Unit]] = {}
-        node_units = self.node_units
-        for i, keys in self.node_keys.items():
+        node_units = self._node_units
+        for i, keys in self._node_keys.items():
             j = bisect_left(keys, (limit, ""))
             if j:
                 local = node_units[i][:j]

@@ -352,3 +352,34 @@ def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed
             {g: sorted(m) for g, m in index.members.items()}
         assert sorted(fresh.whole) == sorted(index.whole)
         assert_index_answers_as_built(snap, acc)
+
+
+@pytest.mark.parametrize("seed", range(4), ids=lambda s: f"seed-{s}")
+def test_kept_anti_affinity_pods_equal_the_filtered_running_pods(seed):
+    """The accounting keeps the running pods with required anti-affinity terms (the only ones
+    a plan's filters look at for an unconstrained preemptor) as pods come and go: always the
+    running pods filtered, in pod-key order, as a fresh accounting and a ClusterState built
+    from the snapshot list them; plans on it still equal rebuilt plans."""
+    from constraint_builders import HOSTNAME, aff, constrained, sel
+
+    from wapctl.fit import ClusterState
+
+    rng = random.Random(seed)
+    base = random_cluster(300 + seed)
+    anti = aff(HOSTNAME, sel({"app": "x"}))
+    snap = replace(base, pods={k: constrained(p, anti=[anti]) if rng.random() < 0.5 else p
+                               for k, p in base.pods.items()})
+    acc = Accounting(snap)
+    for _ in range(4):
+        filtered = [t for t in acc.bound_pods() if t[0].anti_affinity_terms]
+        assert filtered == acc.anti_affinity_pods()
+        assert [(p.key, i) for p, i in ClusterState(snap).bound_with_anti_affinity()] == \
+            [(p.key, i) for p, i in Accounting(snap).anti_affinity_pods()] == \
+            [(p.key, i) for p, i in filtered]
+        view = ClusterState.over(acc)
+        assert view.bound_with_anti_affinity() == filtered
+        view.restore()
+        plans_agree_and_leave_state(snap, acc)
+        snap, changes = _mutate(snap, rng)
+        for old, new in changes:
+            acc.update(old, new)

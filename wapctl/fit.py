@@ -284,11 +284,12 @@ class StaticFitCache:
     ``Accounting``), which holds because nodes never change under either.
     """
 
-    __slots__ = ("_answers", "_passing")
+    __slots__ = ("_answers", "_passing", "_rejected")
 
     def __init__(self) -> None:
         self._answers: dict[tuple, Reason] = {}
         self._passing: dict[tuple, tuple[tuple[int, ...], frozenset[int]]] = {}
+        self._rejected: dict[tuple, dict[str, int]] = {}
 
     def reason(self, pod: Pod, node: Node, key: tuple | None = None) -> Reason:
         k = (static_key(pod) if key is None else key, node.name)
@@ -306,6 +307,20 @@ class StaticFitCache:
         if found is None:
             ok = tuple(i for i, ns in enumerate(nodes) if self.reason(pod, ns.node, skey) is None)
             found = self._passing[skey] = (ok, frozenset(ok))
+        return found
+
+    def rejected(self, pod: Pod, nodes: Sequence[NodeState],
+                 key: tuple | None = None) -> Mapping[str, int]:
+        """How many of ``nodes`` each static predicate's reason rejects (same node list as
+        ``passing``). The cache's own mapping: read it, never change it."""
+        skey = static_key(pod) if key is None else key
+        found = self._rejected.get(skey)
+        if found is None:
+            found = self._rejected[skey] = {}
+            for ns in nodes:
+                reason = self.reason(pod, ns.node, skey)
+                if reason is not None:
+                    found[reason] = found.get(reason, 0) + 1
         return found
 
 
@@ -426,8 +441,8 @@ class ClusterState:
     (tracking every resource), and ``restore`` gives them back.
     """
 
-    __slots__ = ("accounting", "bound", "index", "nodes", "released", "reserved", "terminating",
-                 "tracked")
+    __slots__ = ("_anti_affinity", "accounting", "bound", "index", "nodes", "released", "reserved",
+                 "terminating", "tracked")
 
     def __init__(
         self,
@@ -446,6 +461,7 @@ class ClusterState:
         self.reserved: list[tuple[Pod, int]] = []
         self.released = False
         self.accounting: Accounting | None = None
+        self._anti_affinity: list[tuple[Pod, int]] | None = None
         exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
         for key, pod in snapshot.pods.items():  # sorted by key
@@ -507,6 +523,7 @@ class ClusterState:
         self.nodes = accounting.nodes
         self.index = accounting.index
         self.bound = accounting.bound_pods()
+        self._anti_affinity = accounting.anti_affinity_pods()
         self.terminating = [accounting.terminating[k] for k in sorted(accounting.terminating)]
         self.released = False
         self.reserved = []
@@ -537,6 +554,14 @@ class ClusterState:
         self.reserved = []
         self.accounting = None
         acc.lent = False
+
+    def bound_with_anti_affinity(self) -> list[tuple[Pod, int]]:
+        """The ``bound`` pods that carry required anti-affinity terms, in the same order (kept
+        by a lent accounting, else found once): only these can reject a preemptor without
+        constraints of its own. Read it, never change it."""
+        if self._anti_affinity is None:
+            self._anti_affinity = [t for t in self.bound if t[0].anti_affinity_terms]
+        return self._anti_affinity
 
     def release_terminating(self) -> None:
         """Treat already-triggered preemptions as free space."""
@@ -572,8 +597,8 @@ class Accounting:
     every running pod that leaves or joins.
     """
 
-    __slots__ = ("_bound_keys", "_bound_list", "_listeners", "bound", "cache", "index", "lent",
-                 "memo", "node_map", "nodes", "nominated", "terminating")
+    __slots__ = ("_anti_keys", "_anti_list", "_bound_keys", "_bound_list", "_listeners", "bound",
+                 "cache", "index", "lent", "memo", "node_map", "nodes", "nominated", "terminating")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.node_map = snapshot.nodes
@@ -594,6 +619,9 @@ class Accounting:
             self._add(pod, building=True)
         self._bound_keys = sorted(self.bound)
         self._bound_list = [self.bound[k] for k in self._bound_keys]
+        # the running pods with required anti-affinity terms, also in pod-key order
+        self._anti_list = [t for t in self._bound_list if t[0].anti_affinity_terms]
+        self._anti_keys = [p.key for p, _ in self._anti_list]
 
     def matches(self, snapshot: Snapshot) -> bool:
         """Whether ``snapshot`` has the nodes this accounting was built for."""
@@ -622,6 +650,11 @@ class Accounting:
         """The running pods as (pod, node index), sorted by pod key (as ``ClusterState.bound``).
         The accounting's own list: read it, never change it."""
         return self._bound_list
+
+    def anti_affinity_pods(self) -> list[tuple[Pod, int]]:
+        """The running pods with required anti-affinity terms, as ``bound_pods`` orders them.
+        The accounting's own list: read it, never change it."""
+        return self._anti_list
 
     def _slot(self, pod: Pod) -> tuple[dict[str, tuple[Pod, int]] | None, int | None]:
         """Where ClusterState would put ``pod``: (the mapping, node index), or (None, None)."""
@@ -652,6 +685,10 @@ class Accounting:
             j = bisect_left(keys, key)
             keys.insert(j, key)
             self._bound_list.insert(j, (pod, i))
+            if pod.anti_affinity_terms:
+                j = bisect_left(self._anti_keys, key)
+                self._anti_keys.insert(j, key)
+                self._anti_list.insert(j, (pod, i))
             for listener in self._listeners:
                 listener(None, (pod, i))
 
@@ -670,5 +707,9 @@ class Accounting:
             j = bisect_left(self._bound_keys, key)
             del self._bound_keys[j]
             del self._bound_list[j]
+            if held[0].anti_affinity_terms:
+                j = bisect_left(self._anti_keys, key)
+                del self._anti_keys[j]
+                del self._anti_list[j]
             for listener in self._listeners:
                 listener(held, None)

@@ -40,9 +40,12 @@ class PlanFilters:
             labelled.setdefault((p.namespace, tuple(sorted(p.labels.items()))), p)
         self.cs = ConstraintState((ns.node for ns in state.nodes), snapshot.namespaces)
         self.tracked: set[str] = set()
-        present = [*state.bound, *state.reserved, *state.terminating]
-        if not own:  # only other pods' anti-affinity can reject an unconstrained preemptor
-            present = [(p, i) for p, i in present if p.anti_affinity_terms]
+        if own:
+            present = [*state.bound, *state.reserved, *state.terminating]
+        else:  # only other pods' anti-affinity can reject an unconstrained preemptor
+            present = [*state.bound_with_anti_affinity(),
+                       *((p, i) for p, i in (*state.reserved, *state.terminating)
+                         if p.anti_affinity_terms)]
         # A term whose matchLabels ask for a label no preemptor pod has matches none of them.
         items = {item for q in labelled.values() for item in q.labels.items()}
 

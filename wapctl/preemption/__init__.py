@@ -83,6 +83,7 @@ from wapctl.fit import (
     StaticFitCache,
     request_items,
     shape_key,
+    static_key,
 )
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
@@ -810,14 +811,16 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
     """kube-scheduler style: how many nodes each static filter rejected (and, on nodes with
     room, each pod-dependent one), the "N reason" strings in byte order as upstream's
     ``FitError.Error`` sorts them (``sort.Strings`` in framework/types.go)."""
-    counts: dict[str, int] = {}
-    items = request_items(pod.requests)
-    for i, ns in enumerate(state.nodes):
-        reason = cache.reason(pod, ns.node)
-        if reason is None and filters is not None and ns.fits(items):
-            reason = filters.reason(pod, i)
-        if reason is not None:
-            counts[reason] = counts.get(reason, 0) + 1
+    nodes = state.nodes
+    key = static_key(pod)
+    counts = dict(cache.rejected(pod, nodes, key))  # the static filters' answers are kept
+    if filters is not None:  # the pod-dependent ones, on the nodes with room
+        items = request_items(pod.requests)
+        for i in cache.passing(pod, nodes, key)[0]:
+            if nodes[i].fits(items):
+                reason = filters.reason(pod, i)
+                if reason is not None:
+                    counts[reason] = counts.get(reason, 0) + 1
     passing = len(state.nodes) - sum(counts.values())
     parts = [f"{n} {r}" for r, n in counts.items()]
     if passing:

@@ -28,8 +28,9 @@ from test_preemption_state import accounting_content
 from wapctl import load
 from wapctl.fit import Accounting
 from wapctl.model import Snapshot
+from wapctl.preemptor import queue_key
 from wapctl.render.simulate import simulation_to_dict
-from wapctl.simulate import _Replay, simulate
+from wapctl.simulate import _MASK, PodOnNode, _digest, _Replay, simulate
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIXTURE_FILES = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.yaml")
@@ -148,6 +149,89 @@ def test_kept_accounting_equals_a_fresh_one_after_every_step(snap, requeue):
         mp.setattr(_Replay, "check_cycles", check)
         result = simulate(snap, max_steps=40, requeue=requeue)
     assert [s.number for s in result.steps] == checked
+
+
+def assert_unit_bookkeeping_is_fresh(replay: _Replay) -> None:
+    """Every unit's kept digest (the one in the state hash) and kept queue key equal the ones
+    computed afresh from its pods, state and waits; the state hash's unit part is their sum."""
+    total = 0
+    for unit in replay.units.values():
+        fresh = _digest(("unit", unit.key, unit.state, tuple(sorted(unit.waiting_on)),
+                         tuple(sorted(unit.pods))))
+        assert fresh == unit.hashed == unit.digest(), unit.key
+        if unit.queue_key is not None:
+            assert queue_key(replay._preemptor(unit)) == unit.queue_key, unit.key
+        total += fresh
+    assert total & _MASK == replay.unit_hash
+
+
+def check_every_step(snap: Snapshot, **options) -> None:
+    original = _Replay.check_cycles
+    checked: list[int] = []
+
+    def check(self, step):
+        assert_unit_bookkeeping_is_fresh(self)
+        checked.append(step.number)
+        return original(self, step)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_Replay, "check_cycles", check)
+        result = simulate(snap, **options)
+    assert [s.number for s in result.steps] == checked
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_clusters(), st.booleans())
+def test_kept_unit_digests_and_queue_keys_are_fresh_after_every_step(snap, requeue):
+    """The replay keeps each unit's digest and queue key until its pods change, and moves a
+    unit waiting for several pods once when they finish in the same step: after every step
+    what it kept equals what is computed afresh."""
+    check_every_step(snap, max_steps=40, requeue=requeue)
+
+
+@pytest.mark.parametrize("seed", range(3), ids=lambda s: f"seed-{s}")
+def test_kept_unit_bookkeeping_on_medium_clusters(seed: int):
+    """The same on medium clusters, where gangs preempt, wait for and get back many pods."""
+    check_every_step(random_cluster(500 + seed), max_steps=60, requeue=True)
+
+
+def _finish_pod_by_pod(self, everything):
+    """The reference for ``_Replay._finish``: every finishing pod moves the units waiting for
+    it on its own (a unit waiting for N finishing pods moves N times)."""
+    due = sorted(k for k, at in self.finish_at.items() if everything or at <= self.step)
+    out = []
+    for key in due:
+        del self.finish_at[key]
+        out.append(PodOnNode(key, self.pods[key].node_name or ""))
+        self._set_pod(key, None)
+        for unit_key in sorted(self.waiters.get(key, ())):
+            unit = self.units[unit_key]
+            left = unit.waiting_on - {key}
+            self._set_state(unit, "Waiting", left) if left else self._set_state(unit, "Queued")
+    if out:
+        self._wake_idle()
+    return out
+
+
+def pod_by_pod_report(snap: Snapshot, **options) -> str:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_Replay, "_finish", _finish_pod_by_pod)
+        return report(snap, True, **options)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_clusters(), st.booleans())
+def test_units_moved_once_per_step_report_as_pod_by_pod(snap, requeue):
+    """Moving a waiting unit once by all the pods of it that finish in a step gives the same
+    report as moving it for each pod in turn."""
+    assert pod_by_pod_report(snap, max_steps=40, requeue=requeue) == report(
+        snap, True, max_steps=40, requeue=requeue)
+
+
+@pytest.mark.parametrize("seed", range(4), ids=lambda s: f"seed-{s}")
+def test_units_moved_once_per_step_on_medium_clusters(seed: int):
+    assert pod_by_pod_report(random_cluster(600 + seed), max_steps=60) == report(
+        random_cluster(600 + seed), True, max_steps=60)
 
 
 def test_the_rebuild_path_keeps_no_accounting():

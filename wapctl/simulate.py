@@ -281,8 +281,9 @@ def _pod_state(pod: Pod | None) -> tuple:
 class _Unit:
     """A queue unit and where it is: Queued, parked Unschedulable / Idle, or Waiting."""
 
-    __slots__ = ("group", "key", "kind", "last_reason", "last_status", "own_group", "pods",
-                 "policy", "priority", "state", "version", "waiting_on")
+    __slots__ = ("_pods_text", "group", "hashed", "key", "kind", "last_reason", "last_status",
+                 "own_group", "pods", "policy", "priority", "queue_key", "state", "version",
+                 "waiting_on")
 
     def __init__(self, key: str, kind: str, priority: int, policy: str,
                  group: str | None, own_group: str | None) -> None:
@@ -298,6 +299,15 @@ class _Unit:
         self.waiting_on: frozenset[str] = frozenset()
         self.last_status: str | None = None
         self.last_reason: str | None = None
+        # kept until ``pods`` changes (``pods_changed``): the scheduler-queue key, the text of
+        # the sorted pod keys in the digest
+        self.queue_key: tuple | None = None
+        self._pods_text: str | None = None
+        self.hashed = 0  # the digest this unit adds to the state hash now
+
+    def pods_changed(self) -> None:
+        self.queue_key = None
+        self._pods_text = None
 
     def ref(self) -> UnitRef:
         return UnitRef(self.kind, self.key, self.priority)  # type: ignore[arg-type]
@@ -308,8 +318,14 @@ class _Unit:
         return "Queued" if self.state == "Queued" else "Parked"
 
     def digest(self) -> int:
-        return _digest(("unit", self.key, self.state, tuple(sorted(self.waiting_on)),
-                        tuple(sorted(self.pods))))
+        """``_digest(("unit", key, state, sorted waiting_on, sorted pods))``, the text of the
+        sorted pods kept (a gang's can be long)."""
+        pods = self._pods_text
+        if pods is None:
+            pods = self._pods_text = repr(tuple(sorted(self.pods)))
+        text = (f"('unit', {self.key!r}, {self.state!r}, {tuple(sorted(self.waiting_on))!r}, "
+                f"{pods})")
+        return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
 
 
 class _Replay:
@@ -420,7 +436,7 @@ class _Replay:
         """Move a unit, adding pending ``pods`` to it and taking ``placed`` ones out;
         ``Gone`` drops it."""
         if unit.state != "New":
-            self.unit_hash = (self.unit_hash - unit.digest()) & _MASK
+            self.unit_hash = (self.unit_hash - unit.hashed) & _MASK
         self.parked_unsched.pop(unit.key, None)
         self.parked_idle.pop(unit.key, None)
         for pod in unit.waiting_on:
@@ -429,8 +445,10 @@ class _Replay:
                 waiting.discard(unit.key)
                 if not waiting:
                     del self.waiters[pod]
-        unit.pods.update(pods)
-        unit.pods.difference_update(placed)
+        if pods or placed:
+            unit.pods.update(pods)
+            unit.pods.difference_update(placed)
+            unit.pods_changed()
         unit.state = state
         unit.waiting_on = waiting_on
         unit.version += 1  # every heap entry of it is stale now
@@ -438,8 +456,7 @@ class _Replay:
             del self.units[unit.key]
             return
         if state == "Queued":
-            heapq.heappush(self.heap,
-                           (queue_key(self._preemptor(unit)), unit.version, unit.key))
+            heapq.heappush(self.heap, (self._queue_key(unit), unit.version, unit.key))
         elif state == "Unschedulable":
             self.parked_unsched[unit.key] = unit
         elif state == "Idle":
@@ -447,7 +464,17 @@ class _Replay:
         elif state == "Waiting":
             for pod in waiting_on:
                 self.waiters.setdefault(pod, set()).add(unit.key)
-        self.unit_hash = (self.unit_hash + unit.digest()) & _MASK
+        unit.hashed = unit.digest()
+        self.unit_hash = (self.unit_hash + unit.hashed) & _MASK
+
+    def _queue_key(self, unit: _Unit) -> tuple:
+        """``queue_key`` of the unit's preemptor: it reads the unit's priority and key and its
+        pods' creation times, which change only with its pods (a recreated pod joins through
+        ``_set_state``), so it is kept until they change."""
+        key = unit.queue_key
+        if key is None:
+            key = unit.queue_key = queue_key(self._preemptor(unit))
+        return key
 
     def _head(self) -> _Unit | None:
         """The next unit the scheduler would pop (stale heap entries are dropped)."""
@@ -513,17 +540,22 @@ class _Replay:
         """Terminating pods whose time is up (or all of them) leave the cluster."""
         due = sorted(k for k, at in self.finish_at.items() if everything or at <= self.step)
         out = []
+        waiting: set[str] = set()  # units waiting for one of them
         for key in due:
             del self.finish_at[key]
             out.append(PodOnNode(key, self.pods[key].node_name or ""))
             self._set_pod(key, None)
-            for unit_key in sorted(self.waiters.get(key, ())):
-                unit = self.units[unit_key]
-                left = unit.waiting_on - {key}
-                if left:
-                    self._set_state(unit, "Waiting", left)
-                else:
-                    self._set_state(unit, "Queued")
+            waiting.update(self.waiters.get(key, ()))
+        # each unit moves once, by all the pods it waited for that finished (one by one, a
+        # gang waiting for N pods would be moved and hashed N times)
+        gone = frozenset(due)
+        for unit_key in sorted(waiting):
+            unit = self.units[unit_key]
+            left = unit.waiting_on - gone
+            if left:
+                self._set_state(unit, "Waiting", left)
+            else:
+                self._set_state(unit, "Queued")
         if out:
             self._wake_idle()
         return out
@@ -758,7 +790,7 @@ class _Replay:
                 bound += 1
             else:
                 pending += 1
-        order = sorted(self.units.values(), key=lambda u: queue_key(self._preemptor(u)))
+        order = sorted(self.units.values(), key=self._queue_key)
         left = tuple(Leftover(u.ref(), len(u.pods), u.public_state(), u.last_status,
                               u.last_reason) for u in order)
         return FinalState(self.step, bound, pending, terminating, completed, self.removed, left)

@@ -383,3 +383,20 @@ def test_kept_anti_affinity_pods_equal_the_filtered_running_pods(seed):
         snap, changes = _mutate(snap, rng)
         for old, new in changes:
             acc.update(old, new)
+
+
+@pytest.mark.parametrize("seed", range(4), ids=lambda s: f"seed-{s}")
+def test_an_accounting_built_at_once_equals_one_told_every_pod(seed):
+    """Building from a snapshot (one inlined pass) gives what an accounting of no pods told
+    every pod through update() holds: per-node totals and counts, the bound, terminating and
+    nominated pods with their node, the anti-affinity list; a pod given twice is refused."""
+    snap = random_cluster(700 + seed)
+    told = Accounting(replace(snap, pods={}))
+    for p in snap.pods.values():
+        told.update(None, p)
+    built = Accounting(snap)
+    assert accounting_content(told) == accounting_content(built)
+    assert told.anti_affinity_pods() == built.anti_affinity_pods()
+    twice = next(p for p in snap.pods.values() if p.node_name is not None)
+    with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
+        Accounting(replace(snap, pods={**snap.pods, "again": twice}))

@@ -615,13 +615,51 @@ class Accounting:
         # the running pods in pod-key order, and their keys (kept in step by ``_add``/``_remove``)
         self._bound_keys: list[str] = []
         self._bound_list: list[tuple[Pod, int]] = []
-        for pod in snapshot.pods.values():
-            self._add(pod, building=True)
+        self._build(snapshot.pods.values())
         self._bound_keys = sorted(self.bound)
         self._bound_list = [self.bound[k] for k in self._bound_keys]
         # the running pods with required anti-affinity terms, also in pod-key order
         self._anti_list = [t for t in self._bound_list if t[0].anti_affinity_terms]
         self._anti_keys = [p.key for p, _ in self._anti_list]
+
+    def _build(self, pods: Iterable[Pod]) -> None:
+        """``_add`` of every pod (no listeners yet, the sorted lists made after), inlined: it
+        runs once per pod of the snapshot."""
+        index, nodes = self.index, self.nodes
+        bound, terminating, nominated = self.bound, self.terminating, self.nominated
+        added = 0
+        for pod in pods:
+            if pod.phase in _FINISHED:
+                continue
+            name = pod.node_name
+            if name is None:
+                if pod.terminating or pod.nominated_node is None:
+                    continue
+                i = index.get(pod.nominated_node)
+                if i is None:
+                    continue
+                nominated[pod.key] = (pod, i)
+                added += 1
+                continue
+            i = index.get(name)
+            if i is None:
+                continue
+            (terminating if pod.terminating else bound)[pod.key] = (pod, i)
+            added += 1
+            state = nodes[i]
+            req = state.requested
+            for r, amount in pod.requests.items():
+                if r != PODS:
+                    req[r] = req.get(r, 0) + amount
+            state.pod_count += 1
+        if added != len(bound) + len(terminating) + len(nominated):
+            # a pod key given twice: find it as _add would
+            seen: set[str] = set()
+            for pod in pods:
+                if self._slot(pod)[0] is not None:
+                    if pod.key in seen:
+                        raise ValueError(f"pod {pod.key} is already accounted")
+                    seen.add(pod.key)
 
     def matches(self, snapshot: Snapshot) -> bool:
         """Whether ``snapshot`` has the nodes this accounting was built for."""
@@ -670,7 +708,7 @@ class Accounting:
             return None, None
         return (self.terminating if pod.terminating else self.bound), i
 
-    def _add(self, pod: Pod, building: bool = False) -> None:
+    def _add(self, pod: Pod) -> None:
         where, i = self._slot(pod)
         if where is None or i is None:
             return
@@ -680,7 +718,7 @@ class Accounting:
         where[key] = (pod, i)
         if where is not self.nominated:
             self.nodes[i].add(pod)
-        if where is self.bound and not building:
+        if where is self.bound:
             keys = self._bound_keys
             j = bisect_left(keys, key)
             keys.insert(j, key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 
 from wapctl.fit import Accounting, ClusterState
 from wapctl.model import Pod, PodGroup, Snapshot
@@ -109,6 +110,10 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
     return units  # standalone units by pod key, then PodGroup units by group key
 
 
+_NAME = attrgetter("name")
+_PRIORITY = attrgetter("priority")
+
+
 def _by_priority(units: list[_Unit]) -> list[_Unit]:
     """Units in (priority, name) order: the order of the level search (names are unique)."""
     units.sort(key=lambda u: (u.priority, u.name))
@@ -156,21 +161,41 @@ class _UnitIndex:
         # whole groups whose pods changed since their unit was last built: their old unit is
         # already out of the lists, the new one is built once, before the next question
         self._dirty: set[str] = set()
+        # the groups whose running pods form one unit
+        self._whole_keys = frozenset(
+            gk for gk, g in pod_groups.items() if g.disruption_mode == "PodGroup"
+        ) if whole_groups else frozenset()
+        # _pod_unit and _whole_group inlined: this loop runs once per running pod
         units: list[_Unit] = []
+        whole_keys, members, pod_units, grouped = (self._whole_keys, self._members,
+                                                   self.pod_units, self.grouped)
         for pod, i in accounting.bound_pods():
-            gk = self._whole_group(pod)
-            if gk is None:
-                units.append(self._pod_unit(pod, i))
-            else:
-                self._members.setdefault(gk, {})[pod.key] = (pod, i)
-        units.extend(self._group_unit(gk) for gk in self._members)
-        self._units = _by_priority(units)
-        self._keys = [(u.priority, u.name) for u in self._units]
-        for u in self._units:
+            gk = pod.group_key
+            if gk is not None and gk in whole_keys:
+                members.setdefault(gk, {})[pod.key] = (pod, i)
+                continue
+            unit = _Unit("Pod", pod.key, pod.preemption_priority if separate else pod.priority,
+                         ((pod, i),), 2 if gk is None else 1, (i,))
+            pod_units[pod.key] = unit
+            units.append(unit)
+            if gk is not None:
+                grouped[gk] = grouped.get(gk, 0) + 1
+        units.extend(self._group_unit(gk) for gk in members)
+        # (priority, name) order, names being unique: by name, then stably by priority
+        units.sort(key=_NAME)
+        units.sort(key=_PRIORITY)
+        self._units = units
+        self._keys = keys = [(u.priority, u.name) for u in units]
+        node_units, node_keys = self._node_units, self._node_keys
+        for u, key in zip(units, keys, strict=True):
             for i in u.nodes:
-                self._node_units.setdefault(i, []).append(u)
-        self._node_keys = {i: [(u.priority, u.name) for u in local]
-                           for i, local in self._node_units.items()}
+                local = node_units.get(i)
+                if local is None:
+                    node_units[i] = [u]
+                    node_keys[i] = [key]
+                else:
+                    local.append(u)
+                    node_keys[i].append(key)
         accounting.listen(self.changed)
 
     # The lists as they answer now (every pending group change applied first).
@@ -221,11 +246,7 @@ class _UnitIndex:
 
     def _whole_group(self, pod: Pod) -> str | None:
         gk = pod.group_key
-        if gk is not None and self.whole_groups:
-            group = self.pod_groups.get(gk)
-            if group is not None and group.disruption_mode == "PodGroup":
-                return gk
-        return None
+        return gk if gk is not None and gk in self._whole_keys else None
 
     def _pod_unit(self, pod: Pod, i: int) -> _Unit:
         unit = _Unit("Pod", pod.key, pod.preemption_priority if self.separate else pod.priority,

@@ -1554,9 +1554,21 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
     if containers is not None:
         if type(containers) is not list:
             raise _type_error(containers, "a list", source, "spec.containers")
+        amounts = _AMOUNTS
         for i, c in enumerate(containers):
-            r = _container_requests(c, source, f"spec.containers[{i}]")
-            for k, v in r.items():
+            res = c.get("resources") if type(c) is dict else None
+            if type(res) is dict and "limits" not in res:
+                req = res.get("requests")
+                if type(req) is dict:
+                    # the usual container: requests only, amounts read before (``_amount``'s
+                    # cache; anything else takes ``_container_requests``)
+                    for k, q in req.items():
+                        v = amounts.get((k, q)) if type(q) is str else None
+                        if v is None:
+                            v = _amount(k, q, source, f"spec.containers[{i}].resources.requests")
+                        total[k] = total.get(k, 0) + v
+                    continue
+            for k, v in _container_requests(c, source, f"spec.containers[{i}]").items():
                 total[k] = total.get(k, 0) + v
     inits = spec.get("initContainers")
     if inits:

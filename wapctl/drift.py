@@ -333,13 +333,17 @@ def kept_old_values(
     out = []
     reach = _lazy_reach(after)
     for source, obj in after_documents:
+        spec = obj.get("spec")
+        # the class first: most documents name none that changes (and only a Pod's spec, a
+        # mapping, can name one here)
+        pcn = spec.get("priorityClassName") if type(spec) is dict else None
+        if type(pcn) is not str or pcn not in changed:
+            continue
         if obj.get("kind") != "Pod" or _group_of(obj.get("apiVersion")) not in ("", None):
             continue
         ns, name = _names(obj)
         pod = after.pods.get(f"{ns}/{name}")
-        spec = obj.get("spec") or {}
-        pcn = spec.get("priorityClassName")
-        if pod is None or not pod.running or type(pcn) is not str or pcn not in changed:
+        if pod is None or not pod.running:
             continue
         old, new = changed[pcn]
         number = spec.get("priority")

@@ -115,7 +115,7 @@ import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from operator import attrgetter
@@ -2222,7 +2222,7 @@ class _Seen:
         self.which = which
         self.key = key
         self.built: Any = None
-        self.warnings: list[LoadWarning] = []
+        self.warnings: Sequence[LoadWarning] = ()
         self.ref: tuple[Any, ...] | None = None
         self.resolved: tuple[Any, ...] | None = None  # a pod's _RESOLVED fields
 

@@ -1913,8 +1913,8 @@ def _pod_priority(
             raise _type_error(pcn, "a string", source, "spec.priorityClassName")
         # Admission wrote spec.priority from the class: a class deleted since (or left out of
         # the export) is a warning, as the scheduler only reads spec.priority.
-        pc = ctx.classes.resolve(pcn, spec_priority, f"Pod {key}", source,
-                                 "spec.priorityClassName")
+        pc = ctx.classes.get(pcn) or ctx.classes.resolve(
+            pcn, spec_priority, f"Pod {key}", source, "spec.priorityClassName")
     policy = spec.get("preemptionPolicy") or None
     if policy is not None and policy not in _POLICIES:
         _enum(policy, _POLICIES, source, "spec.preemptionPolicy")

@@ -275,9 +275,11 @@ def _warning(code: str, obj: str, field: str | None, message: str,
 def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,
                  source: Source) -> list[LoadWarning]:
     """What in this pod wapctl reads past without evaluating (see the module docstring)."""
-    obj = f"Pod {key}"
-    out = []
+    out: list[LoadWarning] = []
     name = spec.get("schedulerName")
+    if not (pending or gated) and (name is None or name == DEFAULT_SCHEDULER):
+        return out  # a running pod of the default scheduler: the usual pod
+    obj = f"Pod {key}"
     if type(name) is str and name and name != DEFAULT_SCHEDULER:
         out.append(_warning(
             "OtherScheduler", obj, "spec.schedulerName",

@@ -255,6 +255,49 @@ def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
     assert load._slot_constructor(Checked) is Checked
 
 
+def test_slot_replacer_replaces_as_dataclasses_replace_does() -> None:
+    """The second build's re-resolved pods: every fixture pod with its resolved fields changed
+    equals ``dataclasses.replace``'s copy, field for field, and the pod itself is untouched."""
+    import dataclasses
+
+    from wapctl.model import Pod
+
+    values = (1, 2, "Never", "Never", "gold", "ns/group", 3)
+    changes = dict(zip(load._RESOLVED, values, strict=True))
+    pods = []
+    for path in SNAPSHOTS:
+        docs = _readable(path)
+        try:
+            pods.extend(load.build_snapshot(docs).pods.values() if docs else ())
+        except InputError:
+            continue
+    assert len(pods) > 100
+    for pod in pods:
+        before = dataclasses.astuple(pod)
+        made = load._re_resolved(pod, *values)
+        assert type(made) is Pod
+        assert dataclasses.astuple(made) == dataclasses.astuple(dataclasses.replace(pod, **changes))
+        assert dataclasses.astuple(pod) == before
+
+
+def test_slot_replacer_of_a_class_with_post_init_goes_through_it() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+        y: int = 0
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ValueError("negative")
+
+    replacer = load._slot_replacer(Checked, ("x",))
+    assert replacer(Checked(1, 2), 5) == Checked(5, 2)
+    with pytest.raises(ValueError, match="negative"):
+        replacer(Checked(1, 2), -1)
+
+
 # ---- audit.plan_changes: a plan the change cannot touch is planned once --------------------
 
 NEW_CLASS = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",

@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 from builders import node, pod, req, snapshot, taint, term, toleration
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wapctl.fit import (
     REASON_NODE_AFFINITY,
@@ -486,3 +488,60 @@ def test_node_state_fits_agrees_with_check(cpu_used: int, pods_used: int) -> Non
     gpu = request_items({"example.com/gpu": 1})
     assert state.fits(gpu) is False
     assert state.check(gpu) is not None
+
+
+# ---- ClusterState from a snapshot against a plain recount ----------------------------------
+
+_NODES = ("n1", "n2", "n3")
+
+
+@st.composite
+def _pods(draw):
+    out = []
+    for k in range(draw(st.integers(0, 12))):
+        where = draw(st.sampled_from([*_NODES, "gone", None]))
+        out.append(pod(
+            f"p{draw(st.integers(0, 99)):02d}-{k}", cpu=draw(st.integers(0, 3)),
+            mem=draw(st.integers(0, 2)), node=where,
+            phase=draw(st.sampled_from([None, "Succeeded", "Failed"])) if where else None,
+            terminating=draw(st.booleans()), prio=draw(st.integers(0, 3)),
+            nominated=draw(st.sampled_from([*_NODES, "gone", None])) if where is None else None))
+    return out
+
+
+@given(pods=_pods(), order=st.randoms(use_true_random=False),
+       reserve=st.one_of(st.none(), st.integers(0, 3)),
+       tracked=st.sampled_from([None, {"cpu"}, {"cpu", "memory"}, {"memory", "pods"}]),
+       excluded=st.integers(0, 3))
+def test_cluster_state_equals_a_plain_recount(pods, order, reserve, tracked, excluded) -> None:
+    """Whatever order a snapshot's pods come in: bound and terminating pods sorted by key,
+    nominations in snapshot order, and every node's sums (of the tracked resources) and pod
+    count as counted pod by pod from the held pods."""
+    base = snapshot(nodes=[node(n, cpu="8") for n in _NODES], pods=pods)
+    items = list(base.pods.items())
+    order.shuffle(items)
+    snap = replace(base, pods=dict(items))
+    exclude = {p.key for p in pods[:excluded]}
+    state = ClusterState(snap, reserve_priority=reserve, exclude=exclude, tracked=tracked)
+
+    live = [p for p in snap.pods.values() if p.phase not in ("Succeeded", "Failed")]
+    bound = sorted((p for p in live if p.node_name in _NODES and not p.terminating),
+                   key=lambda p: p.key)
+    terminating = sorted((p for p in live if p.node_name in _NODES and p.terminating),
+                         key=lambda p: p.key)
+    reserved = [p for p in live if p.node_name is None and reserve is not None
+                and not p.terminating and p.nominated_node in _NODES
+                and p.priority >= reserve and p.key not in exclude]
+    assert _keys(state.bound) == [p.key for p in bound]
+    assert _keys(state.terminating) == [p.key for p in terminating]
+    assert _keys(state.reserved) == [p.key for p in reserved]
+    for s in state.nodes:
+        held = [p for p in [*bound, *terminating] if p.node_name == s.name]
+        held += [p for p in reserved if p.nominated_node == s.name]
+        sums: dict[str, int] = {}
+        for p in held:
+            for r, q in p.requests.items():
+                if r != "pods" and (tracked is None or r in tracked):
+                    sums[r] = sums.get(r, 0) + q
+        assert s.pod_count == len(held)
+        assert {r: q for r, q in s.requested.items() if q} == {r: q for r, q in sums.items() if q}

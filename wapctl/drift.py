@@ -186,9 +186,10 @@ class Reach:
         for pod in snapshot.pods.values():
             if pod.finished:
                 continue
+            name = f"Pod {pod.key}"
             if pod.preemption_policy != NEVER:
-                preemptors.append((pod.priority, f"Pod {pod.key}"))
-            victims.append((pod.preemption_priority, f"Pod {pod.key}"))
+                preemptors.append((pod.priority, name))
+            victims.append((pod.preemption_priority, name))
         for t in snapshot.templates.values():
             if t.priority is None or t.preemption_priority is None:
                 continue
@@ -197,6 +198,9 @@ class Reach:
             victims.append((t.preemption_priority, t.key))
         self.preemptors = sorted(preemptors)
         self.victims = sorted(victims)
+        # the pods of one re-created class drift alike: one text per (admitted, current,
+        # class, policy)
+        self._texts: dict[tuple[int, int, str, str], str] = {}
 
     @staticmethod
     def _between(items: list[tuple[int, str]], lo: int, hi: int) -> tuple[int, list[str]]:
@@ -209,6 +213,13 @@ class Reach:
     def consequence(self, admitted: int, current: int, cls: str, policy: str) -> str:
         """What the drift lets preempt what: the pods of its own class, and everyone whose
         relation to it differs from what its class's value would give."""
+        key = (admitted, current, cls, policy)
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = self._consequence(admitted, current, cls, policy)
+        return text
+
+    def _consequence(self, admitted: int, current: int, cls: str, policy: str) -> str:
         if current > admitted:
             text = (
                 f"pods created now with class {cls!r} schedule at {current} and can preempt it "
@@ -333,13 +344,17 @@ def kept_old_values(
     out = []
     reach = _lazy_reach(after)
     for source, obj in after_documents:
+        spec = obj.get("spec")
+        # the class first: most documents name none that changes (and only a Pod's spec, a
+        # mapping, can name one here)
+        pcn = spec.get("priorityClassName") if type(spec) is dict else None
+        if type(pcn) is not str or pcn not in changed:
+            continue
         if obj.get("kind") != "Pod" or _group_of(obj.get("apiVersion")) not in ("", None):
             continue
         ns, name = _names(obj)
         pod = after.pods.get(f"{ns}/{name}")
-        spec = obj.get("spec") or {}
-        pcn = spec.get("priorityClassName")
-        if pod is None or not pod.running or type(pcn) is not str or pcn not in changed:
+        if pod is None or not pod.running:
             continue
         old, new = changed[pcn]
         number = spec.get("priority")

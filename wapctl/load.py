@@ -115,9 +115,8 @@ import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime, timezone
 from operator import attrgetter
 from typing import Any, BinaryIO, NamedTuple
@@ -1502,6 +1501,30 @@ def _slot_constructor(cls: Any) -> Any:
     return ns["make"]
 
 
+def _slot_replacer(cls: Any, names: tuple[str, ...]) -> Any:
+    """``replacer(obj, *values)``: ``dataclasses.replace(obj, **dict(zip(names, values)))``
+    for the frozen, slotted dataclass ``cls``, setting the slots directly (as
+    ``_slot_constructor``): a changed class re-resolves thousands of pods in ``audit``'s second
+    build, and ``replace`` goes through ``__init__`` field by field."""
+    fields = dataclasses.fields(cls)
+    if _slot_constructor(cls) is cls:
+
+        def replacer(obj: Any, *values: Any) -> Any:
+            return dataclasses.replace(obj, **dict(zip(names, values, strict=True)))
+
+        return replacer
+    ns: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    body = []
+    for f in fields:
+        ns[f"set_{f.name}"] = getattr(cls, f.name).__set__
+        value = f"value_{f.name}" if f.name in names else f"obj.{f.name}"
+        body.append(f"    set_{f.name}(o, {value})")
+    params = ", ".join(f"value_{n}" for n in names)
+    source = f"def replacer(obj, {params}):\n    o = new(cls)\n" + "\n".join(body)
+    exec(source + "\n    return o\n", ns)  # generated from the dataclass's own fields
+    return ns["replacer"]
+
+
 _new_pod = _slot_constructor(Pod)
 
 _PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
@@ -1554,9 +1577,21 @@ def _pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
     if containers is not None:
         if type(containers) is not list:
             raise _type_error(containers, "a list", source, "spec.containers")
+        amounts = _AMOUNTS
         for i, c in enumerate(containers):
-            r = _container_requests(c, source, f"spec.containers[{i}]")
-            for k, v in r.items():
+            res = c.get("resources") if type(c) is dict else None
+            if type(res) is dict and "limits" not in res:
+                req = res.get("requests")
+                if type(req) is dict:
+                    # the usual container: requests only, amounts read before (``_amount``'s
+                    # cache; anything else takes ``_container_requests``)
+                    for k, q in req.items():
+                        v = amounts.get((k, q)) if type(q) is str else None
+                        if v is None:
+                            v = _amount(k, q, source, f"spec.containers[{i}].resources.requests")
+                        total[k] = total.get(k, 0) + v
+                    continue
+            for k, v in _container_requests(c, source, f"spec.containers[{i}]").items():
                 total[k] = total.get(k, 0) + v
     inits = spec.get("initContainers")
     if inits:
@@ -1878,8 +1913,8 @@ def _pod_priority(
             raise _type_error(pcn, "a string", source, "spec.priorityClassName")
         # Admission wrote spec.priority from the class: a class deleted since (or left out of
         # the export) is a warning, as the scheduler only reads spec.priority.
-        pc = ctx.classes.resolve(pcn, spec_priority, f"Pod {key}", source,
-                                 "spec.priorityClassName")
+        pc = ctx.classes.get(pcn) or ctx.classes.resolve(
+            pcn, spec_priority, f"Pod {key}", source, "spec.priorityClassName")
     policy = spec.get("preemptionPolicy") or None
     if policy is not None and policy not in _POLICIES:
         _enum(policy, _POLICIES, source, "spec.preemptionPolicy")
@@ -2016,12 +2051,13 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
         ctx.warnings.extend(warnings)
     if hit.resolved == resolved:
         return pod  # the change left it alone (the model is immutable: both snapshots share it)
-    return replace(pod, **dict(zip(_RESOLVED, resolved, strict=True)))
+    return _re_resolved(pod, *resolved)
 
 
 # The fields of a Pod that _pod_priority decides, in the order _resolved gives them.
 _RESOLVED = ("priority", "preemption_priority", "preemption_policy", "own_preemption_policy",
              "priority_class_name", "group_key", "own_priority")
+_re_resolved = _slot_replacer(Pod, _RESOLVED)
 
 
 def _resolved(pcn: Any, pp: prio.PodPriority, group: _Group | None) -> tuple[Any, ...]:
@@ -2186,7 +2222,7 @@ class _Seen:
         self.which = which
         self.key = key
         self.built: Any = None
-        self.warnings: list[LoadWarning] = []
+        self.warnings: Sequence[LoadWarning] = ()
         self.ref: tuple[Any, ...] | None = None
         self.resolved: tuple[Any, ...] | None = None  # a pod's _RESOLVED fields
 

@@ -192,9 +192,39 @@ def spread_constraints(
     return tuple(out)
 
 
+def _plain_ports(ports: Any) -> bool:
+    """Whether a container's ``ports`` (absent, or a list of mappings) ask for no host port;
+    anything else is for ``host_ports`` to read (and report)."""
+    if ports is None:
+        return True
+    if type(ports) is not list:
+        return False
+    for p in ports:
+        if type(p) is not dict:
+            return False
+        hp = p.get("hostPort")
+        if not (hp is None or (type(hp) is int and hp == 0)):
+            return False
+    return True
+
+
+def _no_host_port(containers: Any) -> bool:
+    """Whether ``containers`` (absent, or a list of mappings) ask for no host port."""
+    if containers is None:
+        return True
+    if type(containers) is not list:
+        return False
+    for c in containers:
+        if type(c) is not dict or not _plain_ports(c.get("ports")):
+            return False
+    return True
+
+
 def host_ports(spec: dict[str, Any], source: Source) -> tuple[HostPort, ...]:
     """Ports with hostPort > 0 of the containers and restartable init containers
     (``util.GetHostPorts``)."""
+    if "initContainers" not in spec and _no_host_port(spec.get("containers")):
+        return ()  # the usual pod
     load = _load()
     out = []
     for group in ("initContainers", "containers"):
@@ -207,17 +237,8 @@ def host_ports(spec: dict[str, Any], source: Source) -> tuple[HostPort, ...]:
             if group == "initContainers" and c.get("restartPolicy") != "Always":
                 continue
             ports = c.get("ports")
-            if ports is None:
+            if _plain_ports(ports):
                 continue
-            if type(ports) is list:  # the usual case first: no port asks for a host port
-                for p in ports:
-                    if type(p) is not dict:
-                        break
-                    hp = p.get("hostPort")
-                    if not (hp is None or (type(hp) is int and hp == 0)):
-                        break
-                else:
-                    continue
             base = f"spec.{group}[{i}].ports"
             for j, p in enumerate(load._list(ports, source, base)):
                 f = f"{base}[{j}]"
@@ -254,9 +275,11 @@ def _warning(code: str, obj: str, field: str | None, message: str,
 def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,
                  source: Source) -> list[LoadWarning]:
     """What in this pod wapctl reads past without evaluating (see the module docstring)."""
-    obj = f"Pod {key}"
-    out = []
+    out: list[LoadWarning] = []
     name = spec.get("schedulerName")
+    if not (pending or gated) and (name is None or name == DEFAULT_SCHEDULER):
+        return out  # a running pod of the default scheduler: the usual pod
+    obj = f"Pod {key}"
     if type(name) is str and name and name != DEFAULT_SCHEDULER:
         out.append(_warning(
             "OtherScheduler", obj, "spec.schedulerName",

@@ -18,6 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import msgspec
 import typer
 from rich.console import Console
 from rich.measure import Measurement
@@ -364,7 +365,18 @@ def make_console(
 
 
 def dump_json(doc: Any) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    """``json.dumps(doc, indent=2, ensure_ascii=False)`` and a newline, byte for byte.
+
+    Python's json module indents in pure Python; without indentation it writes in C. So the
+    document is written compactly by json (its own spelling of numbers and strings), then
+    indented by msgspec's formatter, which copies every number and string as written
+    (tests/test_dump_json.py): a 25 MB audit report in about half the time. A document the
+    formatter cannot take (NaN or infinities, a lone surrogate) is indented by json itself."""
+    try:
+        compact = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return msgspec.json.format(compact, indent=2) + "\n"
+    except ValueError:  # so are msgspec's DecodeError and UnicodeEncodeError
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def dump_yaml(doc: Any) -> str:

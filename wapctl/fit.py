@@ -441,8 +441,8 @@ class ClusterState:
     (tracking every resource), and ``restore`` gives them back.
     """
 
-    __slots__ = ("_anti_affinity", "accounting", "bound", "index", "nodes", "released", "reserved",
-                 "terminating", "tracked")
+    __slots__ = ("_anti_affinity", "_names", "accounting", "bound", "index", "nodes", "released",
+                 "reserved", "terminating", "tracked")
 
     def __init__(
         self,
@@ -462,6 +462,7 @@ class ClusterState:
         self.released = False
         self.accounting: Accounting | None = None
         self._anti_affinity: list[tuple[Pod, int]] | None = None
+        self._names: list[str] | None = None
         exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
         for key, pod in snapshot.pods.items():  # sorted by key
@@ -524,6 +525,7 @@ class ClusterState:
         self.index = accounting.index
         self.bound = accounting.bound_pods()
         self._anti_affinity = accounting.anti_affinity_pods()
+        self._names = accounting.node_names
         self.terminating = [accounting.terminating[k] for k in sorted(accounting.terminating)]
         self.released = False
         self.reserved = []
@@ -578,7 +580,11 @@ class ClusterState:
             self.released = False
 
     def node_names(self) -> Sequence[str]:
-        return [s.name for s in self.nodes]
+        """The node names by index (made once; a lent view shares the accounting's). Read
+        it, never change it."""
+        if self._names is None:
+            self._names = [s.name for s in self.nodes]
+        return self._names
 
 
 class Accounting:
@@ -598,12 +604,14 @@ class Accounting:
     """
 
     __slots__ = ("_anti_keys", "_anti_list", "_bound_keys", "_bound_list", "_listeners", "bound",
-                 "cache", "index", "lent", "memo", "node_map", "nodes", "nominated", "terminating")
+                 "cache", "index", "lent", "memo", "node_map", "node_names", "nodes", "nominated",
+                 "terminating")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.node_map = snapshot.nodes
         self.nodes: list[NodeState] = [NodeState(n) for _, n in sorted(snapshot.nodes.items())]
         self.index: dict[str, int] = {s.name: i for i, s in enumerate(self.nodes)}
+        self.node_names: list[str] = [s.name for s in self.nodes]  # by index; never changed
         self.bound: dict[str, tuple[Pod, int]] = {}  # running (not terminating) pods
         self.terminating: dict[str, tuple[Pod, int]] = {}
         self.nominated: dict[str, tuple[Pod, int]] = {}  # pending, nominated to a known node

@@ -27,7 +27,7 @@ class PlanFilters:
     def __init__(self, snapshot: Snapshot, state: ClusterState,
                  preemptor_pods: Sequence[Pod]) -> None:
         self.state = state
-        self.names = [ns.node.name for ns in state.nodes]
+        self.names = state.node_names()
         # The preemptor's pods by what the two kinds of relevance read: their own constraints
         # (not their labels), and their namespace and labels (other pods' anti-affinity).
         own: dict[tuple, Pod] = {}
@@ -38,7 +38,8 @@ class PlanFilters:
                                 repr(p.anti_affinity_terms), repr(p.spread_constraints),
                                 p.host_ports), p)
             labelled.setdefault((p.namespace, tuple(sorted(p.labels.items()))), p)
-        self.cs = ConstraintState((ns.node for ns in state.nodes), snapshot.namespaces)
+        self._namespaces = snapshot.namespaces
+        self._cs: ConstraintState | None = None  # built when first needed (see ``cs``)
         self.tracked: set[str] = set()
         if own:
             present = [*state.bound, *state.reserved, *state.terminating]
@@ -56,16 +57,28 @@ class PlanFilters:
                     return True
             return False
 
-        cs, names = self.cs, self.names
-        for p, i in present:
-            if (any(cs.relevant_own(q, p) for q in own.values())
-                    or (p.anti_affinity_terms and may_match(p)
-                        and any(cs.relevant_existing(q, p) for q in labelled.values()))):
-                cs.add(p, names[i])
-                self.tracked.add(p.key)
+        if present:
+            cs, names = self.cs, self.names
+            for p, i in present:
+                if (any(cs.relevant_own(q, p) for q in own.values())
+                        or (p.anti_affinity_terms and may_match(p)
+                            and any(cs.relevant_existing(q, p) for q in labelled.values()))):
+                    cs.add(p, names[i])
+                    self.tracked.add(p.key)
         self.terminating = {p.key for p, _ in state.terminating if p.key in self.tracked}
         self._released = False
         self.active = bool(own) or bool(self.tracked)
+
+    @property
+    def cs(self) -> ConstraintState:
+        """The constraint state over the plan's nodes, built at its first use: a plan with no
+        pod that could matter (no own constraints, no running pod with anti-affinity) never
+        pays the O(nodes) build."""
+        cs = self._cs
+        if cs is None:
+            cs = self._cs = ConstraintState((ns.node for ns in self.state.nodes),
+                                            self._namespaces)
+        return cs
 
     # ---- the cluster changes -------------------------------------------------------------
 

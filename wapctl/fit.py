@@ -598,7 +598,9 @@ class Accounting:
     It counts bound, non-finished pods on known nodes (all resources: a plan only reads the
     ones it asks for), separates the terminating ones, remembers nominated pending pods (each
     plan picks the ones that reserve room against it), and keeps one ``StaticFitCache`` for
-    every plan (nodes never change under it). A planner may keep its own structures derived
+    every plan (nodes never change under it). It also keeps the running pods with required
+    anti-affinity terms (``anti_affinity_pods``), the only running pods a plan's filters look at
+    for a preemptor without constraints. A planner may keep its own structures derived
     from the running pods in ``memo``, kept current by a listener (``listen``) that is told
     every running pod that leaves or joins.
     """

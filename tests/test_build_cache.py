@@ -296,6 +296,8 @@ def test_slot_replacer_of_a_class_with_post_init_goes_through_it() -> None:
     assert replacer(Checked(1, 2), 5) == Checked(5, 2)
     with pytest.raises(ValueError, match="negative"):
         replacer(Checked(1, 2), -1)
+    with pytest.raises(TypeError, match="no fields"):  # as dataclasses.replace refuses it
+        load._slot_replacer(Checked, ("x", "z"))
 
 
 # ---- audit.plan_changes: a plan the change cannot touch is planned once --------------------

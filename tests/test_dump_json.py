@@ -27,7 +27,8 @@ _SCALAR = st.one_of(
     st.sampled_from([1e16, 1e-7, -0.0, 0.1, 123456789.123, 1.5e300, 5e-324]),
     _TEXT,
 )
-_KEY = st.one_of(_TEXT, st.integers(-3, 3))
+_KEY = st.one_of(_TEXT, st.integers(-3, 3), st.booleans(), st.none(),
+                 st.sampled_from([1.5, 1e16, -0.0]))
 _DOC = st.recursive(
     _SCALAR,
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),

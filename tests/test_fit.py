@@ -514,9 +514,9 @@ def _pods(draw):
        tracked=st.sampled_from([None, {"cpu"}, {"cpu", "memory"}, {"memory", "pods"}]),
        excluded=st.integers(0, 3))
 def test_cluster_state_equals_a_plain_recount(pods, order, reserve, tracked, excluded) -> None:
-    """Whatever order a snapshot's pods come in: bound and terminating pods sorted by key,
-    nominations in snapshot order, and every node's sums (of the tracked resources) and pod
-    count as counted pod by pod from the held pods."""
+    """Whatever order a snapshot's pods come in: bound, terminating and reserving pods sorted
+    by key (as a view over an accounting lists them), and every node's sums (of the tracked
+    resources) and pod count as counted pod by pod from the held pods."""
     base = snapshot(nodes=[node(n, cpu="8") for n in _NODES], pods=pods)
     items = list(base.pods.items())
     order.shuffle(items)
@@ -529,9 +529,10 @@ def test_cluster_state_equals_a_plain_recount(pods, order, reserve, tracked, exc
                    key=lambda p: p.key)
     terminating = sorted((p for p in live if p.node_name in _NODES and p.terminating),
                          key=lambda p: p.key)
-    reserved = [p for p in live if p.node_name is None and reserve is not None
-                and not p.terminating and p.nominated_node in _NODES
-                and p.priority >= reserve and p.key not in exclude]
+    reserved = sorted((p for p in live if p.node_name is None and reserve is not None
+                       and not p.terminating and p.nominated_node in _NODES
+                       and p.priority >= reserve and p.key not in exclude),
+                      key=lambda p: p.key)
     assert _keys(state.bound) == [p.key for p in bound]
     assert _keys(state.terminating) == [p.key for p in terminating]
     assert _keys(state.reserved) == [p.key for p in reserved]

@@ -400,3 +400,9 @@ def test_an_accounting_built_at_once_equals_one_told_every_pod(seed):
     twice = next(p for p in snap.pods.values() if p.node_name is not None)
     with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
         Accounting(replace(snap, pods={**snap.pods, "again": twice}))
+    # the same key in two slots: running, and as a pending pod nominated to the same node
+    nominated = replace(twice, node_name=None, phase="Pending", nominated_node=twice.node_name)
+    with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
+        Accounting(replace(snap, pods={**snap.pods, "again": nominated}))
+    with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
+        Accounting(replace(snap, pods={**snap.pods, "again": replace(twice, terminating=True)}))

@@ -345,8 +345,8 @@ def kept_old_values(
     reach = _lazy_reach(after)
     for source, obj in after_documents:
         spec = obj.get("spec")
-        # the class first: most documents name none that changes (and only a Pod's spec, a
-        # mapping, can name one here)
+        # the class first: most documents name none that changes (PodGroups name classes
+        # too: the kind is checked next)
         pcn = spec.get("priorityClassName") if type(spec) is dict else None
         if type(pcn) is not str or pcn not in changed:
             continue

@@ -279,9 +279,10 @@ def shape_key(pod: Pod) -> tuple:
 class StaticFitCache:
     """Static predicate answers per (pod static key, node name), computed at most once.
 
-    ``passing`` also keeps, per static key, the indices of the nodes that pass: a cache used with
-    ``passing`` must always be given the same node list (one cache per ``ClusterState`` or
-    ``Accounting``), which holds because nodes never change under either.
+    ``passing`` also keeps, per static key, the indices of the nodes that pass, and ``rejected``
+    how many nodes each reason rejects: a cache used with either must always be given the same
+    node list (one cache per ``ClusterState`` or ``Accounting``), which holds because nodes
+    never change under either.
     """
 
     __slots__ = ("_answers", "_passing", "_rejected")
@@ -465,7 +466,7 @@ class ClusterState:
         self._names: list[str] | None = None
         exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
-        for key, pod in snapshot.pods.items():  # sorted by key
+        for key, pod in snapshot.pods.items():  # (the snapshot's order: sorted below)
             if pod.phase in _FINISHED:
                 continue
             name = pod.node_name
@@ -503,6 +504,7 @@ class ClusterState:
                 self.bound.append((pod, i))
         self.terminating.sort(key=lambda t: t[0].key)
         self.bound.sort(key=lambda t: t[0].key)
+        self.reserved.sort(key=lambda t: t[0].key)  # as ``over`` lists them
 
     @classmethod
     def over(
@@ -632,9 +634,11 @@ class Accounting:
         self._anti_list = [t for t in self._bound_list if t[0].anti_affinity_terms]
         self._anti_keys = [p.key for p, _ in self._anti_list]
 
-    def _build(self, pods: Iterable[Pod]) -> None:
+    def _build(self, pods: Collection[Pod]) -> None:
         """``_add`` of every pod (no listeners yet, the sorted lists made after), inlined: it
-        runs once per pod of the snapshot."""
+        runs once per pod of the snapshot. (Where a pod counts -- finished, nominated, on a
+        known node -- is decided as in ``_slot`` and ``ClusterState.__init__``: change them
+        together.)"""
         index, nodes = self.index, self.nodes
         bound, terminating, nominated = self.bound, self.terminating, self.nominated
         added = 0
@@ -662,8 +666,10 @@ class Accounting:
                 if r != PODS:
                     req[r] = req.get(r, 0) + amount
             state.pod_count += 1
-        if added != len(bound) + len(terminating) + len(nominated):
-            # a pod key given twice: find it as _add would
+        if (added != len(bound) + len(terminating) + len(nominated)
+                or any(k in bound for k in terminating)
+                or any(k in bound or k in terminating for k in nominated)):
+            # a pod key given twice (in one slot, or in two): find it as _add would
             seen: set[str] = set()
             for pod in pods:
                 if self._slot(pod)[0] is not None:
@@ -706,7 +712,7 @@ class Accounting:
 
     def _slot(self, pod: Pod) -> tuple[dict[str, tuple[Pod, int]] | None, int | None]:
         """Where ClusterState would put ``pod``: (the mapping, node index), or (None, None)."""
-        if pod.phase in _FINISHED:
+        if pod.phase in _FINISHED:  # (as ``_build`` and ``ClusterState.__init__`` decide)
             return None, None
         if pod.node_name is None:
             if pod.terminating or pod.nominated_node is None:

@@ -1469,6 +1469,12 @@ def _pod_group(
 
 # ---- Pod -----------------------------------------------------------------------------------
 
+def _slots_settable(cls: Any) -> bool:
+    """Whether setting every slot of the dataclass ``cls`` directly makes what its
+    ``__init__`` makes: no ``__post_init__``, every field in ``__init__``."""
+    return not hasattr(cls, "__post_init__") and all(f.init for f in dataclasses.fields(cls))
+
+
 def _slot_constructor(cls: Any) -> Any:
     """A constructor for the frozen, slotted dataclass ``cls`` that sets the slots directly:
     the same object as ``cls(**kwargs)`` (every field, defaults and default factories alike)
@@ -1476,9 +1482,9 @@ def _slot_constructor(cls: Any) -> Any:
     ``object.__setattr__`` field by field (Pod: 28 fields, 5 us; 151k pods on a 5,000-node
     export). ``cls`` itself when it has anything such a constructor would skip (a
     ``__post_init__``, a field outside ``__init__``)."""
-    fields = dataclasses.fields(cls)
-    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
+    if not _slots_settable(cls):
         return cls
+    fields = dataclasses.fields(cls)
     ns: dict[str, Any] = {"new": object.__new__, "cls": cls, "FACTORY": object()}
     params, body = [], []
     for f in fields:
@@ -1507,7 +1513,10 @@ def _slot_replacer(cls: Any, names: tuple[str, ...]) -> Any:
     ``_slot_constructor``): a changed class re-resolves thousands of pods in ``audit``'s second
     build, and ``replace`` goes through ``__init__`` field by field."""
     fields = dataclasses.fields(cls)
-    if _slot_constructor(cls) is cls:
+    unknown = set(names) - {f.name for f in fields}
+    if unknown:  # as dataclasses.replace refuses them
+        raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
+    if not _slots_settable(cls):
 
         def replacer(obj: Any, *values: Any) -> Any:
             return dataclasses.replace(obj, **dict(zip(names, values, strict=True)))

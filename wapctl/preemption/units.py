@@ -115,8 +115,10 @@ _PRIORITY = attrgetter("priority")
 
 
 def _by_priority(units: list[_Unit]) -> list[_Unit]:
-    """Units in (priority, name) order: the order of the level search (names are unique)."""
-    units.sort(key=lambda u: (u.priority, u.name))
+    """Units in (priority, name) order: the order of the level search. Names are unique, so
+    sorting by name and then, stably, by priority gives it without a tuple per unit."""
+    units.sort(key=_NAME)
+    units.sort(key=_PRIORITY)
     return units
 
 
@@ -165,25 +167,16 @@ class _UnitIndex:
         self._whole_keys = frozenset(
             gk for gk, g in pod_groups.items() if g.disruption_mode == "PodGroup"
         ) if whole_groups else frozenset()
-        # _pod_unit and _whole_group inlined: this loop runs once per running pod
         units: list[_Unit] = []
-        whole_keys, members, pod_units, grouped = (self._whole_keys, self._members,
-                                                   self.pod_units, self.grouped)
+        members = self._members
         for pod, i in accounting.bound_pods():
-            gk = pod.group_key
-            if gk is not None and gk in whole_keys:
+            gk = self._whole_group(pod)
+            if gk is None:
+                units.append(self._pod_unit(pod, i))
+            else:
                 members.setdefault(gk, {})[pod.key] = (pod, i)
-                continue
-            unit = _Unit("Pod", pod.key, pod.preemption_priority if separate else pod.priority,
-                         ((pod, i),), 2 if gk is None else 1, (i,))
-            pod_units[pod.key] = unit
-            units.append(unit)
-            if gk is not None:
-                grouped[gk] = grouped.get(gk, 0) + 1
         units.extend(self._group_unit(gk) for gk in members)
-        # (priority, name) order, names being unique: by name, then stably by priority
-        units.sort(key=_NAME)
-        units.sort(key=_PRIORITY)
+        _by_priority(units)
         self._units = units
         self._keys = keys = [(u.priority, u.name) for u in units]
         node_units, node_keys = self._node_units, self._node_keys

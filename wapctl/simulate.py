@@ -267,7 +267,12 @@ class SimulationResult:
 
 def _digest(item: tuple) -> int:
     """A stable (not salted per process) 128-bit hash."""
-    return int.from_bytes(hashlib.blake2b(repr(item).encode(), digest_size=16).digest(), "big")
+    return _digest_text(repr(item))
+
+
+def _digest_text(text: str) -> int:
+    """``_digest`` of the item whose ``repr`` is ``text``."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
 
 
 def _pod_state(pod: Pod | None) -> tuple:
@@ -325,7 +330,7 @@ class _Unit:
             pods = self._pods_text = repr(tuple(sorted(self.pods)))
         text = (f"('unit', {self.key!r}, {self.state!r}, {tuple(sorted(self.waiting_on))!r}, "
                 f"{pods})")
-        return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
+        return _digest_text(text)
 
 
 class _Replay:

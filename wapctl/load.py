@@ -1947,10 +1947,15 @@ def _pod_priority(
             and pp.own_priority != group.priority.priority
         ):
             ctx.divergent.setdefault(group.key, []).append((key, pp.own_priority, source))
-        group.members.append(pp.priority)
-        if pp.own_never:
-            group.member_never = True
+        _join(group, pp)
     return pcn, pp, group
+
+
+def _join(group: _Group, pp: prio.PodPriority) -> None:
+    """A member with these priorities joins ``group`` (its values, ``prio.group_values``)."""
+    group.members.append(pp.priority)
+    if pp.own_never:
+        group.member_never = True
 
 
 def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> Pod:
@@ -2052,9 +2057,7 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
     else:
         pp, group, resolved = known
         if group is not None:
-            group.members.append(pp.priority)
-            if pp.own_never:
-                group.member_never = True
+            _join(group, pp)
     warnings = hit.warnings
     if warnings:
         ctx.warnings.extend(warnings)

@@ -114,11 +114,13 @@ import os
 import re
 import stat
 import sys
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from operator import attrgetter
+from itertools import compress, count, repeat
+from operator import add, attrgetter, is_not
 from typing import Any, BinaryIO, NamedTuple
 
 import yaml
@@ -1753,8 +1755,8 @@ class _PodContext:
     """What pod parsing needs from the rest of the snapshot."""
 
     __slots__ = (
-        "again", "classes", "default", "divergent", "missing_groups", "pod_groups", "resolved",
-        "reuse", "warnings", "workloads",
+        "again", "classes", "default", "divergent", "gkey", "missing_groups", "pod_groups",
+        "resolved", "reuse", "warnings", "workloads",
     )
 
     def __init__(
@@ -1780,6 +1782,9 @@ class _PodContext:
         # _priority_ref -> _pod_priority's answer for a pod read again, None where pods with
         # that ref must each be resolved (see _pod_again)
         self.again: dict[tuple[Any, ...], Any] = {}
+        # of the pod resolved last: what pods resolving alike in every build share (see
+        # _Memory.members), None for a pod to resolve on its own (a group it names is missing)
+        self.gkey: tuple[Any, ...] | None = None
 
     def missing_group(self, label: str, pod: str, source: Source, field: str) -> None:
         self.missing_groups.setdefault(label, []).append((pod, source, field))
@@ -1904,11 +1909,8 @@ def _pod_priority(
 ) -> tuple[Any, prio.PodPriority, _Group | None]:
     """(spec.priorityClassName, the resolved priorities, the pod group) of a pod; notes the
     pod as a member of its group, and a priority diverging from the group's."""
-    group = (
-        _pod_group_of(spec, ns, key, source, ctx)
-        if ("workloadRef" in spec or "schedulingGroup" in spec)
-        else None
-    )
+    named = "workloadRef" in spec or "schedulingGroup" in spec
+    group = _pod_group_of(spec, ns, key, source, ctx) if named else None
 
     spec_priority = spec.get("priority")
     if spec_priority is not None:
@@ -1948,6 +1950,10 @@ def _pod_priority(
         ):
             ctx.divergent.setdefault(group.key, []).append((key, pp.own_priority, source))
         _join(group, pp)
+    # Pods naming the same number, class, policy and group (the group object stands for the
+    # reference naming it) resolve alike in every build, as _priority_ref's do.
+    ctx.gkey = (None if named and group is None else
+                (spec_priority, pcn or None, policy, group))
     return pcn, pp, group
 
 
@@ -2058,6 +2064,7 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
         pp, group, resolved = known
         if group is not None:
             _join(group, pp)
+        ctx.gkey = ref
     warnings = hit.warnings
     if warnings:
         ctx.warnings.extend(warnings)
@@ -2247,7 +2254,45 @@ class BuildCache(dict):  # type: ignore[type-arg]
     priorities -- the rest of its fields are taken over. It keeps the documents it has seen
     alive (so their ids stay theirs): drop it with the builds. (``id`` of a document ->
     ``_Seen``; ``_build``'s first loop puts one for every document it classifies, or takes
-    the one the same object with the same source left.)"""
+    the one the same object with the same source left.)
+
+    ``last`` is what the latest build that succeeded made of its whole input (``_Memory``):
+    a build of that input with a few documents replaced, added or removed (``audit``'s
+    second build) starts from it and reads only the documents that differ (``_sort_again``)
+    and, when the pods are the same documents, resolves their priorities once per set of pods
+    that resolve alike (``_pods_again``)."""
+
+    last: _Memory | None = None
+
+
+class _Memory:
+    """What one build made of its input, as ``_build`` left it: the documents (the list it
+    read), and per reader (``_NODE`` ...) its bucket's entries, their positions among the
+    documents, their keys (in the same order) and the set of those keys; the ignored kinds;
+    and of the pods, in bucket order, the pods built, the sets of positions whose pods resolve
+    alike (``members``: by ``_PodContext.gkey``) and those to resolve each on its own
+    (``solo``), the pods' own warnings, the pods by key (as the snapshot holds them) and their
+    namespaces. Nothing in it is modified once made: a later build that changes a bucket makes
+    new lists."""
+
+    __slots__ = ("buckets", "docs", "ignored", "keys", "keysets", "members", "pod_namespaces",
+                 "pod_out", "pod_warnings", "pods_by_key", "positions", "solo")
+
+    def __init__(self, docs: list[Any], buckets: list[list[Any]], positions: list[list[int]],
+                 keys: list[list[str]], keysets: list[Any], ignored: Counter[str]):
+        self.docs, self.buckets, self.positions = docs, buckets, positions
+        self.keys, self.keysets, self.ignored = keys, keysets, ignored
+        self.pod_out: list[Pod] = []
+        self.members: list[list[int]] = []
+        self.solo: list[int] = []
+        self.pod_warnings: list[LoadWarning] = []
+        self.pods_by_key: dict[str, Pod] = {}
+        self.pod_namespaces: set[str] = set()
+
+
+class _Fallback(Exception):
+    """The input is not one ``_sort_again`` / ``_pods_again`` can take from the earlier build
+    (too different, a duplicate, a cache entry gone): build it the ordinary way."""
 
 
 def build_snapshot(documents: Iterable[Document], *, reuse: BuildCache | None = None) -> Snapshot:
@@ -2263,11 +2308,30 @@ def _build(
     documents: Iterable[Document], server_version: str | None = None,
     reuse: BuildCache | None = None,
 ) -> Snapshot:
-    ignored: Counter[str] = Counter()
+    if reuse is None:
+        return _assemble(documents, documents, server_version, None, None)
+    docs = list(documents)  # the memory's own list: the caller may change theirs
+    # what the latest build made (none if it failed: it may have left other documents' _Seen
+    # where this memory's documents had theirs)
+    last, reuse.last = reuse.last, None
+    if last is not None:
+        try:
+            return _assemble(docs, documents, server_version, reuse, last)
+        except (_Fallback, InputError):
+            pass  # the ordinary build below gives the snapshot, or the error, from scratch
+    return _assemble(docs, documents, server_version, reuse, None)
+
+
+def _sort(
+    documents: Iterable[Any], reuse: BuildCache | None, ignored: Counter[str],
+) -> tuple[list[list[Any]], list[list[int]], list[dict[str, Source]]]:
+    """Each document's bucket entry ``(source, document, head)`` in its reader's bucket, in
+    document order, with the document's position; ``InputError`` for a duplicate."""
     buckets: list[list[tuple[Source, dict[str, Any], _Head]]] = [[] for _ in range(8)]
+    positions: list[list[int]] = [[] for _ in range(8)]
     seen: list[dict[str, Source]] = [{} for _ in range(8)]
     learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
-    for source, obj in documents:
+    for i, (source, obj) in enumerate(documents):
         hit = learnt(id(obj)) if learnt is not None else None
         if hit is not None and hit.obj is obj and hit.source is source:
             which, key, entry = hit.which, hit.key, hit.entry
@@ -2288,6 +2352,188 @@ def _build(
             _register(bucket_seen, _LABELS[which], key, source)
         bucket_seen[key] = source
         buckets[which].append(entry)
+        positions[which].append(i)
+    return buckets, positions, seen
+
+
+# A second build gives up on reusing the memory past this many differing stretches.
+_MAX_EDITS = 256
+
+
+def _common(new: list[Any], j: int, old: list[Any], p: int) -> int:
+    """How many items from ``new[j]`` on are, one by one, the items from ``old[p]`` on."""
+    k, step = 0, 64
+    while True:
+        a, b = new[j + k:j + k + step], old[p + k:p + k + step]
+        miss = next(compress(count(), map(is_not, a, b)), None)
+        if miss is not None:
+            return k + miss
+        n = min(len(a), len(b))
+        k += n
+        if n < step:
+            return k
+        step = min(step * 4, 1 << 16)
+
+
+def _align(
+    new: list[Any], old: list[Any]
+) -> tuple[list[tuple[int, int, int]], list[int]] | None:
+    """``new`` as stretches of ``old`` and other items: ``runs`` ``(j, p, n)``, ``new[j:j+n]``
+    is ``old[p:p+n]`` (the same objects), in increasing ``j`` and ``p``; ``fresh``: the
+    positions in ``new`` of the other items. The items of ``old`` outside the runs are gone.
+    None when there are too many differences to be worth it."""
+    runs: list[tuple[int, int, int]] = []
+    fresh: list[int] = []
+    j = p = 0
+    n, m = len(new), len(old)
+    where: dict[int, int] | None = None
+    while j < n:
+        if p < m:
+            k = _common(new, j, old, p)
+            if k:
+                runs.append((j, p, k))
+                j += k
+                p += k
+                continue
+        if len(runs) + len(fresh) > _MAX_EDITS:
+            return None
+        item = new[j]
+        if j + 1 < n and p + 1 < m and new[j + 1] is old[p + 1]:  # replaced in place
+            fresh.append(j)
+            j += 1
+            p += 1
+            continue
+        if where is None:
+            where = dict(zip(map(id, old), count()))
+        q = where.get(id(item), -1)
+        if q > p and old[q] is item:  # old[p:q] are gone
+            p = q
+            continue
+        fresh.append(j)  # new, or an old one out of order: read on its own
+        j += 1
+    return runs, fresh
+
+
+def _sort_again(
+    docs: list[Any], last: _Memory, reuse: BuildCache, ignored: Counter[str],
+) -> tuple[list[list[Any]], list[list[int]], list[list[str]], list[Any]]:
+    """``_sort`` of ``docs`` from the memory of an earlier build: only the documents that
+    are not, in order, the earlier build's are classified; a bucket no document joined or
+    left is the earlier one. ``_Fallback`` where the outcome could be an error."""
+    aligned = _align(docs, last.docs)
+    if aligned is None:
+        raise _Fallback
+    runs, fresh = aligned
+    ignored.update(last.ignored)
+    # the documents of the earlier build that are gone, as ranges of positions
+    gone: list[tuple[int, int]] = []
+    p = 0
+    for _, q, k in runs:
+        if q > p:
+            gone.append((p, q))
+        p = q + k
+    if p < len(last.docs):
+        gone.append((p, len(last.docs)))
+    added: list[list[tuple[int, Any, str]]] = [[] for _ in range(8)]
+    learnt = reuse.get
+    for j in fresh:
+        source, obj = docs[j]
+        hit = learnt(id(obj))
+        if hit is not None and hit.obj is obj and hit.source is source:
+            which, key, entry = hit.which, hit.key, hit.entry
+        else:
+            which = _classify(obj, source, ignored)
+            if which is None:
+                continue
+            namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
+            head = _meta(obj, source, namespaced)
+            key = f"{head[1]}/{head[2]}" if namespaced else head[2]
+            if which == _TEMPLATE:
+                key = f"{obj['kind']} {key}"
+            entry = (source, obj, head)
+            reuse[id(obj)] = _Seen(entry, which, key)
+        added[which].append((j, entry, key))
+    buckets, positions, keys, keysets = [], [], [], []
+    kept_docs = 0
+    for which in range(8):
+        entries, where, names = last.buckets[which], last.positions[which], last.keys[which]
+        slices = []
+        for j, q, k in runs:
+            lo, hi = bisect_left(where, q), bisect_left(where, q + k)
+            if lo < hi:
+                slices.append((j - q, lo, hi))
+        kept = sum(hi - lo for _, lo, hi in slices)
+        kept_docs += kept
+        if not added[which] and kept == len(entries) and all(d == 0 for d, _, _ in slices):
+            buckets.append(entries)
+            positions.append(where)
+            keys.append(names)
+            keysets.append(last.keysets[which])
+            continue
+        keyset = set(last.keysets[which])
+        covered = 0
+        for _, lo, hi in slices:
+            keyset.difference_update(names[covered:lo])
+            covered = hi
+        keyset.difference_update(names[covered:])
+        parts: list[tuple[int, int, Any]] = [(where[lo] + d, 0, (d, lo, hi))
+                                             for d, lo, hi in slices]
+        for j, entry, key in added[which]:
+            if key in keyset:  # a duplicate: the ordinary build names both places
+                raise _Fallback
+            keyset.add(key)
+            parts.append((j, 1, (entry, key)))
+        parts.sort(key=lambda t: t[0])
+        b_entries: list[Any] = []
+        b_where: list[int] = []
+        b_names: list[str] = []
+        for j, is_added, part in parts:
+            if is_added:
+                b_entries.append(part[0])
+                b_where.append(j)
+                b_names.append(part[1])
+                continue
+            d, lo, hi = part
+            b_entries.extend(entries[lo:hi])
+            b_where.extend(where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))
+            b_names.extend(names[lo:hi])
+        buckets.append(b_entries)
+        positions.append(b_where)
+        keys.append(b_names)
+        keysets.append(keyset)
+    # the ignored documents among those gone no longer count
+    gone_total = sum(b - a for a, b in gone)
+    read_gone = sum(len(last.buckets[w]) for w in range(8)) - kept_docs
+    if gone_total > read_gone:
+        scratch: Counter[str] = Counter()
+        for a, b in gone:
+            for x in range(a, b):
+                if any(bisect_left(w, x) < len(w) and w[bisect_left(w, x)] == x
+                       for w in last.positions):
+                    continue
+                source, obj = last.docs[x]
+                _classify(obj, source, scratch)
+        ignored.subtract(scratch)
+        for kind in [k for k, v in ignored.items() if v <= 0]:
+            del ignored[kind]
+    return buckets, positions, keys, keysets
+
+
+def _assemble(
+    documents: Iterable[Any], given: Iterable[Document], server_version: str | None,
+    reuse: BuildCache | None, last: _Memory | None,
+) -> Snapshot:
+    """The snapshot of ``documents`` (``given``: as the caller gave them, for the reader's
+    warnings); with ``last``, starting from the memory of an earlier build."""
+    ignored: Counter[str] = Counter()
+    if last is not None:
+        buckets, positions, keys, keysets = _sort_again(
+            documents, last, reuse, ignored)  # type: ignore[arg-type]
+    else:
+        buckets, positions, seen = _sort(documents, reuse, ignored)
+        keys, keysets = ([list(s) for s in seen] if reuse is not None else [],  # type: ignore[assignment]
+                         seen)
+    learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
 
     classes = {}
     for source, obj, head in buckets[_CLASS]:
@@ -2321,17 +2567,14 @@ def _build(
 
     ctx = _PodContext(book, default, workloads, pod_groups, reuse)
     ctx.warnings.extend(load_warnings)
-    pods = []
-    head = None
-    try:  # one handler for the loop (a context manager per pod costs ~2 us each)
-        for source, obj, head in buckets[_POD]:
-            hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
-            if hit is not None and hit.built is not None:
-                pods.append(_pod_again(hit, head, ctx))
-            else:
-                pods.append(_pod(obj, source, head, ctx))
-    except InputError as exc:
-        raise _named(exc, _POD, head) from None  # type: ignore[arg-type]
+    memory = (_Memory(documents, buckets, positions, keys, keysets, ignored)  # type: ignore[arg-type]
+              if reuse is not None else None)
+    if last is not None and buckets[_POD] is last.buckets[_POD]:
+        pods_by_key = _pods_again(last, memory, ctx)  # type: ignore[arg-type]
+        pod_namespaces: set[str] | None = last.pod_namespaces
+    else:
+        pods_by_key = _pods(buckets[_POD], memory, ctx)
+        pod_namespaces = None
     namespaces = {head[2]: constraints.namespace_labels(obj, head[2], source)
                   for source, obj, head in buckets[_NAMESPACE]}
     for which, label in ((_WORKLOAD, "Workload"), (_PODGROUP, "PodGroup")):
@@ -2339,6 +2582,7 @@ def _build(
             ctx.warnings.extend(
                 constraints.group_warnings(obj, f"{label} {head[1]}/{head[2]}", source))
     nodes = []
+    head = None
     try:
         for source, obj, head in buckets[_NODE]:
             hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
@@ -2395,14 +2639,16 @@ def _build(
         )
 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
-    pods.sort(key=_KEY)
-    ctx.warnings.extend(constraints.namespace_warnings(pods, namespaces))
-    ctx.warnings.extend(getattr(documents, "warnings", ()))
+    if pod_namespaces is None:
+        pod_namespaces = {p.namespace for p in pods_by_key.values()}
+    ctx.warnings.extend(
+        constraints.namespace_warnings(pods_by_key.values(), namespaces, pod_namespaces))
+    ctx.warnings.extend(getattr(given, "warnings", ()))
     nodes.sort(key=lambda n: n.name)
     pdbs.sort(key=_KEY)
-    return Snapshot(
+    snapshot = Snapshot(
         nodes={n.name: n for n in nodes},
-        pods={p.key: p for p in pods},
+        pods=pods_by_key,
         priority_classes={name: classes[name] for name in sorted(classes)},
         pdbs=tuple(pdbs),
         workloads=model_workloads,
@@ -2413,6 +2659,116 @@ def _build(
         warnings=sorted_warnings(ctx.finish(groups)),
         server_version=server_version,
     )
+    if reuse is not None:
+        memory.pods_by_key = pods_by_key.copy()  # type: ignore[union-attr]
+        memory.pod_namespaces = pod_namespaces  # type: ignore[union-attr]
+        reuse.last = memory
+    return snapshot
+
+
+def _pods(
+    bucket: list[tuple[Source, dict[str, Any], _Head]], memory: _Memory | None,
+    ctx: _PodContext,
+) -> dict[str, Pod]:
+    """The pods of the bucket by key, in key order; their part of ``memory``."""
+    learnt = ctx.reuse.get if ctx.reuse is not None else None
+    pods = []
+    first_warning = len(ctx.warnings)
+    head = None
+    try:  # one handler for the loop (a context manager per pod costs ~2 us each)
+        if memory is None:
+            for source, obj, head in bucket:
+                pods.append(_pod(obj, source, head, ctx))
+        else:
+            alike: dict[Any, list[int]] = {}  # gkey -> positions
+            solo = memory.solo
+            for i, (source, obj, head) in enumerate(bucket):
+                hit = learnt(id(obj))  # type: ignore[misc]  # checked or made by _sort
+                if hit is not None and hit.built is not None:
+                    pods.append(_pod_again(hit, head, ctx))
+                else:
+                    pods.append(_pod(obj, source, head, ctx))
+                gkey = ctx.gkey
+                if gkey is None:
+                    solo.append(i)
+                else:
+                    same = alike.get(gkey)
+                    if same is None:
+                        alike[gkey] = [i]
+                    else:
+                        same.append(i)
+            memory.members = list(alike.values())
+            memory.pod_out = pods
+            memory.pod_warnings = ctx.warnings[first_warning:]
+    except InputError as exc:
+        raise _named(exc, _POD, head) from None  # type: ignore[arg-type]
+    return {p.key: p for p in sorted(pods, key=_KEY)}
+
+
+_resolved_of = attrgetter(*_RESOLVED)
+
+
+def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, Pod]:
+    """``_pods`` of the same pod documents as the build ``last`` remembers, from its pods:
+    each set of pods that resolve alike (``last.members``) is resolved with its first pod;
+    when that resolves quietly (``_quiet``) the others only join its group, else each is
+    resolved on its own, as are ``last.solo``'s. A pod whose resolved fields changed is
+    copied with the new ones. ``InputError`` as ``_pod_priority`` raises it (unnamed: the
+    caller builds again the ordinary way), ``_Fallback`` where the cache lost a document."""
+    out = list(last.pod_out)
+    bucket = last.buckets[_POD]
+    learnt = ctx.reuse.get  # type: ignore[union-attr]
+    changed: list[int] = []
+
+    def again(i: int) -> tuple[Any, ...]:
+        source, obj, head = bucket[i]
+        hit = learnt(id(obj))
+        if hit is None or hit.obj is not obj or hit.source is not source or hit.built is None:
+            raise _Fallback
+        spec = obj.get("spec")
+        if spec is None:
+            spec = {}
+        pod = out[i]
+        pcn, pp, group = _pod_priority(spec, head[1], pod.key, source, ctx)
+        resolved = _resolved(pcn, pp, group)
+        if resolved != _resolved_of(pod):
+            out[i] = _re_resolved(pod, *resolved)
+            changed.append(i)
+        ref = hit.ref
+        if ref is None:
+            ref = hit.ref = _priority_ref(spec, head[1])
+        return (pp, group, resolved) if _quiet(ref, pcn, pp, group, ctx) else ()
+
+    for same in last.members:
+        first = same[0]
+        quiet = again(first)
+        if len(same) == 1:
+            continue
+        if not quiet:
+            for i in same[1:]:
+                again(i)
+            continue
+        pp, group, resolved = quiet
+        if group is not None:
+            group.members.extend(repeat(pp.priority, len(same) - 1))
+            if pp.own_never:
+                group.member_never = True
+        if out[first] is not last.pod_out[first]:  # the first one's fields changed: all did
+            for i in same[1:]:
+                out[i] = _re_resolved(out[i], *resolved)
+            changed.extend(same[1:])
+    for i in last.solo:
+        again(i)
+    ctx.warnings.extend(last.pod_warnings)
+    memory.members, memory.solo = last.members, last.solo
+    memory.pod_out, memory.pod_warnings = out, last.pod_warnings
+    if not changed:
+        return last.pods_by_key.copy()
+    by_key = last.pods_by_key.copy()
+    for i in changed:
+        pod = out[i]
+        by_key[pod.key] = pod
+    return by_key
 
 
 _KEY = attrgetter("key")

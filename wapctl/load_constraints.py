@@ -349,10 +349,15 @@ def group_warnings(obj: dict[str, Any], label: str, source: Source) -> list[Load
     return out
 
 
-def namespace_warnings(pods: Any, namespaces: Mapping[str, Mapping[str, str]]) -> list[LoadWarning]:
+def namespace_warnings(
+    pods: Any, namespaces: Mapping[str, Mapping[str, str]],
+    pod_namespaces: set[str] | None = None,
+) -> list[LoadWarning]:
     """A namespaceSelector met a namespace with no Namespace object: only its name label is
-    known. One warning per pod whose term has a non-empty namespaceSelector."""
-    pod_namespaces = {p.namespace for p in pods}
+    known. One warning per pod whose term has a non-empty namespaceSelector. (``pod_namespaces``:
+    the pods' namespaces, where the caller knows them.)"""
+    if pod_namespaces is None:
+        pod_namespaces = {p.namespace for p in pods}
     missing = sorted(pod_namespaces - set(namespaces))
     if not missing:
         return []

@@ -372,3 +372,305 @@ def test_audit_sharing_the_graph_is_building_both(
     if change == "added unused class":
         assert shared.graph_after is shared.graph_before
     assert audit_to_dict(shared) == audit_to_dict(both)  # type: ignore[arg-type]
+
+
+# ---- load._Memory: a second build from the memory of the first is a build from scratch ----
+#
+# Oracle: ``build_snapshot`` of the same documents without a cache. The documents are a small
+# cluster drawn at random (classes, v1alpha1 Workloads, v1alpha2 Workloads and PodGroups, pods
+# naming them -- or classes and groups that do not exist -- nodes, a Namespace, an ignored kind),
+# then changed by random edits that keep every other document the same object, as
+# ``audit.apply_change`` does: classes' values, policies and globalDefault, classes added and
+# removed, Workloads and PodGroups changed or removed, pods added, removed or replaced,
+# documents moved, a document given twice, a duplicate name, a document that does not read.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from wapctl.errors import Source  # noqa: E402
+
+CLASS_NAMES = ["low", "mid", "high", "top"]
+NAMED_CLASSES = [*CLASS_NAMES, "ghost"]  # ghost: never in the snapshot
+GROUP_REFS = [  # missing groups are warnings
+    None, None,
+    ("Workload", "wl-a", "g1"), ("Workload", "wl-a", "g2"), ("Workload", "wl-b", "g1"),
+    ("Workload", "wl-gone", "g1"),
+    ("PodGroup", "pg-x"), ("PodGroup", "pg-y"), ("PodGroup", "pg-gone"), ("PodGroup", None),
+]
+# what a build refuses: no such group in the Workload; a v1alpha2 Workload named the v1alpha1
+# way; a class the snapshot lacks with no number standing in for it
+BAD_POD = st.sampled_from([
+    (100, "low", False, ("Workload", "wl-a", "nope"), None),
+    (100, "low", False, ("Workload", "wl-new", "tpl"), None),
+    (None, "ghost", False, None, None),
+])
+
+
+def _class(name: str, value: int, never: bool, default: bool) -> dict[str, Any]:
+    obj: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": {"name": name}, "value": value}
+    if never:
+        obj["preemptionPolicy"] = "Never"
+    if default:
+        obj["globalDefault"] = True
+    return obj
+
+
+def _workload_v1(name: str, pcn: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"podGroups": [
+        {"name": "g1", "policy": {"gang": {"minCount": 2}}},
+        {"name": "g2", "policy": {"basic": {}}},
+    ]}
+    if pcn is not None:
+        spec["priorityClassName"] = pcn
+    return {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+            "metadata": {"name": name, "namespace": "ml"}, "spec": spec}
+
+
+def _workload_v2(pcn: str) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+            "metadata": {"name": "wl-new", "namespace": "ml"},
+            "spec": {"podGroupTemplates": [{"name": "tpl", "schedulingPolicy": {"basic": {}},
+                                            "priorityClassName": pcn}]}}
+
+
+def _pod_group(name: str, pcn: str | None, priority: int | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "podGroupTemplateRef": {"workload": {"workloadName": "wl-new",
+                                             "podGroupTemplateName": "tpl"}},
+        "schedulingPolicy": {"basic": {}},
+    }
+    if pcn is not None:
+        spec["priorityClassName"] = pcn
+    if priority is not None:
+        spec["priority"] = priority
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "ml"}, "spec": spec}
+
+
+def _pod_doc(name: str, ns: str, priority: int | None, pcn: str | None, never: bool,
+             ref: tuple[Any, ...] | None, node: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+    if priority is not None:
+        spec["priority"] = priority
+    if pcn is not None:
+        spec["priorityClassName"] = pcn
+    if never:
+        spec["preemptionPolicy"] = "Never"
+    if ref is not None and ref[0] == "Workload":
+        spec["workloadRef"] = {"name": ref[1], "podGroup": ref[2]}
+    elif ref is not None:
+        spec["schedulingGroup"] = {"podGroupName": ref[1]}
+    if node is not None:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+            "spec": spec}
+
+
+# Mostly what admission writes (a class name with its number, or neither), sometimes a
+# number alone or a class alone.
+OWN_PRIORITY = st.sampled_from([
+    *[(n, c) for n in (5, 100, 700) for c in ("low", "mid", "high", "top", "ghost")],
+    (None, None), (None, None), (None, None), (5, None), (None, "low"), (None, "mid"),
+])
+pods_st = st.builds(
+    lambda own, never, ref, node: (*own, never, ref, node),
+    OWN_PRIORITY,
+    st.booleans(),
+    st.sampled_from(GROUP_REFS),
+    st.sampled_from([None, "n1"]),
+)
+
+
+@st.composite
+def clusters(draw: st.DrawFn) -> list[load.Document]:
+    objs: list[dict[str, Any]] = []
+    for name in CLASS_NAMES:  # all of them: the edits remove some
+        if True:
+            objs.append(_class(name, draw(st.sampled_from([10, 100, 500, 1000])),
+                               draw(st.booleans()), name == "mid" and draw(st.booleans())))
+    objs.append(_workload_v1("wl-a", draw(st.sampled_from([None, *CLASS_NAMES]))))
+    objs.append(_workload_v1("wl-b", draw(st.sampled_from([None, *CLASS_NAMES]))))
+    objs.append(_workload_v2(draw(st.sampled_from(CLASS_NAMES))))
+    for name in ("pg-x", "pg-y"):
+        objs.append(_pod_group(name, draw(st.sampled_from([None, *CLASS_NAMES])),
+                               draw(st.sampled_from([None, 100, 900]))))
+    objs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                 "status": {"allocatable": {"cpu": "8", "pods": "110"}}})
+    objs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}})
+    objs.append({"apiVersion": "v1", "kind": "ConfigMap",
+                 "metadata": {"name": "cm", "namespace": "ml"}})
+    specs = draw(st.lists(pods_st, min_size=1, max_size=14))
+    if draw(st.integers(0, 7)) == 0:
+        specs.append(draw(BAD_POD))
+    for i, (priority, pcn, never, ref, node) in enumerate(specs):
+        objs.append(_pod_doc(f"p{i}", draw(st.sampled_from(["ml", "web"])), priority, pcn,
+                             never, ref, node))
+    order = draw(st.permutations(range(len(objs))))
+    return [load.Document(Source("cluster.yaml", n + 1), objs[i]) for n, i in enumerate(order)]
+
+
+def _edit(docs: list[load.Document], draw: st.DrawFn) -> list[load.Document]:
+    """One random edit of the documents; the others stay the same objects."""
+    out = list(docs)
+    what = draw(st.sampled_from([  # the edits that make an error, less often
+        "class", "class", "class", "class gone", "class added", "workload", "workload", "gone",
+        "pod replaced", "pod added", "moved", "pod group", "pod group",
+        "twice", "duplicate name", "unreadable",
+    ]))
+    kinds = [i for i, d in enumerate(out) if d.obj.get("kind") == "PriorityClass"]
+    pods = [i for i, d in enumerate(out) if d.obj.get("kind") == "Pod"]
+    src = Source("change.yaml", draw(st.integers(1, 1000)))
+    if what == "class" and kinds:
+        i = draw(st.sampled_from(kinds))
+        new = copy.deepcopy(out[i].obj)
+        how = draw(st.sampled_from(["value", "never", "default"]))
+        if how == "value":
+            new["value"] = draw(st.sampled_from([10, 100, 500, 1000, 4500]))
+        elif how == "never":
+            new["preemptionPolicy"] = "Never" if new.get("preemptionPolicy") is None else None
+        else:
+            new["globalDefault"] = not new.get("globalDefault")
+        out[i] = load.Document(src, new)
+    elif what == "class gone" and kinds:
+        del out[draw(st.sampled_from(kinds))]
+    elif what == "class added":
+        name = draw(st.sampled_from(["ghost", "extra", "low"]))  # low: a duplicate
+        out.append(load.Document(src, _class(name, draw(st.sampled_from([1, 600])), False,
+                                              draw(st.booleans()))))
+    elif what in ("workload", "pod group", "gone"):
+        kind = {"workload": "Workload", "pod group": "PodGroup"}.get(
+            what, draw(st.sampled_from(["Workload", "PodGroup", "Node", "Namespace",
+                                        "ConfigMap", "Pod"])))
+        found = [i for i, d in enumerate(out) if d.obj.get("kind") == kind]
+        if found:
+            i = draw(st.sampled_from(found))
+            if what == "gone":
+                del out[i]
+            elif kind == "Workload" and out[i].obj["apiVersion"].endswith("v1alpha1"):
+                out[i] = load.Document(src, _workload_v1(
+                    out[i].obj["metadata"]["name"], draw(st.sampled_from([None, *NAMED_CLASSES]))))
+            elif kind == "Workload":
+                out[i] = load.Document(src, _workload_v2(draw(st.sampled_from(CLASS_NAMES))))
+            else:
+                out[i] = load.Document(src, _pod_group(
+                    out[i].obj["metadata"]["name"], draw(st.sampled_from([None, *NAMED_CLASSES])),
+                    draw(st.sampled_from([None, 3, 900]))))
+    elif what == "pod replaced" and pods:
+        i = draw(st.sampled_from(pods))
+        new = copy.deepcopy(out[i].obj)
+        new["spec"]["priority"] = draw(st.sampled_from([1, 100, 700]))
+        out[i] = load.Document(src, new)
+    elif what == "pod added":
+        priority, pcn, never, ref, node = draw(pods_st if draw(st.integers(0, 5)) else BAD_POD)
+        doc = load.Document(src, _pod_doc(f"new{draw(st.integers(0, 3))}", "ml", priority, pcn,
+                                           never, ref, node))
+        out.insert(draw(st.integers(0, len(out))), doc)
+    elif what == "moved" and len(out) > 1:
+        doc = out.pop(draw(st.integers(0, len(out) - 1)))
+        out.insert(draw(st.integers(0, len(out))), doc)
+    elif what == "twice" and out:
+        out.insert(draw(st.integers(0, len(out))), draw(st.sampled_from(out)))
+    elif what == "duplicate name" and pods:
+        # the same pod, another object and source: refused as a duplicate
+        out.insert(draw(st.integers(0, len(out))),
+                   load.Document(src, copy.deepcopy(out[draw(st.sampled_from(pods))].obj)))
+    elif what == "unreadable":
+        bad = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad", "namespace": "ml"},
+               "spec": {"priority": "high"}}
+        out.insert(draw(st.integers(0, len(out))), load.Document(src, bad))
+    return out
+
+
+def _exactly(docs: list[load.Document], cache: load.BuildCache | None) -> Any:
+    """The outcome of a build, with the order of every mapping (the snapshot's iteration
+    order is part of its contract) and of the warnings."""
+    try:
+        snap = load.build_snapshot(docs, reuse=cache)
+    except InputError as exc:
+        return ("error", str(exc))
+    orders = tuple(list(m) for m in (snap.nodes, snap.pods, snap.priority_classes,
+                                     snap.workloads, snap.pod_groups, snap.ignored_kinds,
+                                     snap.namespaces, snap.templates))
+    return snap, orders, snap.warnings
+
+
+@st.composite
+def edited(draw: st.DrawFn) -> tuple[list[load.Document], list[list[load.Document]]]:
+    docs = draw(clusters())
+    steps = []
+    current = docs
+    for _ in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(1, 3))):
+            current = _edit(current, draw)
+        steps.append(current)
+    return docs, steps
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edited())
+def test_builds_from_memory_are_builds_from_scratch(
+    case: tuple[list[load.Document], list[list[load.Document]]],
+) -> None:
+    """Every build with the cache -- the first, then each edit in turn, then the first
+    documents again -- equals the build from scratch, order included; an error is the same
+    error."""
+    docs, steps = case
+    cache = load.BuildCache()
+    for current in (docs, *steps, docs):
+        assert _exactly(current, cache) == _exactly(current, None)
+
+
+def test_a_class_change_takes_the_pods_from_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual audit change -- a class's value -- goes the memory's way (_sort_again, then
+    _pods_again for the unchanged pod documents), not the ordinary one."""
+    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    calls: list[str] = []
+    for name in ("_sort", "_sort_again", "_pods", "_pods_again"):
+        real = getattr(load, name)
+        monkeypatch.setattr(load, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+    cache = load.BuildCache()
+    load.build_snapshot(docs, reuse=cache)
+    assert calls == ["_sort", "_pods"]
+    calls.clear()
+    changed = _changed(docs, "PriorityClass",
+                       lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
+    assert load.build_snapshot(changed, reuse=cache) == load.build_snapshot(changed)
+    assert calls[:2] == ["_sort_again", "_pods_again"]
+
+
+def test_an_error_resolving_the_pods_from_memory_is_the_error_from_scratch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pod without spec.priority names a class the change deletes: an error, which the
+    memory's way (_pods_again) meets first; the build reports it as a build from scratch does
+    (naming the first such pod in document order, here p-0)."""
+    def pod(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "a"},
+                "spec": {"priorityClassName": "gone-soon", "containers": []}}
+
+    klass = _class("gone-soon", 10, False, False)
+    src = Source("c.yaml", 1)
+    docs = [load.Document(Source("c.yaml", i + 2), pod(f"p-{i}")) for i in range(3)]
+    docs.insert(1, load.Document(src, klass))
+    cache = load.BuildCache()
+    load.build_snapshot(docs, reuse=cache)
+    raised: list[str] = []
+    real = load._pods_again
+
+    def spy(*args: Any) -> Any:
+        try:
+            return real(*args)
+        except InputError as exc:
+            raised.append(str(exc))
+            raise
+
+    monkeypatch.setattr(load, "_pods_again", spy)
+    after = [d for d in docs if d.obj is not klass]
+    with pytest.raises(InputError) as cached:
+        load.build_snapshot(after, reuse=cache)
+    with pytest.raises(InputError) as scratch:
+        load.build_snapshot(after)
+    assert raised  # the memory's way was taken, and gave up
+    assert str(cached.value) == str(scratch.value)
+    assert "Pod a/p-0" in str(scratch.value)

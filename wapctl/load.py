@@ -2464,8 +2464,11 @@ def _sort_again(
                 slices.append((j - q, lo, hi))
         kept = sum(hi - lo for _, lo, hi in slices)
         kept_docs += kept
-        if not added[which] and kept == len(entries) and all(d == 0 for d, _, _ in slices):
+        if not added[which] and kept == len(entries):  # the same entries: shared
             buckets.append(entries)
+            if any(d for d, _, _ in slices):  # documents before them came or went
+                where = [x for d, lo, hi in slices
+                         for x in (where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))]
             positions.append(where)
             keys.append(names)
             keysets.append(last.keysets[which])

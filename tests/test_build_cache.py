@@ -241,6 +241,53 @@ def test_slot_constructor_makes_what_the_dataclass_makes() -> None:
         load._new_pod(**{k: v for k, v in required.items() if k != "key"})
 
 
+def test_slot_code_without_a_twin_sets_the_slots_through_their_descriptors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where no twin class fits (``_twin`` None), the generated constructor and replacer set
+    each slot through its descriptor and make the same objects as the dataclass."""
+    import dataclasses
+
+    from wapctl.model import Pod
+
+    monkeypatch.setattr(load, "_twin", lambda cls: None)
+    make, replace = load._slot_constructor(Pod), load._slot_replacer(Pod, ("priority",))
+    kwargs = {"namespace": "ns", "name": "p", "key": "ns/p", "requests": {"cpu": 100},
+              "priority": 5, "preemption_priority": 7, "labels": {"a": "b"}}
+    made = make(**kwargs)
+    assert type(made) is Pod and made == Pod(**kwargs)
+    assert replace(made, 9) == dataclasses.replace(made, priority=9)
+
+
+def test_twin_only_for_classes_whose_slots_it_can_fill() -> None:
+    """A twin is made for a slotted dataclass, and its instances become the class with every
+    slot where the class reads it; none for a class with a __weakref__ slot or without
+    slots."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Plain:
+        b: int
+        a: str
+        c: Any = None
+
+    @dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)
+    class Weak:
+        x: int
+
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        x: int
+
+    twin = load._twin(Plain)
+    assert twin is not None
+    made = load._slot_constructor(Plain)(b=1, a="x")
+    assert type(made) is Plain and made == Plain(1, "x")
+    assert (made.b, made.a, made.c) == (1, "x", None)
+    assert load._twin(Weak) is None and load._twin(Unslotted) is None
+    assert load._slot_constructor(Weak)(x=3) == Weak(3)
+
+
 def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
     import dataclasses
 

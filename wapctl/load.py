@@ -1570,6 +1570,8 @@ def _slot_replacer(cls: Any, names: tuple[str, ...]) -> Any:
 
 
 _new_pod = _slot_constructor(Pod)
+_new_pod_group = _slot_constructor(PodGroup)  # a 5,000-node export has thousands
+_new_workload = _slot_constructor(Workload)
 
 _PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -2305,8 +2307,9 @@ class _Memory:
     and of the pods, in bucket order, the pods built, the sets of positions whose pods resolve
     alike (``members``: by ``_PodContext.gkey``) and those to resolve each on its own
     (``solo``), the pods' own warnings, the pods by key (as the snapshot holds them) and their
-    namespaces. Nothing in it is modified once made: a later build that changes a bucket makes
-    new lists."""
+    namespaces. Only the next build reads it, having taken it off the cache (a failed build
+    leaves none): that build makes new lists for a bucket that changed and takes over the pods'
+    list and dict (``_pods_again``); nothing else modifies it."""
 
     __slots__ = ("buckets", "docs", "ignored", "keys", "keysets", "members", "pod_namespaces",
                  "pod_out", "pod_warnings", "pods_by_key", "positions", "solo")
@@ -2642,7 +2645,7 @@ def _assemble(
         value, preemption, policy = prio.group_values(
             g.priority, g.members, member_never=g.member_never, default=default
         )
-        model_groups[key] = PodGroup(
+        model_groups[key] = _new_pod_group(
             namespace=g.namespace,
             workload=g.workload,
             name=g.name,
@@ -2663,7 +2666,7 @@ def _assemble(
     model_workloads = {}
     for key in sorted(workloads):
         wl = workloads[key]
-        model_workloads[key] = Workload(
+        model_workloads[key] = _new_workload(
             namespace=wl.namespace,
             name=wl.name,
             key=key,
@@ -2751,7 +2754,9 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
     resolved on its own, as are ``last.solo``'s. A pod whose resolved fields changed is
     copied with the new ones. ``InputError`` as ``_pod_priority`` raises it (unnamed: the
     caller builds again the ordinary way), ``_Fallback`` where the cache lost a document."""
-    out = list(last.pod_out)
+    # last is this build's alone (``_build`` took it off the cache): its pods' list and dict
+    # become this build's
+    out = last.pod_out
     bucket = last.buckets[_POD]
     learnt = ctx.reuse.get  # type: ignore[union-attr]
     changed: list[int] = []
@@ -2767,13 +2772,14 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
         pod = out[i]
         pcn, pp, group = _pod_priority(spec, head[1], pod.key, source, ctx)
         resolved = _resolved(pcn, pp, group)
-        if resolved != _resolved_of(pod):
+        moved = resolved != _resolved_of(pod)
+        if moved:
             out[i] = _re_resolved(pod, *resolved)
             changed.append(i)
         ref = hit.ref
         if ref is None:
             ref = hit.ref = _priority_ref(spec, head[1])
-        return (pp, group, resolved) if _quiet(ref, pcn, pp, group, ctx) else ()
+        return (pp, group, resolved, moved) if _quiet(ref, pcn, pp, group, ctx) else ()
 
     for same in last.members:
         first = same[0]
@@ -2784,12 +2790,12 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
             for i in same[1:]:
                 again(i)
             continue
-        pp, group, resolved = quiet
+        pp, group, resolved, moved = quiet
         if group is not None:
             group.members.extend(repeat(pp.priority, len(same) - 1))
             if pp.own_never:
                 group.member_never = True
-        if out[first] is not last.pod_out[first]:  # the first one's fields changed: all did
+        if moved:  # the first one's fields changed: all did
             for i in same[1:]:
                 out[i] = _re_resolved(out[i], *resolved)
             changed.extend(same[1:])
@@ -2798,9 +2804,7 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
     ctx.warnings.extend(last.pod_warnings)
     memory.members, memory.solo = last.members, last.solo
     memory.pod_out, memory.pod_warnings = out, last.pod_warnings
-    if not changed:
-        return last.pods_by_key.copy()
-    by_key = last.pods_by_key.copy()
+    by_key = last.pods_by_key
     for i in changed:
         pod = out[i]
         by_key[pod.key] = pod

@@ -425,8 +425,8 @@ def test_audit_sharing_the_graph_is_building_both(
 #
 # Oracle: ``build_snapshot`` of the same documents without a cache. The documents are a small
 # cluster drawn at random (classes, v1alpha1 Workloads, v1alpha2 Workloads and PodGroups, pods
-# naming them -- or classes and groups that do not exist -- nodes, a Namespace, an ignored kind),
-# then changed by random edits that keep every other document the same object, as
+# naming them -- or classes and groups that do not exist -- nodes, a Namespace, a PDB, an ignored
+# kind), then changed by random edits that keep every other document the same object, as
 # ``audit.apply_change`` does: classes' values, policies and globalDefault, classes added and
 # removed, Workloads and PodGroups changed or removed, pods added, removed or replaced,
 # documents moved, a document given twice, a duplicate name, a document that does not read.
@@ -545,6 +545,10 @@ def clusters(draw: st.DrawFn) -> list[load.Document]:
     objs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
                  "status": {"allocatable": {"cpu": "8", "pods": "110"}}})
     objs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}})
+    objs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                 "metadata": {"name": "pdb", "namespace": "ml"},
+                 "spec": {"selector": {"matchLabels": {"app": "x"}}},
+                 "status": {"disruptionsAllowed": 1}})
     objs.append({"apiVersion": "v1", "kind": "ConfigMap",
                  "metadata": {"name": "cm", "namespace": "ml"}})
     specs = draw(st.lists(pods_st, min_size=1, max_size=14))
@@ -588,7 +592,7 @@ def _edit(docs: list[load.Document], draw: st.DrawFn) -> list[load.Document]:
     elif what in ("workload", "pod group", "gone"):
         kind = {"workload": "Workload", "pod group": "PodGroup"}.get(
             what, draw(st.sampled_from(["Workload", "PodGroup", "Node", "Namespace",
-                                        "ConfigMap", "Pod"])))
+                                        "ConfigMap", "Pod", "PodDisruptionBudget"])))
         found = [i for i, d in enumerate(out) if d.obj.get("kind") == kind]
         if found:
             i = draw(st.sampled_from(found))

@@ -2264,8 +2264,8 @@ def _register(seen: dict[str, Source], label: str, key: str, source: Source) -> 
 
 class _Seen:
     """What a build learnt of one document: its bucket entry (with its metadata), kind and key;
-    for a pod or a node, what was built of it (and a pod's warnings, the fields
-    ``_pod_priority`` decided, and ``_priority_ref`` once read)."""
+    for a pod, a node or a PodDisruptionBudget, what was built of it (and a pod's warnings,
+    the fields ``_pod_priority`` decided, and ``_priority_ref`` once read)."""
 
     __slots__ = ("built", "entry", "key", "obj", "ref", "resolved", "source", "warnings",
                  "which")
@@ -2284,9 +2284,9 @@ class _Seen:
 class BuildCache(dict):  # type: ignore[type-arg]
     """What one ``build_snapshot`` learnt of each document, for another build of mostly the
     same documents (``audit`` builds the snapshot before and after a change). A document read
-    again (the same object with the same source) is not classified again; a node is taken over
-    whole; a pod is only resolved again against the rest of the snapshot -- pod group and
-    priorities -- the rest of its fields are taken over. It keeps the documents it has seen
+    again (the same object with the same source) is not classified again; a node or a PDB is
+    taken over whole; a pod is only resolved again against the rest of the snapshot -- pod group
+    and priorities -- the rest of its fields are taken over. It keeps the documents it has seen
     alive (so their ids stay theirs): drop it with the builds. (``id`` of a document ->
     ``_Seen``; ``_build``'s first loop puts one for every document it classifies, or takes
     the one the same object with the same source left.)
@@ -2636,8 +2636,15 @@ def _assemble(
         raise _named(exc, _NODE, head) from None  # type: ignore[arg-type]
     pdbs = []
     for source, obj, head in buckets[_PDB]:
+        hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
+        if hit is not None and hit.built is not None:
+            pdbs.append(hit.built)  # as a node, a PDB depends on its document alone
+            continue
         with _about(_PDB, head):
-            pdbs.append(_pdb(obj, source, head))
+            pdb = _pdb(obj, source, head)
+        if hit is not None:
+            hit.built = pdb
+        pdbs.append(pdb)
 
     model_groups = {}
     for key in sorted(groups):

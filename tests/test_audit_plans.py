@@ -3,15 +3,29 @@ leans on: the same answers as the plain definitions, however they are computed."
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
+import pytest
 from builders import basic, gang, member, node, pod, snapshot
+from constraint_builders import aff, constrained, sel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_fast_vs_reference import random_cluster
+from test_preemption_state import accounting_state, plans_agree_and_leave_state
 
+from wapctl.audit import PlanChange, _plan_key, plan_changes
+from wapctl.fit import Accounting
 from wapctl.model import Pod, Snapshot
-from wapctl.preemptor import _group_preemptor, _pod_preemptor, _queue_key, bound_members, \
-    pending_preemptors
+from wapctl.models import BehaviourModel, get_model
+from wapctl.preemption import plan
+from wapctl.preemptor import (
+    _group_preemptor,
+    _pod_preemptor,
+    _queue_key,
+    bound_members,
+    pending_preemptors,
+)
 
 # ---- the queue: pending_preemptors / bound_members against the Pod properties -------------
 
@@ -77,3 +91,134 @@ def test_queue_is_the_one_the_pod_properties_define(snap, namespace):
         if p.group_key is not None and p.running:
             expected[p.group_key] = expected.get(p.group_key, 0) + 1
     assert expected == bound_members(snap)
+
+
+# ---- the side after the change: an Accounting derived from the side before ----------------
+
+
+def _reprioritised(snap: Snapshot, rng: random.Random, moved: float = 0.0) -> Snapshot:
+    """``snap`` after a change as audit sees one: new Pod objects for about a third of the
+    pods with another (scheduling and preemption) priority, their groups' priorities changed
+    too, the PDBs read again (equal, new objects; sometimes one budget changed), the node
+    mapping read again (equal). With ``moved``, that share of the pods also changes where it
+    counts (bound elsewhere, unbound, finished, terminating, more requests) or goes away."""
+    names = sorted(snap.nodes)
+    pods: dict[str, Pod] = {}
+    for key, p in snap.pods.items():
+        if rng.random() < 0.35:
+            value = rng.choice([0, 5, 50, 150, 500, 5000, 10**6])
+            p = replace(p, priority=value, preemption_priority=value + rng.choice([0, 0, 7]))
+        if rng.random() < moved:
+            how = rng.randrange(6)
+            if how == 5:
+                continue
+            p = [replace(p, node_name=rng.choice(names), phase="Running"),
+                 replace(p, node_name=None, phase="Pending"),
+                 replace(p, phase="Succeeded"), replace(p, terminating=not p.terminating),
+                 replace(p, requests={**p.requests, "cpu": p.requests.get("cpu", 0) + 1})][how]
+        pods[key] = p
+    groups = {k: replace(g, priority=g.priority + 1) if rng.random() < 0.3 else g
+              for k, g in snap.pod_groups.items()}
+    pdbs = tuple(replace(b) for b in snap.pdbs)
+    if pdbs and rng.random() < 0.3:
+        pdbs = (replace(pdbs[0], disruptions_allowed=pdbs[0].disruptions_allowed + 1),
+                *pdbs[1:])
+    return replace(snap, pods=pods, pod_groups=groups, pdbs=pdbs, nodes=dict(snap.nodes))
+
+
+def _with_anti_affinity(snap: Snapshot, rng: random.Random) -> Snapshot:
+    """Some bound pods carry a required anti-affinity term (the accounting lists them)."""
+    term = aff("kubernetes.io/hostname", sel({"app": "db"}))
+    pods = {k: constrained(p, anti=[term]) if p.node_name and rng.random() < 0.1 else p
+            for k, p in snap.pods.items()}
+    return replace(snap, pods=pods)
+
+
+@pytest.mark.parametrize("seed", range(8), ids=lambda s: f"seed-{s}")
+def test_derived_accounting_is_the_fresh_one(seed):
+    """Derived for a change that moves no pod, the accounting of the side after holds what a
+    fresh one of that side holds (the same pod objects, node totals, lists), and the one it
+    came from is left as it was."""
+    rng = random.Random(seed)
+    old = _with_anti_affinity(random_cluster(200 + seed), rng)
+    new = _reprioritised(old, rng)
+    acc = Accounting(old)
+    kept = accounting_state(acc)
+    derived = acc.derive(old, new)
+    assert derived is not None
+    fresh = Accounting(new)
+    assert accounting_state(fresh) == accounting_state(derived)
+    assert [(p.key, id(p), i) for p, i in fresh.anti_affinity_pods()] == \
+        [(p.key, id(p), i) for p, i in derived.anti_affinity_pods()]
+    assert any(p.anti_affinity_terms for p, _ in derived.anti_affinity_pods())
+    assert kept == accounting_state(acc)
+    plans_agree_and_leave_state(new, derived)
+
+
+@pytest.mark.parametrize("seed", range(8), ids=lambda s: f"seed-{s}")
+def test_a_change_that_moves_pods_is_derived_right_or_not_at_all(seed):
+    """When pods move (bound elsewhere, unbound, finished, terminating, other requests, gone)
+    no accounting is derived: the caller builds a fresh one."""
+    rng = random.Random(seed)
+    old = random_cluster(300 + seed)
+    new = _reprioritised(old, rng, moved=0.02)
+    assert Accounting(old).derive(old, new) is None
+
+
+def test_derive_refuses_other_nodes_and_other_pods():
+    """Hand-made: a node changed, a pod added, a pod's requests changed -- each refused; a
+    priority change accepted, the pod swapped in."""
+    v = pod("v", cpu="1", prio=1, node="n1")
+    old = snapshot(nodes=[node("n1", cpu="2")], pods=[v, pod("p", cpu="2", prio=100)])
+    acc = Accounting(old)
+    assert acc.derive(old, replace(old, nodes={"n1": node("n1", cpu="3")})) is None
+    assert acc.derive(old, replace(old, pods={**old.pods, "default/w": pod("w")})) is None
+    more = replace(v, requests={"cpu": 1001})
+    assert acc.derive(old, replace(old, pods={**old.pods, v.key: more})) is None
+    higher = replace(v, priority=7, preemption_priority=7)
+    derived = acc.derive(old, replace(old, pods={**old.pods, v.key: higher}))
+    assert derived is not None and [(higher, 0)] == derived.bound_pods()
+    assert [(v, 0)] == acc.bound_pods()
+    derived.update(higher, None)  # each changes on its own: v leaves the derived one only
+    assert ([], 0, {"cpu": 0}) == (derived.bound_pods(), derived.nodes[0].pod_count,
+                                    derived.nodes[0].requested)
+    assert ([(v, 0)], 1, {"cpu": 1000}) == (acc.bound_pods(), acc.nodes[0].pod_count,
+                                           acc.nodes[0].requested)
+
+
+# ---- plan_changes: the plans of both sides, as planned one by one from scratch -------------
+
+
+def _plan_changes_fresh(before: Snapshot, after: Snapshot, max_plans: int,
+                        model: BehaviourModel) -> tuple:
+    """``plan_changes`` by its definition: each preemptor of each side planned on its own,
+    the cluster state rebuilt from the snapshot for every plan."""
+    pb = {(p.kind, p.key): p for p in pending_preemptors(before)}
+    queue = pending_preemptors(after)
+    pa = {(p.kind, p.key): p for p in queue}
+    order = [(p.kind, p.key) for p in queue] + sorted(k for k in pb if k not in pa)
+    changed = []
+    for kind, key in order[:max_plans]:
+        b = plan(before, pb[kind, key], model=model) if (kind, key) in pb else None
+        a = plan(after, pa[kind, key], model=model) if (kind, key) in pa else None
+        if _plan_key(b) != _plan_key(a):
+            changed.append(PlanChange(kind, key, b, a))
+    return changed, len(order), min(len(order), max_plans)
+
+
+@pytest.mark.parametrize("model", ["1.36", "kep-5710"])
+@pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
+def test_plan_changes_equals_planning_each_preemptor_from_scratch(seed, model):
+    """Every side's plans share one accounting (the side after derived from the side before
+    when no pod moved, rebuilt when some did): the changed plans, counts and every Plan are
+    the ones planned from scratch, for priority-only changes and for changes moving pods."""
+    rng = random.Random(seed)
+    behaviour = get_model(model)
+    before = _with_anti_affinity(random_cluster(400 + seed), rng)
+    for moved in (0.0, 0.02):
+        after = _reprioritised(before, rng, moved)
+        for max_plans in (50, 2):
+            expected = _plan_changes_fresh(before, after, max_plans, behaviour)
+            assert expected == plan_changes(before, after, max_plans=max_plans,
+                                            model=behaviour)
+        assert expected[0] or seed != 0  # the change does change plans (seed 0 at least)

@@ -894,6 +894,13 @@ class _Planner:
                                            exclude=exclude)
             self.cache = accounting.cache
         self.accounting = accounting
+        # The accounting's victim-unit index pays from its second plan on: a single plan builds
+        # its units from the running pods for less than the index costs to build.
+        self.indexed = False
+        if accounting is not None:
+            plans = accounting.memo.get(_PLANS, 0)
+            accounting.memo[_PLANS] = plans + 1  # type: ignore[operator]
+            self.indexed = plans > 0
         self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
         try:
             placer_cls = _ScoredPlacer if model.scored_placement else _Placer
@@ -1070,7 +1077,7 @@ class _Planner:
     def victim_units(self) -> list[_Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
         pre, separate = self.preemptor, self.model.separate_preemption_priority
-        if self.accounting is not None and not self.terminating_victims():
+        if self.accounting is not None and self.indexed and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
                                  self.whole_groups).below(pre.priority, pre.group_key)
         return _by_priority(_victim_units(self.snapshot, self.state, pre, separate,
@@ -1103,7 +1110,7 @@ class _Planner:
     def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
         """The victim units on each node, each list in (priority, name) order."""
         pre = self.preemptor
-        if self.accounting is not None and not self.terminating_victims():
+        if self.accounting is not None and self.indexed and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups,
                                  self.model.separate_preemption_priority,
                                  self.whole_groups).per_node(pre.priority, pre.group_key)
@@ -1321,6 +1328,9 @@ class _Planner:
                            _terminating(self.state, used))
 
 
+_PLANS = "plans"  # Accounting.memo key: how many plans have borrowed it
+
+
 def _candidate_sample(nodes: int) -> int:
     """Upstream ``calculateNumCandidates``: max(10% of the nodes, 100), at most all nodes."""
     return min(nodes, max(nodes * 10 // 100, 100))
@@ -1334,8 +1344,9 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     snapshot (``models.select_model``). ``state``, an ``fit.Accounting`` kept up to date with
     ``snapshot.pods`` (a queue replay updates it pod by pod), replaces the O(pods) rebuild of
     the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
-    it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
-    on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+    it was found (its ``memo`` counts the plans and keeps the planner's victim-unit index from
+    the second such plan on). The cyclic garbage collector is paused meanwhile (see
+    ``wapctl.gcpause``).
 
     ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
     instead of taking the first option by name — one of the outcomes the scheduler may reach

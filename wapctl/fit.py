@@ -646,8 +646,10 @@ class Accounting:
         self._bound_keys: list[str] = []
         self._bound_list: list[tuple[Pod, int]] = []
         self._build(snapshot.pods.values())
-        self._bound_keys = sorted(self.bound)
-        self._bound_list = [self.bound[k] for k in self._bound_keys]
+        keys = self._bound_keys = sorted(self.bound)
+        # a snapshot's pods usually come sorted by key: then so do the running ones
+        self._bound_list = (list(self.bound.values()) if keys == list(self.bound)
+                            else [self.bound[k] for k in keys])
         # the running pods with required anti-affinity terms, also in pod-key order
         self._anti_list = [t for t in self._bound_list if t[0].anti_affinity_terms]
         self._anti_keys = [p.key for p, _ in self._anti_list]
@@ -659,6 +661,7 @@ class Accounting:
         together.)"""
         index, nodes = self.index, self.nodes
         bound, terminating, nominated = self.bound, self.terminating, self.nominated
+        held: list[list[Mapping[str, int]]] = [[] for _ in nodes]  # requests, per node
         added = 0
         for pod in pods:
             if pod.phase in _FINISHED:
@@ -677,13 +680,16 @@ class Accounting:
             if i is None:
                 continue
             (terminating if pod.terminating else bound)[pod.key] = (pod, i)
-            added += 1
-            state = nodes[i]
-            req = state.requested
-            for r, amount in pod.requests.items():
-                if r != PODS:
-                    req[r] = req.get(r, 0) + amount
-            state.pod_count += 1
+            held[i].append(pod.requests)
+        for state, requests in zip(nodes, held, strict=True):  # summed node by node
+            if requests:
+                added += len(requests)
+                req = state.requested
+                for one in requests:
+                    for r, amount in one.items():
+                        if r != PODS:
+                            req[r] = req.get(r, 0) + amount
+                state.pod_count = len(requests)
         if (added != len(bound) + len(terminating) + len(nominated)
                 or any(k in bound for k in terminating)
                 or any(k in bound or k in terminating for k in nominated)):
@@ -707,7 +713,8 @@ class Accounting:
         The result is the accounting ``Accounting(new)`` builds (tests/test_audit_plans.py),
         with its own node states, pod lists and memo; it shares this one's node index and
         ``StaticFitCache`` (the static answers read the nodes only, and both have the same
-        nodes in the same order)."""
+        nodes in the same order), and the memo entries that say they hold for both
+        (``portable``: they check what they read)."""
         if self.lent or not self.matches(new) or len(new.pods) != len(old.pods):
             return None
         old_get = old.pods.get
@@ -723,7 +730,8 @@ class Accounting:
         acc.bound, acc.terminating = dict(self.bound), dict(self.terminating)
         acc.nominated = dict(self.nominated)
         acc.lent = False
-        acc.memo = {}
+        # what the planners keep that says it holds for a derived accounting too
+        acc.memo = {k: v for k, v in self.memo.items() if getattr(v, "portable", False)}
         acc._listeners = []
         acc._bound_keys, acc._bound_list = list(self._bound_keys), list(self._bound_list)
         acc._anti_keys, acc._anti_list = list(self._anti_keys), list(self._anti_list)

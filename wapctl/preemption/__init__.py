@@ -76,6 +76,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
+    PODS,
     Accounting,
     ClusterState,
     NodeState,
@@ -340,20 +341,19 @@ class _ClusterCheck:
             (filters.remove if remove else filters.add)(unit.members)
         nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
         tracked = self.state.tracked
-        for pod, i in unit.members:
+        for pod, i in unit.members:  # NodeState.add / remove, inlined: the reprieve's hot loop
             if i in usable:
                 state = nodes[i]
-                if tracked is None:
-                    if remove:
-                        state.remove(pod)
-                    else:
-                        state.add(pod)
-                    continue
                 requests, req = pod.requests, state.requested
-                for r in tracked:
-                    amount = requests.get(r)
-                    if amount:
-                        req[r] += sign * amount
+                if tracked is None:
+                    for r, amount in requests.items():
+                        if r != PODS:
+                            req[r] = req.get(r, 0) + sign * amount
+                else:
+                    for r in tracked:
+                        amount = requests.get(r)
+                        if amount:
+                            req[r] += sign * amount
                 state.pod_count += sign
 
 
@@ -375,11 +375,20 @@ class _CountCheck(_ClusterCheck):
             self.total += c
 
     def _change(self, unit: _Unit, remove: bool) -> None:
-        if not self.relevant(unit):
-            return
+        usable = self.usable
+        for i in unit.nodes:  # ``relevant``, inlined: the level search and reprieve ask it
+            if i in usable:
+                break
+        else:
+            filters = self.placer.filters
+            if filters is None or not filters.touches(unit.members):
+                return
         self._apply(unit, remove)
+        self._recount(unit.nodes)
+
+    def _recount(self, touched: Iterable[int]) -> None:
         nodes, copies, items, needed = self.state.nodes, self.copies, self.items, self.needed
-        for i in unit.nodes:
+        for i in touched:
             old = copies.get(i)
             if old is not None:
                 c = nodes[i].copies(items, needed)
@@ -389,6 +398,16 @@ class _CountCheck(_ClusterCheck):
 
     def remove(self, unit: _Unit) -> None:
         self._change(unit, True)
+
+    def remove_all(self, units: Sequence[_Unit]) -> None:
+        """``remove`` of each unit in order, the copies of each touched node counted once at
+        the end (the level search removes a whole level at a time)."""
+        touched: set[int] = set()
+        for unit in units:
+            if self.relevant(unit):
+                self._apply(unit, True)
+                touched.update(unit.nodes)
+        self._recount(sorted(touched))
 
     def add(self, unit: _Unit) -> None:
         self._change(unit, False)

@@ -64,6 +64,10 @@ class _Level:
 
     def move(self, target: int) -> None:
         check, units = self.check, self.by_priority
+        remove_all = getattr(check, "remove_all", None)  # a check may remove many at once
+        if remove_all is not None and self.removed < target:
+            remove_all(units[self.removed:target])
+            self.removed = target
         while self.removed < target:
             check.remove(units[self.removed])
             self.removed += 1

@@ -46,8 +46,14 @@ class _Unit:
         cached = self._importance
         if cached is not None and cached[0] is fn:
             return cached[1]
-        start = min((p.start_time for p, _ in self.members if p.start_time is not None),
-                    default=_INF)
+        members = self.members
+        if len(members) == 1:  # most units: no generator for one pod
+            start = members[0][0].start_time
+            if start is None:
+                start = _INF
+        else:
+            start = min((p.start_time for p, _ in members if p.start_time is not None),
+                        default=_INF)
         key = fn(self.priority, self.kind == "PodGroup", self.tier < 2,
                  len(self.members), start, self.name)
         self._importance = (fn, key)
@@ -84,7 +90,8 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
     present = state.bound  # bound, running, on a known node; sorted by key
     if terminating and state.terminating:
         present = sorted([*state.bound, *state.terminating], key=lambda t: t[0].key)
-    for pod, i in present:
+    for entry in present:  # (pod, node index): kept as the unit's member, not made again
+        pod, i = entry
         gk = pod.group_key
         if gk is not None:
             if gk == own:
@@ -93,15 +100,15 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
             if whole_groups and group is not None and group.disruption_mode == "PodGroup":
                 gp = group.preemption_priority if separate else group.priority
                 if gp < limit:
-                    whole.setdefault(gk, []).append((pod, i))
+                    whole.setdefault(gk, []).append(entry)
                 continue
             pp = pod.preemption_priority if separate else pod.priority
             if pp < limit:
-                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 1, (i,)))
+                units.append(_Unit("Pod", pod.key, pp, (entry,), 1, (i,)))
         else:
             pp = pod.preemption_priority if separate else pod.priority
             if pp < limit:
-                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 2, (i,)))
+                units.append(_Unit("Pod", pod.key, pp, (entry,), 2, (i,)))
     for gk, members in whole.items():
         nodes = tuple(sorted({i for _, i in members}))
         g = groups[gk]

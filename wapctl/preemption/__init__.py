@@ -416,10 +416,49 @@ class _CountCheck(_ClusterCheck):
         return self.total >= self.needed
 
     def try_add(self, unit: _Unit) -> bool:
+        members = unit.members
+        if len(members) == 1 and self.placer.filters is None and members[0][1] in self.copies:
+            return self._try_add_pod(unit, *members[0])
         self._change(unit, False)
         if self.total >= self.needed:
             return True
         self._change(unit, True)
+        return False
+
+    def _try_add_pod(self, unit: _Unit, pod: Pod, i: int) -> bool:
+        """``try_add`` of a one-pod unit on a counted node, without pod-dependent filters (the
+        reprieve's usual case), in one go: the pod's requests put back on its node, its
+        copies counted again, all taken back if the gang no longer fits."""
+        old = self.copies[i]  # a counted node: usable, so the unit was removed from it
+        node = self.state.nodes[i]
+        requests, req, tracked = pod.requests, node.requested, self.state.tracked
+        if tracked is None:
+            for r, amount in requests.items():
+                if r != PODS:
+                    req[r] = req.get(r, 0) + amount
+        else:
+            for r in tracked:
+                amount = requests.get(r)
+                if amount:
+                    req[r] += amount
+        node.pod_count += 1
+        c = node.copies(self.items, self.needed)
+        if self.total + c - old >= self.needed:
+            self.total += c - old
+            self.copies[i] = c
+            if self.out is not None:
+                del self.out[unit]
+            return True
+        if tracked is None:
+            for r, amount in requests.items():
+                if r != PODS:
+                    req[r] -= amount
+        else:
+            for r in tracked:
+                amount = requests.get(r)
+                if amount:
+                    req[r] -= amount
+        node.pod_count -= 1
         return False
 
 

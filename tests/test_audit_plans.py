@@ -15,10 +15,11 @@ from test_fast_vs_reference import random_cluster
 from test_preemption_state import accounting_state, plans_agree_and_leave_state
 
 from wapctl.audit import PlanChange, _plan_key, plan_changes
-from wapctl.fit import Accounting
+from wapctl.fit import Accounting, ClusterState
 from wapctl.model import Pod, Snapshot
 from wapctl.models import BehaviourModel, get_model
 from wapctl.preemption import plan
+from wapctl.preemption.units import _victim_units
 from wapctl.preemptor import (
     _group_preemptor,
     _pod_preemptor,
@@ -227,3 +228,66 @@ def test_plan_changes_equals_planning_each_preemptor_from_scratch(seed, model):
                                             model=behaviour)
         changed += len(expected[0])
     assert changed  # the changes do change plans
+
+
+# ---- victim units, a priority level at a time ---------------------------------------------
+
+
+def _units_oracle(snap: Snapshot, state: ClusterState, limit: int, own: str | None,
+                  separate: bool, whole_groups: bool, terminating: bool) -> list[tuple]:
+    """Step 4 by its definition: each running (and, with ``terminating``, terminating) pod
+    outside the preemptor's group is its own unit, or, in a PodGroup-mode group when whole
+    groups are taken, part of its group's one unit; those below the preemptor's priority, in
+    (priority, name) order."""
+    present = sorted([*state.bound, *(state.terminating if terminating else ())],
+                     key=lambda t: t[0].key)
+    units: dict[str, tuple] = {}
+    for p, i in present:
+        if p.group_key is not None and p.group_key == own:
+            continue
+        g = snap.pod_groups.get(p.group_key) if p.group_key else None
+        if whole_groups and g is not None and g.disruption_mode == "PodGroup":
+            prio = g.preemption_priority if separate else g.priority
+            kind, name, tier = "PodGroup", g.key, 0
+        else:
+            prio = p.preemption_priority if separate else p.priority
+            kind, name, tier = "Pod", p.key, 2 if p.group_key is None else 1
+        _, _, _, _, members = units.setdefault(name, (prio, name, kind, tier, []))
+        members.append((p.key, i))
+    return sorted((prio, name, kind, tier, tuple(members), tuple(sorted({i for _, i in members})))
+                  for prio, name, kind, tier, members in units.values() if prio < limit)
+
+
+def _unit_rows(units) -> list[tuple]:
+    return [(u.priority, u.name, u.kind, u.tier, tuple((p.key, i) for p, i in u.members),
+             u.nodes) for u in units]
+
+
+@pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
+def test_victim_units_are_made_a_level_at_a_time_in_priority_name_order(seed):
+    """``_victim_units`` reads as the sorted list of the definition (every way of forming
+    units, every preemptor priority), whichever part is read first; reading the first unit
+    makes only the lowest level's units."""
+    snap = random_cluster(500 + seed)
+    state = ClusterState(snap)
+    rng = random.Random(seed)
+    for pre in pending_preemptors(snap):
+        for limit in (pre.priority, 10**9, rng.choice([0, 150, 5000])):
+            for separate, whole, terminating in ((True, True, False), (False, True, True),
+                                                 (True, False, True)):
+                probe = replace(pre, priority=limit)
+                expected = _units_oracle(snap, state, limit, pre.group_key, separate, whole,
+                                         terminating)
+                lazy = _victim_units(snap, state, probe, separate, whole, terminating)
+                assert len(expected) == len(lazy)
+                if expected:
+                    assert _unit_rows([lazy[0]]) == expected[:1]
+                    assert len(lazy._made) == lazy.ends[0] < len(expected) or \
+                        len(lazy.levels) == 1
+                    k = rng.randrange(len(expected))
+                    assert _unit_rows([lazy[k], lazy[-1]]) == [expected[k], expected[-1]]
+                    assert _unit_rows(lazy[: k + 1]) == expected[: k + 1]
+                assert _unit_rows(lazy) == expected
+                assert lazy.ends == [sum(1 for row in expected if row[0] <= p)
+                                     for p in lazy.levels]
+                assert lazy.levels == sorted({row[0] for row in expected})

@@ -109,7 +109,13 @@ from wapctl.preemption.result import (
     Victim,
 )
 from wapctl.preemption.search import _Feasibility, _Level, lowest_level, reprieve  # noqa: F401
-from wapctl.preemption.units import UnitKind, _by_priority, _Unit, _UnitIndex, _victim_units
+from wapctl.preemption.units import (  # noqa: F401 (_by_priority: for tests)
+    UnitKind,
+    _by_priority,
+    _Unit,
+    _UnitIndex,
+    _victim_units,
+)
 from wapctl.preemptor import Preemptor
 from wapctl.scoring import ShapeScorer
 
@@ -1132,14 +1138,14 @@ class _Planner:
                   if p.nominated_node is not None and p.nominated_node in state.index]
         return self.result(WAITING, reason, placed, terminating=terminating)
 
-    def victim_units(self) -> list[_Unit]:
+    def victim_units(self) -> Sequence[_Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
         pre, separate = self.preemptor, self.model.separate_preemption_priority
         if self.accounting is not None and self.indexed and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
                                  self.whole_groups).below(pre.priority, pre.group_key)
-        return _by_priority(_victim_units(self.snapshot, self.state, pre, separate,
-                                          self.whole_groups, self.terminating_victims()))
+        return _victim_units(self.snapshot, self.state, pre, separate, self.whole_groups,
+                             self.terminating_victims())
 
     def terminating_victims(self) -> bool:
         """Upstream models: a terminating pod still holding its resources is a potential victim
@@ -1165,7 +1171,7 @@ class _Planner:
                 return True
         return False
 
-    def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
+    def units_per_node(self, ordered: Sequence[_Unit]) -> dict[int, list[_Unit]]:
         """The victim units on each node, each list in (priority, name) order."""
         pre = self.preemptor
         if self.accounting is not None and self.indexed and not self.terminating_victims():
@@ -1178,7 +1184,7 @@ class _Planner:
                 per_node.setdefault(i, []).append(u)
         return per_node
 
-    def plan_pod(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+    def plan_pod(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with each node as its own domain, then upstream's node choice.
 
         ``units`` are in (priority, name) order. The winner is the node of the smallest score
@@ -1277,7 +1283,7 @@ class _Planner:
         return self.result(REQUIRES_PREEMPTION, reason, [(pod, i)], victims,
                            _terminating(state, [i]))
 
-    def plan_group(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+    def plan_group(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
         if self.model.group_reprieve == "fixed":
             return self.plan_group_upstream(units, budgets)
@@ -1311,7 +1317,7 @@ class _Planner:
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
 
-    def plan_group_counted(self, units: list[_Unit], budgets: _Budgets) -> Plan | None:
+    def plan_group_counted(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan | None:
         """One shape under pod-dependent filters: search and reprieve by per-node copy counts
         (resources only), then place with the filters and those victims. Where placing works
         this is the answer of the filter-aware search too (a set that passes the filters passes
@@ -1354,7 +1360,7 @@ class _Planner:
             placer.filters = filters
         return None
 
-    def plan_group_upstream(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+    def plan_group_upstream(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Upstream ``selectVictimsOnDomain``: remove every lower-priority unit, run the
         scheduling cycle once (filters and default scores; every pod it places is kept), fix
         that placement, then reprieve unit by unit against it."""

@@ -10,7 +10,7 @@ from typing import Protocol
 from wapctl.models import importance_kep
 from wapctl.preemption.budgets import _Budgets
 from wapctl.preemption.result import Tie
-from wapctl.preemption.units import _Unit
+from wapctl.preemption.units import _LevelUnits, _Unit
 
 
 class _Feasibility(Protocol):
@@ -44,9 +44,12 @@ class _Level:
         self.check = check
         self.by_priority = (units if presorted
                             else sorted(units, key=lambda u: (u.priority, u.name)))
-        priorities = [u.priority for u in self.by_priority]
-        levels = sorted(set(priorities))
-        self.ends = [bisect_right(priorities, level) for level in levels]
+        if isinstance(self.by_priority, _LevelUnits):  # known without making the units
+            levels, self.ends = self.by_priority.levels, self.by_priority.ends
+        else:
+            priorities = [u.priority for u in self.by_priority]
+            levels = sorted(set(priorities))
+            self.ends = [bisect_right(priorities, level) for level in levels]
         self.removed = 0
         self.level: int | None = None  # priority of the level found, None: nothing makes room
         self.begin = self.end = 0  # by_priority[begin:end]: the units of the level found

@@ -112,7 +112,8 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
         candidates = sorted(shuffled, key=lambda u: (*u.importance_by(importance)[:-1], rank[u]))
     violating = budgets.violating_pods(candidates)
     if violating:
-        marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
+        marked = [(u.members[0][0].key in violating) if len(u.members) == 1
+                  else any(p.key in violating for p, _ in u.members) for u in candidates]
         order = ([u for u, m in zip(candidates, marked, strict=True) if m]
                  + [u for u, m in zip(candidates, marked, strict=True) if not m])
     else:
@@ -120,8 +121,9 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     victims = [u for u in order if not check.try_add(u)]
     if ties is not None and victims and rng is None:
         _victim_ties(candidates, set(victims), importance, ties)
-    order_of = {u: k for k, u in enumerate(candidates)}
-    victims.sort(key=order_of.__getitem__)
+    if order is not candidates:  # back in the candidates' order (else they are in it)
+        order_of = {u: k for k, u in enumerate(candidates)}
+        victims.sort(key=order_of.__getitem__)
     return victims, violating
 
 
@@ -129,9 +131,10 @@ def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
                  importance: Callable[..., tuple], ties: list[Tie]) -> None:
     """Runs of equal importance (name aside) holding both victims and reprieved units."""
     run: list[_Unit] = []
+    head: tuple | None = None  # the run's importance, name aside
     for u in [*candidates, None]:
-        if u is not None and run and (u.importance_by(importance)[:-1]
-                                      == run[0].importance_by(importance)[:-1]):
+        key = u.importance_by(importance)[:-1] if u is not None else None
+        if u is not None and run and key == head:
             run.append(u)
             continue
         if len(run) > 1:
@@ -141,6 +144,7 @@ def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
                 ties.append(Tie("victims among units of equal importance",
                                 tuple(chosen), tuple(spared)))
         run = [u] if u is not None else []
+        head = key
 
 
 def lowest_level(count: int, feasible: Callable[[int], bool]) -> int | None:

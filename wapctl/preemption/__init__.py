@@ -409,8 +409,30 @@ class _CountCheck(_ClusterCheck):
         """``remove`` of each unit in order, the copies of each touched node counted once at
         the end (the level search removes a whole level at a time)."""
         touched: set[int] = set()
+        usable, out, nodes, tracked = self.usable, self.out, self.state.nodes, self.state.tracked
+        filters = self.placer.filters
         for unit in units:
-            if self.relevant(unit):
+            members = unit.members
+            if len(members) == 1 and filters is None:  # ``_apply`` of a one-pod unit, inlined
+                pod, i = members[0]
+                if i not in usable:
+                    continue  # not relevant
+                if out is not None:
+                    out[unit] = None
+                state = nodes[i]
+                requests, req = pod.requests, state.requested
+                if tracked is None:
+                    for r, amount in requests.items():
+                        if r != PODS:
+                            req[r] = req.get(r, 0) - amount
+                else:
+                    for r in tracked:
+                        amount = requests.get(r)
+                        if amount:
+                            req[r] -= amount
+                state.pod_count -= 1
+                touched.add(i)
+            elif self.relevant(unit):
                 self._apply(unit, True)
                 touched.update(unit.nodes)
         self._recount(sorted(touched))

@@ -113,14 +113,19 @@ class _Budgets:
         if not self.pdbs:
             return violating
         allowed = [pdb.disruptions_allowed for pdb in self.pdbs]
-        by_namespace = self.by_namespace
+        by_namespace, pdbs, known = self.by_namespace, self.pdbs, self._matching
         spend_all, stop_unit = self.rules.spend_all, self.rules.stop_unit
         for unit in units_in_order:
             for pod, _ in unit.members:
                 if pod.namespace not in by_namespace:
                     continue
-                for j in self.matching(pod):
-                    if pod.name in self.pdbs[j].disrupted_pods:
+                cached = known.get(pod.key)  # ``matching``'s memory, read here first
+                found = (cached[1] if cached is not None and cached[0] is pod.labels
+                         else self.matching(pod))
+                if not found:
+                    continue
+                for j in found:
+                    if pod.name in pdbs[j].disrupted_pods:
                         continue  # already counted by the API server
                     allowed[j] -= 1
                     if allowed[j] < 0:

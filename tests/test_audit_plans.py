@@ -291,3 +291,17 @@ def test_victim_units_are_made_a_level_at_a_time_in_priority_name_order(seed):
                 assert lazy.ends == [sum(1 for row in expected if row[0] <= p)
                                      for p in lazy.levels]
                 assert lazy.levels == sorted({row[0] for row in expected})
+
+
+def test_accounting_sums_each_resource_over_the_pods_requesting_it():
+    """n1 holds a (1 cpu), b (2 cpu, 1 gpu) and c (500m cpu, with a "pods" request, which
+    never counts as a resource); n2 holds d (3 gpu only). By hand: n1 cpu 3500m, gpu 1,
+    3 pods; n2 gpu 3, 1 pod."""
+    snap = snapshot(nodes=[node("n1"), node("n2")], pods=[
+        pod("a", cpu="1", node="n1"),
+        pod("b", cpu="2", extra={"nvidia.com/gpu": 1}, node="n1"),
+        pod("c", cpu="500m", extra={"pods": 1}, node="n1"),
+        pod("d", cpu=None, extra={"nvidia.com/gpu": 3}, node="n2")])
+    acc = Accounting(snap)
+    assert [({"cpu": 3500, "nvidia.com/gpu": 1}, 3), ({"nvidia.com/gpu": 3}, 1)] == [
+        ({r: q for r, q in s.requested.items() if q}, s.pod_count) for s in acc.nodes]

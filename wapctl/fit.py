@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from operator import itemgetter
 
 from wapctl.model import (
     LabelSelector,
@@ -685,10 +686,13 @@ class Accounting:
             if requests:
                 added += len(requests)
                 req = state.requested
-                for one in requests:
-                    for r, amount in one.items():
-                        if r != PODS:
-                            req[r] = req.get(r, 0) + amount
+                names = set().union(*requests)
+                names.discard(PODS)
+                for r in names:  # in C while every pod of the node requests r
+                    try:
+                        req[r] = sum(map(itemgetter(r), requests))
+                    except KeyError:
+                        req[r] = sum([one.get(r, 0) for one in requests])
                 state.pod_count = len(requests)
         if (added != len(bound) + len(terminating) + len(nominated)
                 or any(k in bound for k in terminating)

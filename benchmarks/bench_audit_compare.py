@@ -7,19 +7,25 @@ is timed ``--repeat`` times, CPU time (user+sys of this process), median and min
 left out: ``bench_reader.py`` measures the commands end to end.
 
     .venv/bin/python benchmarks/bench_audit_compare.py SNAPSHOT --change CHANGE [--repeat 5]
+
+``--extra-pending N`` makes N running standalone pods (chosen at random, seeded) pending on
+both sides, one million above their priority: a queue of N + 1 preemptors for plan_changes.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import resource
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from wapctl import audit, load
 from wapctl import graph as g
+from wapctl.model import Snapshot
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
@@ -37,6 +43,7 @@ def main() -> None:
     ap.add_argument("--change", required=True, action="append")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--max-plans", type=int, default=audit.DEFAULT_MAX_PLANS)
+    ap.add_argument("--extra-pending", type=int, default=0)
     args = ap.parse_args()
 
     base = load.read_documents([args.snapshot], max_input_size=8 << 30)
@@ -58,6 +65,8 @@ def main() -> None:
     rows.append(("build_snapshot before (BuildCache)", statistics.median(firsts), min(firsts)))
     rows.append(("build_snapshot after (same cache)", statistics.median(seconds), min(seconds)))
     del base, documents
+    if args.extra_pending:
+        before, after = _extra_pending(before, after, args.extra_pending)
 
     def step(name: str, fn: Callable[[], Any]) -> Any:
         median, best, result = timed(fn, n)
@@ -84,6 +93,21 @@ def main() -> None:
         print(f"| {name} | {median:.3f} | {best:.3f} |")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:.0f} MB (reading the snapshot included)")
+
+
+def _extra_pending(before: Snapshot, after: Snapshot, n: int) -> tuple[Snapshot, Snapshot]:
+    """Both snapshots with the same n running standalone pods pending (priority + 10**6)."""
+    keys = random.Random(1).sample(
+        sorted(k for k, p in before.pods.items() if p.node_name and p.group_key is None), n)
+
+    def unbind(snap: Snapshot) -> Snapshot:
+        pods = dict(snap.pods)
+        for k in keys:
+            p = pods[k]
+            pods[k] = replace(p, node_name=None, phase="Pending", priority=p.priority + 10**6)
+        return replace(snap, pods=pods)
+
+    return unbind(before), unbind(after)
 
 
 if __name__ == "__main__":

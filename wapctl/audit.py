@@ -44,6 +44,8 @@ from wapctl import drift, load, preemption, preemptor
 from wapctl import graph as g
 from wapctl.errors import InputError, Source, UsageError, did_you_mean
 from wapctl.findings import Finding
+from wapctl.fit import Accounting
+from wapctl.gcpause import gc_paused
 from wapctl.model import Snapshot
 from wapctl.models import BehaviourModel, select_model
 
@@ -523,14 +525,45 @@ def plan_changes(
     pa = {(p.kind, p.key): p for p in queue}
     order = [(p.kind, p.key) for p in queue] + sorted(k for k in pb if k not in pa)
     changed = []
-    for kind, key in order[:max_plans]:
-        b = pb.get((kind, key))
-        a = pa.get((kind, key))
-        plan_b = preemption.plan(before, b, model=model) if b is not None else None
-        plan_a = preemption.plan(after, a, model=model) if a is not None else None
-        if _plan_key(plan_b) != _plan_key(plan_a):
-            changed.append(PlanChange(kind, key, plan_b, plan_a))
+    states = _SideStates(before, after)
+    with gc_paused():
+        for kind, key in order[:max_plans]:
+            b = pb.get((kind, key))
+            a = pa.get((kind, key))
+            plan_b = (preemption.plan(before, b, model=model, state=states.before())
+                      if b is not None else None)
+            plan_a = (preemption.plan(after, a, model=model, state=states.after())
+                      if a is not None else None)
+            if _plan_key(plan_b) != _plan_key(plan_a):
+                changed.append(PlanChange(kind, key, plan_b, plan_a))
     return changed, len(order), min(len(order), max_plans)
+
+
+class _SideStates:
+    """One ``fit.Accounting`` per side, shared by all of that side's plans (``preemption.plan``
+    gives the same plan with it as without, and leaves it as it found it), each built when a
+    plan first needs it. The side after the change is derived from the side before when the
+    change moves no pod (``Accounting.derive``: e.g. a PriorityClass value changed), instead
+    of being summed from every pod again (when the side before has an accounting already).
+    """
+
+    def __init__(self, before: Snapshot, after: Snapshot) -> None:
+        self.snapshots = (before, after)
+        self._before: Accounting | None = None
+        self._after: Accounting | None = None
+
+    def before(self) -> Accounting:
+        if self._before is None:
+            self._before = Accounting(self.snapshots[0])
+        return self._before
+
+    def after(self) -> Accounting:
+        if self._after is None:
+            before, after = self.snapshots
+            kept = self._before
+            derived = kept.derive(before, after) if kept is not None else None
+            self._after = derived if derived is not None else Accounting(after)
+        return self._after
 
 
 def audit(

@@ -181,34 +181,43 @@ class Reach:
     by bisection, so many drifted pods cost O(n log n) in all."""
 
     def __init__(self, snapshot: Snapshot) -> None:
-        preemptors: list[tuple[int, str]] = []
-        victims: list[tuple[int, str]] = []
+        # value -> pod keys, by scheduling priority (pods that preempt) and by preemption
+        # priority (this loop runs once per pod: no string, no tuple per pod)
+        preempting: dict[int, list[str]] = {}
+        preemptible: dict[int, list[str]] = {}
         for pod in snapshot.pods.values():
-            if pod.finished:
+            if pod.phase in _FINISHED:
                 continue
-            name = f"Pod {pod.key}"
+            key = pod.key
             if pod.preemption_policy != NEVER:
-                preemptors.append((pod.priority, name))
-            victims.append((pod.preemption_priority, name))
+                keys = preempting.get(pod.priority)
+                if keys is None:
+                    keys = preempting[pod.priority] = []
+                keys.append(key)
+            keys = preemptible.get(pod.preemption_priority)
+            if keys is None:
+                keys = preemptible[pod.preemption_priority] = []
+            keys.append(key)
+        templates: list[tuple[int, str]] = []
+        template_victims: list[tuple[int, str]] = []
         for t in snapshot.templates.values():
             if t.priority is None or t.preemption_priority is None:
                 continue
             if t.preemption_policy != NEVER:
-                preemptors.append((t.priority, t.key))
-            victims.append((t.preemption_priority, t.key))
-        self.preemptors = sorted(preemptors)
-        self.victims = sorted(victims)
+                templates.append((t.priority, t.key))
+            template_victims.append((t.preemption_priority, t.key))
+        self.preemptors = _Ladder(preempting, templates)
+        self.victims = _Ladder(preemptible, template_victims)
         # the pods of one re-created class drift alike: one text per (admitted, current,
         # class, policy)
         self._texts: dict[tuple[int, int, str, str], str] = {}
 
     @staticmethod
-    def _between(items: list[tuple[int, str]], lo: int, hi: int) -> tuple[int, list[str]]:
-        """How many have a value v, lo <= v < hi, and the first few names (O(log n): a drift
-        finding per pod of a big re-created class must not cost a pass over everyone)."""
-        start = bisect_left(items, (lo, ""))
-        end = bisect_left(items, (hi, ""))
-        return end - start, [name for _, name in items[start : min(end, start + _EXAMPLES)]]
+    def _between(items: _Ladder, lo: int, hi: int) -> tuple[int, list[str]]:
+        """How many have a value v, lo <= v < hi, and the first few names in (value, name)
+        order (O(log n) but for the names: a drift finding per pod of a big re-created class
+        must not cost a pass over everyone)."""
+        return items.between(lo, hi, _EXAMPLES)
 
     def consequence(self, admitted: int, current: int, cls: str, policy: str) -> str:
         """What the drift lets preempt what: the pods of its own class, and everyone whose
@@ -249,6 +258,47 @@ class Reach:
 
 
 _EXAMPLES = 3
+_FINISHED = frozenset(("Succeeded", "Failed"))  # Pod.finished, without a property call per pod
+
+
+class _Ladder:
+    """Named members by value, for ``Reach``: how many have a value in [lo, hi), and the first
+    few names in (value, name) order. Pods are kept by key, named ``Pod <key>`` only when their
+    value's names are first asked for, and each value's names are sorted then (a 150k-pod
+    cluster has a few dozen values)."""
+
+    __slots__ = ("_below", "_named", "_pods", "_templates", "_values")
+
+    def __init__(self, pods: dict[int, list[str]], templates: list[tuple[int, str]]) -> None:
+        self._pods = pods  # value -> pod keys
+        self._templates: dict[int, list[str]] = {}  # value -> template names
+        for value, name in templates:
+            self._templates.setdefault(value, []).append(name)
+        self._values = sorted({*pods, *self._templates})
+        self._below: list[int] = []  # members with a value below _values[i] (and all, last)
+        total = 0
+        for v in self._values:
+            self._below.append(total)
+            total += len(pods.get(v, ())) + len(self._templates.get(v, ()))
+        self._below.append(total)
+        self._named: dict[int, list[str]] = {}
+
+    def _names(self, value: int) -> list[str]:
+        named = self._named.get(value)
+        if named is None:
+            named = self._named[value] = sorted([*(f"Pod {k}" for k in self._pods.get(value, ())),
+                                                 *self._templates.get(value, ())])
+        return named
+
+    def between(self, lo: int, hi: int, limit: int) -> tuple[int, list[str]]:
+        values, below = self._values, self._below
+        start, end = bisect_left(values, lo), bisect_left(values, hi)
+        names: list[str] = []
+        for i in range(start, end):
+            if len(names) >= limit:
+                break
+            names.extend(self._names(values[i])[: limit - len(names)])
+        return below[end] - below[start], names
 
 
 def _count(total: int, names: list[str]) -> str:

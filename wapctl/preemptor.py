@@ -17,6 +17,7 @@ from wapctl.errors import NothingPending, UsageError, did_you_mean
 from wapctl.model import LabelSelector, Pod, PodGroup, PreemptionPolicy, Snapshot
 
 PreemptorKind = Literal["Pod", "PodGroup"]
+_FINISHED = frozenset({"Succeeded", "Failed"})  # ``Pod.finished``
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +75,11 @@ def _pod_preemptor(pod: Pod) -> Preemptor:
 def bound_members(snapshot: Snapshot) -> dict[str, int]:
     """Per group key, how many of its pods are bound and still running (count toward minCount)."""
     counts: dict[str, int] = {}
-    for p in snapshot.pods.values():
-        if p.group_key is not None and p.running:
-            counts[p.group_key] = counts.get(p.group_key, 0) + 1
+    for p in snapshot.pods.values():  # ``Pod.running``, inlined: this runs once per pod
+        gk = p.group_key
+        if (gk is not None and p.node_name is not None and not p.terminating
+                and p.phase not in _FINISHED):
+            counts[gk] = counts.get(gk, 0) + 1
     return counts
 
 
@@ -122,7 +125,10 @@ def pending_preemptors(
     singles: list[Preemptor] = []
     gangs: dict[str, list[Pod]] = {}
     for pod in snapshot.pods.values():
-        if not pod.pending or (namespace is not None and pod.namespace != namespace):
+        # ``Pod.pending``, inlined (most pods are bound: the first test sends them on)
+        if pod.node_name is not None or pod.terminating or pod.phase in _FINISHED or pod.gated:
+            continue
+        if namespace is not None and pod.namespace != namespace:
             continue
         group = snapshot.pod_groups.get(pod.group_key) if pod.group_key else None
         if group is not None and group.policy == "Gang":

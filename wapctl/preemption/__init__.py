@@ -76,6 +76,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
+    PODS,
     Accounting,
     ClusterState,
     NodeState,
@@ -108,7 +109,13 @@ from wapctl.preemption.result import (
     Victim,
 )
 from wapctl.preemption.search import _Feasibility, _Level, lowest_level, reprieve  # noqa: F401
-from wapctl.preemption.units import UnitKind, _by_priority, _Unit, _UnitIndex, _victim_units
+from wapctl.preemption.units import (  # noqa: F401 (_by_priority: for tests)
+    UnitKind,
+    _by_priority,
+    _Unit,
+    _UnitIndex,
+    _victim_units,
+)
 from wapctl.preemptor import Preemptor
 from wapctl.scoring import ShapeScorer
 
@@ -340,20 +347,19 @@ class _ClusterCheck:
             (filters.remove if remove else filters.add)(unit.members)
         nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
         tracked = self.state.tracked
-        for pod, i in unit.members:
+        for pod, i in unit.members:  # NodeState.add / remove, inlined: the reprieve's hot loop
             if i in usable:
                 state = nodes[i]
-                if tracked is None:
-                    if remove:
-                        state.remove(pod)
-                    else:
-                        state.add(pod)
-                    continue
                 requests, req = pod.requests, state.requested
-                for r in tracked:
-                    amount = requests.get(r)
-                    if amount:
-                        req[r] += sign * amount
+                if tracked is None:
+                    for r, amount in requests.items():
+                        if r != PODS:
+                            req[r] = req.get(r, 0) + sign * amount
+                else:
+                    for r in tracked:
+                        amount = requests.get(r)
+                        if amount:
+                            req[r] += sign * amount
                 state.pod_count += sign
 
 
@@ -375,11 +381,20 @@ class _CountCheck(_ClusterCheck):
             self.total += c
 
     def _change(self, unit: _Unit, remove: bool) -> None:
-        if not self.relevant(unit):
-            return
+        usable = self.usable
+        for i in unit.nodes:  # ``relevant``, inlined: the level search and reprieve ask it
+            if i in usable:
+                break
+        else:
+            filters = self.placer.filters
+            if filters is None or not filters.touches(unit.members):
+                return
         self._apply(unit, remove)
+        self._recount(unit.nodes)
+
+    def _recount(self, touched: Iterable[int]) -> None:
         nodes, copies, items, needed = self.state.nodes, self.copies, self.items, self.needed
-        for i in unit.nodes:
+        for i in touched:
             old = copies.get(i)
             if old is not None:
                 c = nodes[i].copies(items, needed)
@@ -390,6 +405,38 @@ class _CountCheck(_ClusterCheck):
     def remove(self, unit: _Unit) -> None:
         self._change(unit, True)
 
+    def remove_all(self, units: Sequence[_Unit]) -> None:
+        """``remove`` of each unit in order, the copies of each touched node counted once at
+        the end (the level search removes a whole level at a time)."""
+        touched: set[int] = set()
+        usable, out, nodes, tracked = self.usable, self.out, self.state.nodes, self.state.tracked
+        filters = self.placer.filters
+        for unit in units:
+            members = unit.members
+            if len(members) == 1 and filters is None:  # ``_apply`` of a one-pod unit, inlined
+                pod, i = members[0]
+                if i not in usable:
+                    continue  # not relevant
+                if out is not None:
+                    out[unit] = None
+                state = nodes[i]
+                requests, req = pod.requests, state.requested
+                if tracked is None:
+                    for r, amount in requests.items():
+                        if r != PODS:
+                            req[r] = req.get(r, 0) - amount
+                else:
+                    for r in tracked:
+                        amount = requests.get(r)
+                        if amount:
+                            req[r] -= amount
+                state.pod_count -= 1
+                touched.add(i)
+            elif self.relevant(unit):
+                self._apply(unit, True)
+                touched.update(unit.nodes)
+        self._recount(sorted(touched))
+
     def add(self, unit: _Unit) -> None:
         self._change(unit, False)
 
@@ -397,10 +444,49 @@ class _CountCheck(_ClusterCheck):
         return self.total >= self.needed
 
     def try_add(self, unit: _Unit) -> bool:
+        members = unit.members
+        if len(members) == 1 and self.placer.filters is None and members[0][1] in self.copies:
+            return self._try_add_pod(unit, *members[0])
         self._change(unit, False)
         if self.total >= self.needed:
             return True
         self._change(unit, True)
+        return False
+
+    def _try_add_pod(self, unit: _Unit, pod: Pod, i: int) -> bool:
+        """``try_add`` of a one-pod unit on a counted node, without pod-dependent filters (the
+        reprieve's usual case), in one go: the pod's requests put back on its node, its
+        copies counted again, all taken back if the gang no longer fits."""
+        old = self.copies[i]  # a counted node: usable, so the unit was removed from it
+        node = self.state.nodes[i]
+        requests, req, tracked = pod.requests, node.requested, self.state.tracked
+        if tracked is None:
+            for r, amount in requests.items():
+                if r != PODS:
+                    req[r] = req.get(r, 0) + amount
+        else:
+            for r in tracked:
+                amount = requests.get(r)
+                if amount:
+                    req[r] += amount
+        node.pod_count += 1
+        c = node.copies(self.items, self.needed)
+        if self.total + c - old >= self.needed:
+            self.total += c - old
+            self.copies[i] = c
+            if self.out is not None:
+                del self.out[unit]
+            return True
+        if tracked is None:
+            for r, amount in requests.items():
+                if r != PODS:
+                    req[r] -= amount
+        else:
+            for r in tracked:
+                amount = requests.get(r)
+                if amount:
+                    req[r] -= amount
+        node.pod_count -= 1
         return False
 
 
@@ -894,6 +980,13 @@ class _Planner:
                                            exclude=exclude)
             self.cache = accounting.cache
         self.accounting = accounting
+        # The accounting's victim-unit index pays from its second plan on: a single plan builds
+        # its units from the running pods for less than the index costs to build.
+        self.indexed = False
+        if accounting is not None:
+            plans = accounting.memo.get(_PLANS, 0)
+            accounting.memo[_PLANS] = plans + 1  # type: ignore[operator]
+            self.indexed = plans > 0
         self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
         try:
             placer_cls = _ScoredPlacer if model.scored_placement else _Placer
@@ -1067,14 +1160,14 @@ class _Planner:
                   if p.nominated_node is not None and p.nominated_node in state.index]
         return self.result(WAITING, reason, placed, terminating=terminating)
 
-    def victim_units(self) -> list[_Unit]:
+    def victim_units(self) -> Sequence[_Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
         pre, separate = self.preemptor, self.model.separate_preemption_priority
-        if self.accounting is not None and not self.terminating_victims():
+        if self.accounting is not None and self.indexed and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
                                  self.whole_groups).below(pre.priority, pre.group_key)
-        return _by_priority(_victim_units(self.snapshot, self.state, pre, separate,
-                                          self.whole_groups, self.terminating_victims()))
+        return _victim_units(self.snapshot, self.state, pre, separate, self.whole_groups,
+                             self.terminating_victims())
 
     def terminating_victims(self) -> bool:
         """Upstream models: a terminating pod still holding its resources is a potential victim
@@ -1100,10 +1193,10 @@ class _Planner:
                 return True
         return False
 
-    def units_per_node(self, ordered: list[_Unit]) -> dict[int, list[_Unit]]:
+    def units_per_node(self, ordered: Sequence[_Unit]) -> dict[int, list[_Unit]]:
         """The victim units on each node, each list in (priority, name) order."""
         pre = self.preemptor
-        if self.accounting is not None and not self.terminating_victims():
+        if self.accounting is not None and self.indexed and not self.terminating_victims():
             return _UnitIndex.of(self.accounting, self.snapshot.pod_groups,
                                  self.model.separate_preemption_priority,
                                  self.whole_groups).per_node(pre.priority, pre.group_key)
@@ -1113,7 +1206,7 @@ class _Planner:
                 per_node.setdefault(i, []).append(u)
         return per_node
 
-    def plan_pod(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+    def plan_pod(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with each node as its own domain, then upstream's node choice.
 
         ``units`` are in (priority, name) order. The winner is the node of the smallest score
@@ -1212,7 +1305,7 @@ class _Planner:
         return self.result(REQUIRES_PREEMPTION, reason, [(pod, i)], victims,
                            _terminating(state, [i]))
 
-    def plan_group(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+    def plan_group(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
         if self.model.group_reprieve == "fixed":
             return self.plan_group_upstream(units, budgets)
@@ -1246,7 +1339,7 @@ class _Planner:
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
 
-    def plan_group_counted(self, units: list[_Unit], budgets: _Budgets) -> Plan | None:
+    def plan_group_counted(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan | None:
         """One shape under pod-dependent filters: search and reprieve by per-node copy counts
         (resources only), then place with the filters and those victims. Where placing works
         this is the answer of the filter-aware search too (a set that passes the filters passes
@@ -1289,7 +1382,7 @@ class _Planner:
             placer.filters = filters
         return None
 
-    def plan_group_upstream(self, units: list[_Unit], budgets: _Budgets) -> Plan:
+    def plan_group_upstream(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Upstream ``selectVictimsOnDomain``: remove every lower-priority unit, run the
         scheduling cycle once (filters and default scores; every pod it places is kept), fix
         that placement, then reprieve unit by unit against it."""
@@ -1321,6 +1414,9 @@ class _Planner:
                            _terminating(self.state, used))
 
 
+_PLANS = "plans"  # Accounting.memo key: how many plans have borrowed it
+
+
 def _candidate_sample(nodes: int) -> int:
     """Upstream ``calculateNumCandidates``: max(10% of the nodes, 100), at most all nodes."""
     return min(nodes, max(nodes * 10 // 100, 100))
@@ -1334,8 +1430,9 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     snapshot (``models.select_model``). ``state``, an ``fit.Accounting`` kept up to date with
     ``snapshot.pods`` (a queue replay updates it pod by pod), replaces the O(pods) rebuild of
     the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
-    it was found (its ``memo`` keeps the planner's victim-unit index from the first such plan
-    on). The cyclic garbage collector is paused meanwhile (see ``wapctl.gcpause``).
+    it was found (its ``memo`` counts the plans and keeps the planner's victim-unit index from
+    the second such plan on). The cyclic garbage collector is paused meanwhile (see
+    ``wapctl.gcpause``).
 
     ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
     instead of taking the first option by name — one of the outcomes the scheduler may reach

@@ -39,7 +39,13 @@ KEP_RULES = PdbRules()
 
 class _Budgets:
     """Upstream ``filterPodsWithPDBViolation`` over units: budgets are spent in importance order;
-    a pod that takes any budget below zero violates it, and so does its whole unit."""
+    a pod that takes any budget below zero violates it, and so does its whole unit.
+
+    Kept in an accounting's memo, it is ``portable``: valid for an accounting derived from that
+    one (``fit.Accounting.derive``), whose pods are the same or re-read: it checks what it
+    reads (the PDBs by value, each pod's labels by identity) before it answers from memory."""
+
+    portable = True
 
     def __init__(self, pdbs: Sequence[PodDisruptionBudget], rules: PdbRules = KEP_RULES) -> None:
         self.rules = rules
@@ -72,12 +78,12 @@ class _Budgets:
     def of(cls, pdbs: Sequence[PodDisruptionBudget], memo: dict[object, object] | None,
            rules: PdbRules = KEP_RULES) -> _Budgets:
         """Budgets for these PDBs; with a memo (a kept accounting's) the per-pod matching is
-        kept across plans as long as the PDBs are the same objects."""
+        kept across plans as long as the PDBs are the same (or equal: read again)."""
         if memo is None:
             return cls(pdbs, rules)
         key = (cls, rules)
         kept = memo.get(key)
-        if not isinstance(kept, cls) or kept.source is not pdbs:
+        if not isinstance(kept, cls) or (kept.source is not pdbs and kept.source != pdbs):
             kept = memo[key] = cls(pdbs, rules)
         return kept
 
@@ -107,14 +113,19 @@ class _Budgets:
         if not self.pdbs:
             return violating
         allowed = [pdb.disruptions_allowed for pdb in self.pdbs]
-        by_namespace = self.by_namespace
+        by_namespace, pdbs, known = self.by_namespace, self.pdbs, self._matching
         spend_all, stop_unit = self.rules.spend_all, self.rules.stop_unit
         for unit in units_in_order:
             for pod, _ in unit.members:
                 if pod.namespace not in by_namespace:
                     continue
-                for j in self.matching(pod):
-                    if pod.name in self.pdbs[j].disrupted_pods:
+                cached = known.get(pod.key)  # ``matching``'s memory, read here first
+                found = (cached[1] if cached is not None and cached[0] is pod.labels
+                         else self.matching(pod))
+                if not found:
+                    continue
+                for j in found:
+                    if pod.name in pdbs[j].disrupted_pods:
                         continue  # already counted by the API server
                     allowed[j] -= 1
                     if allowed[j] < 0:

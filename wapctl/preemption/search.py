@@ -10,7 +10,7 @@ from typing import Protocol
 from wapctl.models import importance_kep
 from wapctl.preemption.budgets import _Budgets
 from wapctl.preemption.result import Tie
-from wapctl.preemption.units import _Unit
+from wapctl.preemption.units import _LevelUnits, _Unit
 
 
 class _Feasibility(Protocol):
@@ -44,9 +44,12 @@ class _Level:
         self.check = check
         self.by_priority = (units if presorted
                             else sorted(units, key=lambda u: (u.priority, u.name)))
-        priorities = [u.priority for u in self.by_priority]
-        levels = sorted(set(priorities))
-        self.ends = [bisect_right(priorities, level) for level in levels]
+        if isinstance(self.by_priority, _LevelUnits):  # known without making the units
+            levels, self.ends = self.by_priority.levels, self.by_priority.ends
+        else:
+            priorities = [u.priority for u in self.by_priority]
+            levels = sorted(set(priorities))
+            self.ends = [bisect_right(priorities, level) for level in levels]
         self.removed = 0
         self.level: int | None = None  # priority of the level found, None: nothing makes room
         self.begin = self.end = 0  # by_priority[begin:end]: the units of the level found
@@ -64,6 +67,10 @@ class _Level:
 
     def move(self, target: int) -> None:
         check, units = self.check, self.by_priority
+        remove_all = getattr(check, "remove_all", None)  # a check may remove many at once
+        if remove_all is not None and self.removed < target:
+            remove_all(units[self.removed:target])
+            self.removed = target
         while self.removed < target:
             check.remove(units[self.removed])
             self.removed += 1
@@ -105,7 +112,8 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
         candidates = sorted(shuffled, key=lambda u: (*u.importance_by(importance)[:-1], rank[u]))
     violating = budgets.violating_pods(candidates)
     if violating:
-        marked = [any(p.key in violating for p, _ in u.members) for u in candidates]
+        marked = [(u.members[0][0].key in violating) if len(u.members) == 1
+                  else any(p.key in violating for p, _ in u.members) for u in candidates]
         order = ([u for u, m in zip(candidates, marked, strict=True) if m]
                  + [u for u, m in zip(candidates, marked, strict=True) if not m])
     else:
@@ -113,8 +121,9 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     victims = [u for u in order if not check.try_add(u)]
     if ties is not None and victims and rng is None:
         _victim_ties(candidates, set(victims), importance, ties)
-    order_of = {u: k for k, u in enumerate(candidates)}
-    victims.sort(key=order_of.__getitem__)
+    if order is not candidates:  # back in the candidates' order (else they are in it)
+        order_of = {u: k for k, u in enumerate(candidates)}
+        victims.sort(key=order_of.__getitem__)
     return victims, violating
 
 
@@ -122,9 +131,10 @@ def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
                  importance: Callable[..., tuple], ties: list[Tie]) -> None:
     """Runs of equal importance (name aside) holding both victims and reprieved units."""
     run: list[_Unit] = []
+    head: tuple | None = None  # the run's importance, name aside
     for u in [*candidates, None]:
-        if u is not None and run and (u.importance_by(importance)[:-1]
-                                      == run[0].importance_by(importance)[:-1]):
+        key = u.importance_by(importance)[:-1] if u is not None else None
+        if u is not None and run and key == head:
             run.append(u)
             continue
         if len(run) > 1:
@@ -134,6 +144,7 @@ def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
                 ties.append(Tie("victims among units of equal importance",
                                 tuple(chosen), tuple(spared)))
         run = [u] if u is not None else []
+        head = key
 
 
 def lowest_level(count: int, feasible: Callable[[int], bool]) -> int | None:

@@ -4,7 +4,7 @@ of them kept with a ``fit.Accounting`` across plans."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import attrgetter
 
 from wapctl.fit import Accounting, ClusterState
@@ -46,8 +46,14 @@ class _Unit:
         cached = self._importance
         if cached is not None and cached[0] is fn:
             return cached[1]
-        start = min((p.start_time for p, _ in self.members if p.start_time is not None),
-                    default=_INF)
+        members = self.members
+        if len(members) == 1:  # most units: no generator for one pod
+            start = members[0][0].start_time
+            if start is None:
+                start = _INF
+        else:
+            start = min((p.start_time for p, _ in members if p.start_time is not None),
+                        default=_INF)
         key = fn(self.priority, self.kind == "PodGroup", self.tier < 2,
                  len(self.members), start, self.name)
         self._importance = (fn, key)
@@ -70,8 +76,9 @@ class _Unit:
 
 def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
                   separate: bool = True, whole_groups: bool = True,
-                  terminating: bool = False) -> list[_Unit]:
-    """Step 4: every unit the preemptor may preempt. ``separate``: victims ranked by their
+                  terminating: bool = False) -> _LevelUnits:
+    """Step 4: every unit the preemptor may preempt, in (priority, name) order, each priority
+    level's units made when first read (``_LevelUnits``). ``separate``: victims ranked by their
     preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
     ``PodGroup``-mode groups are one unit, else each pod is its own; ``terminating``: the
     terminating pods (still holding their resources) are potential victims too, as upstream's
@@ -79,44 +86,112 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
     own = preemptor.group_key
     limit = preemptor.priority
     groups = snapshot.pod_groups
-    units: list[_Unit] = []
-    whole: dict[str, list[tuple[Pod, int]]] = {}
+    whole_keys = frozenset(gk for gk, g in groups.items()
+                           if g.disruption_mode == "PodGroup") if whole_groups else frozenset()
+    levels: dict[int, list[tuple[Pod, int]]] = {}  # one-pod units' (pod, node), per priority
+    whole: dict[str, list[tuple[Pod, int]]] = {}  # whole groups' running pods
     present = state.bound  # bound, running, on a known node; sorted by key
     if terminating and state.terminating:
         present = sorted([*state.bound, *state.terminating], key=lambda t: t[0].key)
-    for pod, i in present:
+    for entry in present:  # (pod, node index): kept as the unit's member, not made again
+        pod = entry[0]
         gk = pod.group_key
         if gk is not None:
             if gk == own:
                 continue
-            group = groups.get(gk)
-            if whole_groups and group is not None and group.disruption_mode == "PodGroup":
-                gp = group.preemption_priority if separate else group.priority
-                if gp < limit:
-                    whole.setdefault(gk, []).append((pod, i))
+            if gk in whole_keys:
+                members = whole.get(gk)
+                if members is None:
+                    whole[gk] = [entry]
+                else:
+                    members.append(entry)
                 continue
-            pp = pod.preemption_priority if separate else pod.priority
-            if pp < limit:
-                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 1, (i,)))
-        else:
-            pp = pod.preemption_priority if separate else pod.priority
-            if pp < limit:
-                units.append(_Unit("Pod", pod.key, pp, ((pod, i),), 2, (i,)))
-    for gk, members in whole.items():
-        nodes = tuple(sorted({i for _, i in members}))
+        pp = pod.preemption_priority if separate else pod.priority
+        if pp < limit:
+            level = levels.get(pp)
+            if level is None:
+                levels[pp] = [entry]
+            else:
+                level.append(entry)
+    group_levels: dict[int, list[str]] = {}
+    for gk in whole:
         g = groups[gk]
-        units.append(_Unit("PodGroup", gk, g.preemption_priority if separate else g.priority,
-                           members, 0, nodes))
-    return units  # standalone units by pod key, then PodGroup units by group key
+        gp = g.preemption_priority if separate else g.priority
+        if gp < limit:
+            group_levels.setdefault(gp, []).append(gk)
+    return _LevelUnits(levels, group_levels, whole)
+
+
+class _LevelUnits(Sequence[_Unit]):
+    """A preemptor's victim units in (priority, name) order, a priority level's units made
+    when one of them is first read: a victim search that finds room at a low level never
+    makes the units above it. ``levels`` (ascending) and ``ends`` (how many units are at or
+    below each level) answer without making any."""
+
+    __slots__ = ("_groups", "_made", "_next", "_pods", "_whole", "ends", "levels")
+
+    def __init__(self, pods: dict[int, list[tuple[Pod, int]]], groups: dict[int, list[str]],
+                 whole: dict[str, list[tuple[Pod, int]]]) -> None:
+        self._pods = pods  # per priority: the one-pod units' (pod, node), by pod key
+        self._groups = groups  # per priority: whole groups' keys
+        self._whole = whole  # whole group -> its running pods, by pod key
+        self.levels = sorted(pods.keys() | groups.keys())
+        self.ends: list[int] = []
+        n = 0
+        for p in self.levels:
+            n += len(pods.get(p, ())) + len(groups.get(p, ()))
+            self.ends.append(n)
+        self._made: list[_Unit] = []
+        self._next = 0  # the first level not made yet
+
+    def _make(self, n: int) -> None:
+        """Make levels until at least ``n`` units are made."""
+        made = self._made
+        while len(made) < n:
+            p = self.levels[self._next]
+            self._next += 1
+            level = [_Unit("Pod", pod.key, p, (entry,), 2 if pod.group_key is None else 1,
+                           (entry[1],))
+                     for entry in self._pods.get(p, ()) for pod in (entry[0],)]
+            keys = self._groups.get(p)
+            if keys:
+                for gk in keys:
+                    members = self._whole[gk]
+                    level.append(_Unit("PodGroup", gk, p, members, 0,
+                                       tuple(sorted({i for _, i in members}))))
+                level.sort(key=_NAME)  # pods come by key; names are unique across kinds
+            made.extend(level)
+
+    def __len__(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            _, stop, step = k.indices(len(self))
+            self._make(stop if step > 0 else len(self))
+            return self._made[k]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        self._make(k + 1)
+        return self._made[k]
+
+    def __iter__(self) -> Iterator[_Unit]:
+        self._make(len(self))
+        return iter(self._made)
 
 
 _NAME = attrgetter("name")
 _PRIORITY = attrgetter("priority")
 
 
-def _by_priority(units: list[_Unit]) -> list[_Unit]:
+def _by_priority(units: list[_Unit] | _LevelUnits) -> list[_Unit]:
     """Units in (priority, name) order: the order of the level search. Names are unique, so
-    sorting by name and then, stably, by priority gives it without a tuple per unit."""
+    sorting by name and then, stably, by priority gives it without a tuple per unit.
+    (``_LevelUnits`` are in that order already: all made, as a list.)"""
+    if isinstance(units, _LevelUnits):
+        return list(units)
     units.sort(key=_NAME)
     units.sort(key=_PRIORITY)
     return units

@@ -1918,15 +1918,16 @@ def _priority_ref(spec: dict[str, Any], ns: str) -> tuple[Any, ...]:
 
 
 def _quiet(
-    ref: tuple[Any, ...], pcn: Any, pp: prio.PodPriority, group: _Group | None,
+    names_group: bool, pcn: Any, pp: prio.PodPriority, group: _Group | None,
     ctx: _PodContext,
 ) -> bool:
     """Whether ``_pod_priority`` noted nothing about the pod itself -- a missing class or group,
     a priority diverging from its group's -- beyond joining the group: then every pod with the
-    same ``ref`` resolves alike in this build."""
+    same ``_priority_ref`` resolves alike in this build. (``names_group``: the pod names a pod
+    group, ``_priority_ref(...)[3] is not None``.)"""
     if pcn and ctx.classes.get(pcn) is None:
         return False
-    if ref[3] is not None and group is None:
+    if names_group and group is None:
         return False
     return not (
         group is not None
@@ -2094,7 +2095,8 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
         pcn, pp, group = _pod_priority(spec, head[1], pod.key, hit.source, ctx)
         resolved = _resolved(pcn, pp, group)
         if known is _UNKNOWN:
-            ctx.again[ref] = (pp, group, resolved) if _quiet(ref, pcn, pp, group, ctx) else None
+            quiet = _quiet(ref[3] is not None, pcn, pp, group, ctx)
+            ctx.again[ref] = (pp, group, resolved) if quiet else None
     else:
         pp, group, resolved = known
         if group is not None:
@@ -2760,19 +2762,15 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
     when that resolves quietly (``_quiet``) the others only join its group, else each is
     resolved on its own, as are ``last.solo``'s. A pod whose resolved fields changed is
     copied with the new ones. ``InputError`` as ``_pod_priority`` raises it (unnamed: the
-    caller builds again the ordinary way), ``_Fallback`` where the cache lost a document."""
+    caller builds again the ordinary way)."""
     # last is this build's alone (``_build`` took it off the cache): its pods' list and dict
     # become this build's
     out = last.pod_out
     bucket = last.buckets[_POD]
-    learnt = ctx.reuse.get  # type: ignore[union-attr]
     changed: list[int] = []
 
     def again(i: int) -> tuple[Any, ...]:
         source, obj, head = bucket[i]
-        hit = learnt(id(obj))
-        if hit is None or hit.obj is not obj or hit.source is not source or hit.built is None:
-            raise _Fallback
         spec = obj.get("spec")
         if spec is None:
             spec = {}
@@ -2783,10 +2781,10 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
         if moved:
             out[i] = _re_resolved(pod, *resolved)
             changed.append(i)
-        ref = hit.ref
-        if ref is None:
-            ref = hit.ref = _priority_ref(spec, head[1])
-        return (pp, group, resolved, moved) if _quiet(ref, pcn, pp, group, ctx) else ()
+        names_group = (spec.get("schedulingGroup") is not None
+                       or spec.get("workloadRef") is not None)
+        quiet = _quiet(names_group, pcn, pp, group, ctx)
+        return (pp, group, resolved, moved) if quiet else ()
 
     for same in last.members:
         first = same[0]

@@ -54,6 +54,7 @@ def main() -> None:
     rows: list[tuple[str, float, float]] = []
     firsts, seconds = [], []
     for _ in range(n):  # a new cache each time: the second build starts from the first one's
+        before = after = None  # the previous run's snapshots are freed here, not in a build
         cache = load.BuildCache()
         start = time.process_time()
         before = load.build_snapshot(base, reuse=cache)

@@ -501,8 +501,10 @@ def _pods(draw):
     for k in range(draw(st.integers(0, 12))):
         where = draw(st.sampled_from([*_NODES, "gone", None]))
         out.append(pod(
-            f"p{draw(st.integers(0, 99)):02d}-{k}", cpu=draw(st.integers(0, 3)),
-            mem=draw(st.integers(0, 2)), node=where,
+            # a resource left out (None) as well as zero: a node's pods may not all request it
+            f"p{draw(st.integers(0, 99)):02d}-{k}",
+            cpu=draw(st.one_of(st.none(), st.integers(0, 3))),
+            mem=draw(st.one_of(st.none(), st.integers(0, 2))), node=where,
             phase=draw(st.sampled_from([None, "Succeeded", "Failed"])) if where else None,
             terminating=draw(st.booleans()), prio=draw(st.integers(0, 3)),
             nominated=draw(st.sampled_from([*_NODES, "gone", None])) if where is None else None))

@@ -2360,6 +2360,27 @@ def _build(
     return _assemble(docs, documents, server_version, reuse, None)
 
 
+def _learn(obj: Any, source: Source, ignored: Counter[str], reuse: BuildCache | None,
+           hit: _Seen | None) -> tuple[int, str, tuple[Source, dict[str, Any], _Head]] | None:
+    """A document's reader, key and bucket entry (None: a kind no reader takes, counted in
+    ``ignored``): ``hit``'s, when it is what an earlier build learnt of this very document
+    (the same object with the same source), else read and kept in ``reuse`` when given."""
+    if hit is not None and hit.obj is obj and hit.source is source:
+        return hit.which, hit.key, hit.entry
+    which = _classify(obj, source, ignored)
+    if which is None:
+        return None
+    namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
+    head = _meta(obj, source, namespaced)
+    key = f"{head[1]}/{head[2]}" if namespaced else head[2]
+    if which == _TEMPLATE:
+        key = f"{obj['kind']} {key}"
+    entry = (source, obj, head)
+    if reuse is not None:
+        reuse[id(obj)] = _Seen(entry, which, key)
+    return which, key, entry
+
+
 def _sort(
     documents: Iterable[Any], reuse: BuildCache | None, ignored: Counter[str],
 ) -> tuple[list[list[Any]], list[list[int]], list[dict[str, Source]]]:
@@ -2370,21 +2391,10 @@ def _sort(
     seen: list[dict[str, Source]] = [{} for _ in range(8)]
     learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
     for i, (source, obj) in enumerate(documents):
-        hit = learnt(id(obj)) if learnt is not None else None
-        if hit is not None and hit.obj is obj and hit.source is source:
-            which, key, entry = hit.which, hit.key, hit.entry
-        else:
-            which = _classify(obj, source, ignored)
-            if which is None:
-                continue
-            namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
-            head = _meta(obj, source, namespaced)
-            key = f"{head[1]}/{head[2]}" if namespaced else head[2]
-            if which == _TEMPLATE:
-                key = f"{obj['kind']} {key}"
-            entry = (source, obj, head)
-            if reuse is not None:
-                reuse[id(obj)] = _Seen(entry, which, key)
+        found = _learn(obj, source, ignored, reuse, learnt(id(obj)) if learnt is not None else None)
+        if found is None:
+            continue
+        which, key, entry = found
         bucket_seen = seen[which]
         if key in bucket_seen:
             _register(bucket_seen, _LABELS[which], key, source)
@@ -2476,20 +2486,10 @@ def _sort_again(
     learnt = reuse.get
     for j in fresh:
         source, obj = docs[j]
-        hit = learnt(id(obj))
-        if hit is not None and hit.obj is obj and hit.source is source:
-            which, key, entry = hit.which, hit.key, hit.entry
-        else:
-            which = _classify(obj, source, ignored)
-            if which is None:
-                continue
-            namespaced = which not in (_NODE, _CLASS, _NAMESPACE)
-            head = _meta(obj, source, namespaced)
-            key = f"{head[1]}/{head[2]}" if namespaced else head[2]
-            if which == _TEMPLATE:
-                key = f"{obj['kind']} {key}"
-            entry = (source, obj, head)
-            reuse[id(obj)] = _Seen(entry, which, key)
+        found = _learn(obj, source, ignored, reuse, learnt(id(obj)))
+        if found is None:
+            continue
+        which, key, entry = found
         added[which].append((j, entry, key))
     buckets, positions, keys, keysets = [], [], [], []
     kept_docs = 0

@@ -409,7 +409,7 @@ class _CountCheck(_ClusterCheck):
         """``remove`` of each unit in order, the copies of each touched node counted once at
         the end (the level search removes a whole level at a time)."""
         touched: set[int] = set()
-        usable, out, nodes, tracked = self.usable, self.out, self.state.nodes, self.state.tracked
+        usable, out, nodes = self.usable, self.out, self.state.nodes
         filters = self.placer.filters
         for unit in units:
             members = unit.members
@@ -419,18 +419,7 @@ class _CountCheck(_ClusterCheck):
                     continue  # not relevant
                 if out is not None:
                     out[unit] = None
-                state = nodes[i]
-                requests, req = pod.requests, state.requested
-                if tracked is None:
-                    for r, amount in requests.items():
-                        if r != PODS:
-                            req[r] = req.get(r, 0) - amount
-                else:
-                    for r in tracked:
-                        amount = requests.get(r)
-                        if amount:
-                            req[r] -= amount
-                state.pod_count -= 1
+                nodes[i].remove_requests(pod.requests)
                 touched.add(i)
             elif self.relevant(unit):
                 self._apply(unit, True)
@@ -459,17 +448,7 @@ class _CountCheck(_ClusterCheck):
         copies counted again, all taken back if the gang no longer fits."""
         old = self.copies[i]  # a counted node: usable, so the unit was removed from it
         node = self.state.nodes[i]
-        requests, req, tracked = pod.requests, node.requested, self.state.tracked
-        if tracked is None:
-            for r, amount in requests.items():
-                if r != PODS:
-                    req[r] = req.get(r, 0) + amount
-        else:
-            for r in tracked:
-                amount = requests.get(r)
-                if amount:
-                    req[r] += amount
-        node.pod_count += 1
+        node.add_requests(pod.requests)
         c = node.copies(self.items, self.needed)
         if self.total + c - old >= self.needed:
             self.total += c - old
@@ -477,16 +456,7 @@ class _CountCheck(_ClusterCheck):
             if self.out is not None:
                 del self.out[unit]
             return True
-        if tracked is None:
-            for r, amount in requests.items():
-                if r != PODS:
-                    req[r] -= amount
-        else:
-            for r in tracked:
-                amount = requests.get(r)
-                if amount:
-                    req[r] -= amount
-        node.pod_count -= 1
+        node.remove_requests(pod.requests)
         return False
 
 

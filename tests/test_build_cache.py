@@ -11,6 +11,7 @@ pod documents stay the same objects (as ``audit.apply_change`` keeps them).
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -271,9 +272,14 @@ def test_twin_only_for_classes_whose_slots_it_can_fill() -> None:
         a: str
         c: Any = None
 
-    @dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)
-    class Weak:
-        x: int
+    class Weak:  # a slotted class with a __weakref__ slot (weakref_slot=True from 3.11 on)
+        __slots__ = ("__weakref__", "x")
+
+        def __init__(self, x: int) -> None:
+            self.x = x
+
+        def __eq__(self, other: object) -> bool:
+            return type(other) is Weak and other.x == self.x
 
     @dataclasses.dataclass(frozen=True)
     class Unslotted:
@@ -285,7 +291,11 @@ def test_twin_only_for_classes_whose_slots_it_can_fill() -> None:
     assert type(made) is Plain and made == Plain(1, "x")
     assert (made.b, made.a, made.c) == (1, "x", None)
     assert load._twin(Weak) is None and load._twin(Unslotted) is None
-    assert load._slot_constructor(Weak)(x=3) == Weak(3)
+    if sys.version_info >= (3, 11):  # dataclass(weakref_slot=...) is new in 3.11
+        WeakData = dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)(
+            type("WeakData", (), {"__annotations__": {"x": int}}))
+        assert load._twin(WeakData) is None
+        assert load._slot_constructor(WeakData)(x=3) == WeakData(3)
 
 
 def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
@@ -533,9 +543,8 @@ pods_st = st.builds(
 def clusters(draw: st.DrawFn) -> list[load.Document]:
     objs: list[dict[str, Any]] = []
     for name in CLASS_NAMES:  # all of them: the edits remove some
-        if True:
-            objs.append(_class(name, draw(st.sampled_from([10, 100, 500, 1000])),
-                               draw(st.booleans()), name == "mid" and draw(st.booleans())))
+        objs.append(_class(name, draw(st.sampled_from([10, 100, 500, 1000])),
+                           draw(st.booleans()), name == "mid" and draw(st.booleans())))
     objs.append(_workload_v1("wl-a", draw(st.sampled_from([None, *CLASS_NAMES]))))
     objs.append(_workload_v1("wl-b", draw(st.sampled_from([None, *CLASS_NAMES]))))
     objs.append(_workload_v2(draw(st.sampled_from(CLASS_NAMES))))
@@ -725,3 +734,21 @@ def test_an_error_resolving_the_pods_from_memory_is_the_error_from_scratch(
     assert raised  # the memory's way was taken, and gave up
     assert str(cached.value) == str(scratch.value)
     assert "Pod a/p-0" in str(scratch.value)
+
+
+def test_a_cache_whose_entries_were_taken_out_builds_the_ordinary_way() -> None:
+    """Entries taken out of the cache between builds (here all of them) leave the memory of
+    the last build without what its pods were made from: the next build, with one more pod
+    or with a class changed, is still the build from scratch (it used to fail with KeyError
+    when the pods were read again)."""
+    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    extra = load.Document(Source("extra.yaml", 1), {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late", "namespace": "default"},
+        "spec": {"priorityClassName": "high", "containers": []}})
+    changed = _changed(docs, "PriorityClass",
+                       lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
+    for after in ([*docs, extra], changed):
+        cache = load.BuildCache()
+        load.build_snapshot(docs, reuse=cache)
+        cache.clear()
+        assert _exactly(after, cache) == _exactly(after, None)

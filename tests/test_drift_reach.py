@@ -67,5 +67,5 @@ def test_reach_counts_and_names_like_a_sorted_list(pods: list, templates: list) 
     for which in ("preemptors", "victims"):
         for lo in range(-4, 5):
             for hi in range(lo, 6):
-                assert Reach._between(getattr(reach, which), lo, hi) == _brute(
+                assert getattr(reach, which).between(lo, hi, _EXAMPLES) == _brute(
                     snapshot, which, lo, hi), (which, lo, hi)

@@ -234,7 +234,7 @@ def assert_index_answers_as_built(snap: Snapshot, acc: Accounting) -> None:
         for limit in sorted({pre.priority, -1, 0, 10**9, *(p.preemption_priority
                                                             for p in snap.pods.values())}):
             probe = replace(pre, priority=limit)
-            built = preemption._by_priority(preemption._victim_units(snap, state, probe))
+            built = list(preemption._victim_units(snap, state, probe))  # in (priority, name) order
             assert _units(built) == _units(index.below(limit, pre.group_key)), (pre.key, limit)
             per_node: dict[int, list] = {}
             for u in built:

@@ -35,7 +35,7 @@ from typing import Any
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.load import Document
-from wapctl.model import NEVER, Snapshot
+from wapctl.model import FINISHED_PHASES, NEVER, Snapshot
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_LABEL = "kueue.x-k8s.io/priority-class"
@@ -186,7 +186,7 @@ class Reach:
         preempting: dict[int, list[str]] = {}
         preemptible: dict[int, list[str]] = {}
         for pod in snapshot.pods.values():
-            if pod.phase in _FINISHED:
+            if pod.phase in FINISHED_PHASES:
                 continue
             key = pod.key
             if pod.preemption_policy != NEVER:
@@ -212,13 +212,6 @@ class Reach:
         # class, policy)
         self._texts: dict[tuple[int, int, str, str], str] = {}
 
-    @staticmethod
-    def _between(items: _Ladder, lo: int, hi: int) -> tuple[int, list[str]]:
-        """How many have a value v, lo <= v < hi, and the first few names in (value, name)
-        order (O(log n) but for the names: a drift finding per pod of a big re-created class
-        must not cost a pass over everyone)."""
-        return items.between(lo, hi, _EXAMPLES)
-
     def consequence(self, admitted: int, current: int, cls: str, policy: str) -> str:
         """What the drift lets preempt what: the pods of its own class, and everyone whose
         relation to it differs from what its class's value would give."""
@@ -235,7 +228,7 @@ class Reach:
                 f"({current} > {admitted}), although they share its class"
             )
             # preemptors p with admitted < p <= current: can preempt it now, not at `current`
-            newly = self._between(self.preemptors, admitted + 1, current + 1)
+            newly = self.preemptors.between(admitted + 1, current + 1, _EXAMPLES)
             if newly[0]:
                 text += (
                     f"; {_count(*newly)} with a priority from {admitted + 1} to {current} can "
@@ -248,7 +241,7 @@ class Reach:
         )
         if policy != NEVER:
             # victims v with current <= v < admitted: it can preempt them now, not at `current`
-            newly = self._between(self.victims, current, admitted)
+            newly = self.victims.between(current, admitted, _EXAMPLES)
             if newly[0]:
                 text += (
                     f"; it can preempt {_count(*newly)} with a preemption priority from "
@@ -258,7 +251,6 @@ class Reach:
 
 
 _EXAMPLES = 3
-_FINISHED = frozenset(("Succeeded", "Failed"))  # Pod.finished, without a property call per pod
 
 
 class _Ladder:
@@ -291,6 +283,9 @@ class _Ladder:
         return named
 
     def between(self, lo: int, hi: int, limit: int) -> tuple[int, list[str]]:
+        """How many have a value v, lo <= v < hi, and the first ``limit`` names in (value,
+        name) order: O(log n) but for the names (a drift finding per pod of a big re-created
+        class must not cost a pass over everyone)."""
         values, below = self._values, self._below
         start, end = bisect_left(values, lo), bisect_left(values, hi)
         names: list[str] = []

@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from operator import itemgetter
 
 from wapctl.model import (
+    FINISHED_PHASES,
     LabelSelector,
     Node,
     NodeSelectorTerm,
@@ -45,7 +46,6 @@ FILTERED_TAINT_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 
 # The resource name that counts pods; never taken from a pod's requests.
 PODS = "pods"
-_FINISHED = frozenset({"Succeeded", "Failed"})  # phases that hold no resources
 
 
 def reason_insufficient(resource: str) -> str:
@@ -476,7 +476,7 @@ class ClusterState:
         exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
         for key, pod in snapshot.pods.items():  # (the snapshot's order: sorted below)
-            if pod.phase in _FINISHED:
+            if pod.phase in FINISHED_PHASES:
                 continue
             name = pod.node_name
             if name is None:
@@ -665,7 +665,7 @@ class Accounting:
         held: list[list[Mapping[str, int]]] = [[] for _ in nodes]  # requests, per node
         added = 0
         for pod in pods:
-            if pod.phase in _FINISHED:
+            if pod.phase in FINISHED_PHASES:
                 continue
             name = pod.node_name
             if name is None:
@@ -790,7 +790,7 @@ class Accounting:
 
     def _slot(self, pod: Pod) -> tuple[dict[str, tuple[Pod, int]] | None, int | None]:
         """Where ClusterState would put ``pod``: (the mapping, node index), or (None, None)."""
-        if pod.phase in _FINISHED:  # (as ``_build`` and ``ClusterState.__init__`` decide)
+        if pod.phase in FINISHED_PHASES:  # (as ``_build`` and ``ClusterState.__init__`` decide)
             return None, None
         if pod.node_name is None:
             if pod.terminating or pod.nominated_node is None:

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
-from wapctl.model import NEVER, PREEMPT_LOWER, Snapshot
+from wapctl.model import FINISHED_PHASES, NEVER, PREEMPT_LOWER, Snapshot
 
 DEFAULT_SAMPLE = 10  # members listed per vertex (and per list); the counts are always complete
 DEFAULT_CYCLE_LIMIT = 100  # cycles kept in a report
@@ -125,7 +125,6 @@ class Vertex:
     template_count: int = 0
 
 
-_FINISHED = frozenset(("Succeeded", "Failed"))  # model.Pod.finished
 
 
 class Member(NamedTuple):
@@ -436,7 +435,7 @@ def _build_graph(
     last: tuple[tuple[int, int, str], Profile, _Acc] | None = None
     new_member = tuple.__new__  # Member(...) without NamedTuple's Python-level __new__
     for key, pod in snapshot.pods.items():
-        if pod.phase in _FINISHED:  # pod.finished, without a property call per pod
+        if pod.phase in FINISHED_PHASES:  # pod.finished, without a property call per pod
             continue
         raw = (pod.priority, pod.preemption_priority, pod.preemption_policy)
         if last is not None and last[0] == raw:

@@ -1987,7 +1987,9 @@ def _pod_priority(
             ctx.divergent.setdefault(group.key, []).append((key, pp.own_priority, source))
         _join(group, pp)
     # Pods naming the same number, class, policy and group (the group object stands for the
-    # reference naming it) resolve alike in every build, as _priority_ref's do.
+    # reference naming it) resolve alike in every build. A pod read again keys its set by its
+    # _priority_ref instead (_pod_again): two keys may split one such set in two, which only
+    # shares less, never wrongly.
     ctx.gkey = (None if named and group is None else
                 (spec_priority, pcn or None, policy, group))
     return pcn, pp, group
@@ -2297,7 +2299,11 @@ class BuildCache(dict):  # type: ignore[type-arg]
     a build of that input with a few documents replaced, added or removed (``audit``'s
     second build) starts from it and reads only the documents that differ (``_sort_again``)
     and, when the pods are the same documents, resolves their priorities once per set of pods
-    that resolve alike (``_pods_again``)."""
+    that resolve alike (``_pods_again``).
+
+    Documents are only read, never changed in place: a document seen before (ignored kinds
+    included) is taken to say what it said then. Entries taken out of the cache meanwhile
+    send the next build the ordinary way."""
 
     last: _Memory | None = None
 
@@ -2731,8 +2737,10 @@ def _pods(
             alike: dict[Any, list[int]] = {}  # gkey -> positions
             solo = memory.solo
             for i, (source, obj, head) in enumerate(bucket):
-                hit = learnt(id(obj))  # type: ignore[misc]  # checked or made by _sort
-                if hit is not None and hit.built is not None:
+                hit = learnt(id(obj))  # type: ignore[misc]
+                if hit is None or hit.obj is not obj:
+                    raise _Fallback  # an entry taken out of the cache since the last build
+                if hit.built is not None:
                     pods.append(_pod_again(hit, head, ctx))
                 else:
                     pods.append(_pod(obj, source, head, ctx))

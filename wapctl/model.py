@@ -22,6 +22,8 @@ GroupPolicy = Literal["Basic", "Gang"]
 
 PREEMPT_LOWER: PreemptionPolicy = "PreemptLowerPriority"
 NEVER: PreemptionPolicy = "Never"
+# Pod phases that hold no resources (``Pod.finished``; hot loops test a pod's phase against it)
+FINISHED_PHASES = frozenset(("Succeeded", "Failed"))
 
 # Resource amounts, see module docstring. ``pods`` is tracked separately (each pod counts 1).
 Resources = Mapping[str, int]
@@ -162,7 +164,7 @@ class Pod:
     @property
     def finished(self) -> bool:
         """Succeeded/Failed pods use no resources."""
-        return self.phase in ("Succeeded", "Failed")
+        return self.phase in FINISHED_PHASES
 
     @property
     def bound(self) -> bool:

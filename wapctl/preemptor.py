@@ -14,10 +14,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wapctl.errors import NothingPending, UsageError, did_you_mean
-from wapctl.model import LabelSelector, Pod, PodGroup, PreemptionPolicy, Snapshot
+from wapctl.model import (
+    FINISHED_PHASES,
+    LabelSelector,
+    Pod,
+    PodGroup,
+    PreemptionPolicy,
+    Snapshot,
+)
 
 PreemptorKind = Literal["Pod", "PodGroup"]
-_FINISHED = frozenset({"Succeeded", "Failed"})  # ``Pod.finished``
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +84,7 @@ def bound_members(snapshot: Snapshot) -> dict[str, int]:
     for p in snapshot.pods.values():  # ``Pod.running``, inlined: this runs once per pod
         gk = p.group_key
         if (gk is not None and p.node_name is not None and not p.terminating
-                and p.phase not in _FINISHED):
+                and p.phase not in FINISHED_PHASES):
             counts[gk] = counts.get(gk, 0) + 1
     return counts
 
@@ -126,7 +132,8 @@ def pending_preemptors(
     gangs: dict[str, list[Pod]] = {}
     for pod in snapshot.pods.values():
         # ``Pod.pending``, inlined (most pods are bound: the first test sends them on)
-        if pod.node_name is not None or pod.terminating or pod.phase in _FINISHED or pod.gated:
+        if (pod.node_name is not None or pod.terminating or pod.phase in FINISHED_PHASES
+                or pod.gated):
             continue
         if namespace is not None and pod.namespace != namespace:
             continue

@@ -109,9 +109,8 @@ from wapctl.preemption.result import (
     Victim,
 )
 from wapctl.preemption.search import _Feasibility, _Level, lowest_level, reprieve  # noqa: F401
-from wapctl.preemption.units import (  # noqa: F401 (_by_priority: for tests)
+from wapctl.preemption.units import (
     UnitKind,
-    _by_priority,
     _Unit,
     _UnitIndex,
     _victim_units,

@@ -186,12 +186,9 @@ _NAME = attrgetter("name")
 _PRIORITY = attrgetter("priority")
 
 
-def _by_priority(units: list[_Unit] | _LevelUnits) -> list[_Unit]:
+def _by_priority(units: list[_Unit]) -> list[_Unit]:
     """Units in (priority, name) order: the order of the level search. Names are unique, so
-    sorting by name and then, stably, by priority gives it without a tuple per unit.
-    (``_LevelUnits`` are in that order already: all made, as a list.)"""
-    if isinstance(units, _LevelUnits):
-        return list(units)
+    sorting by name and then, stably, by priority gives it without a tuple per unit."""
     units.sort(key=_NAME)
     units.sort(key=_PRIORITY)
     return units

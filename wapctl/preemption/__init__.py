@@ -76,7 +76,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
-    PODS,
     Accounting,
     ClusterState,
     NodeState,
@@ -344,22 +343,11 @@ class _ClusterCheck:
         filters = self.placer.filters
         if filters is not None:
             (filters.remove if remove else filters.add)(unit.members)
-        nodes, usable, sign = self.state.nodes, self.usable, -1 if remove else 1
-        tracked = self.state.tracked
-        for pod, i in unit.members:  # NodeState.add / remove, inlined: the reprieve's hot loop
+        nodes, usable = self.state.nodes, self.usable
+        for pod, i in unit.members:
             if i in usable:
                 state = nodes[i]
-                requests, req = pod.requests, state.requested
-                if tracked is None:
-                    for r, amount in requests.items():
-                        if r != PODS:
-                            req[r] = req.get(r, 0) + sign * amount
-                else:
-                    for r in tracked:
-                        amount = requests.get(r)
-                        if amount:
-                            req[r] += sign * amount
-                state.pod_count += sign
+                (state.remove_requests if remove else state.add_requests)(pod.requests)
 
 
 class _CountCheck(_ClusterCheck):

@@ -113,18 +113,13 @@ class _Budgets:
         if not self.pdbs:
             return violating
         allowed = [pdb.disruptions_allowed for pdb in self.pdbs]
-        by_namespace, pdbs, known = self.by_namespace, self.pdbs, self._matching
+        by_namespace, pdbs, matching = self.by_namespace, self.pdbs, self.matching
         spend_all, stop_unit = self.rules.spend_all, self.rules.stop_unit
         for unit in units_in_order:
             for pod, _ in unit.members:
                 if pod.namespace not in by_namespace:
                     continue
-                cached = known.get(pod.key)  # ``matching``'s memory, read here first
-                found = (cached[1] if cached is not None and cached[0] is pod.labels
-                         else self.matching(pod))
-                if not found:
-                    continue
-                for j in found:
+                for j in matching(pod):
                     if pod.name in pdbs[j].disrupted_pods:
                         continue  # already counted by the API server
                     allowed[j] -= 1

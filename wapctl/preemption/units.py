@@ -74,6 +74,26 @@ class _Unit:
         return self._on_node[i]
 
 
+def _whole_group_keys(groups: Mapping[str, PodGroup], whole_groups: bool) -> frozenset[str]:
+    """The groups whose running pods form one unit (``PodGroup`` disruption mode), when groups
+    are taken whole."""
+    if not whole_groups:
+        return frozenset()
+    return frozenset(gk for gk, g in groups.items() if g.disruption_mode == "PodGroup")
+
+
+def _one_pod_unit(entry: tuple[Pod, int], priority: int) -> _Unit:
+    """The unit of one running pod (``entry``: the pod and its node index)."""
+    pod = entry[0]
+    return _Unit("Pod", pod.key, priority, (entry,), 2 if pod.group_key is None else 1,
+                 (entry[1],))
+
+
+def _whole_group_unit(gk: str, priority: int, members: Sequence[tuple[Pod, int]]) -> _Unit:
+    """The unit of a whole group: its running pods (by pod key)."""
+    return _Unit("PodGroup", gk, priority, members, 0, tuple(sorted({i for _, i in members})))
+
+
 def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
                   separate: bool = True, whole_groups: bool = True,
                   terminating: bool = False) -> _LevelUnits:
@@ -86,8 +106,7 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
     own = preemptor.group_key
     limit = preemptor.priority
     groups = snapshot.pod_groups
-    whole_keys = frozenset(gk for gk, g in groups.items()
-                           if g.disruption_mode == "PodGroup") if whole_groups else frozenset()
+    whole_keys = _whole_group_keys(groups, whole_groups)
     levels: dict[int, list[tuple[Pod, int]]] = {}  # one-pod units' (pod, node), per priority
     whole: dict[str, list[tuple[Pod, int]]] = {}  # whole groups' running pods
     present = state.bound  # bound, running, on a known node; sorted by key
@@ -150,15 +169,10 @@ class _LevelUnits(Sequence[_Unit]):
         while len(made) < n:
             p = self.levels[self._next]
             self._next += 1
-            level = [_Unit("Pod", pod.key, p, (entry,), 2 if pod.group_key is None else 1,
-                           (entry[1],))
-                     for entry in self._pods.get(p, ()) for pod in (entry[0],)]
+            level = [_one_pod_unit(entry, p) for entry in self._pods.get(p, ())]
             keys = self._groups.get(p)
             if keys:
-                for gk in keys:
-                    members = self._whole[gk]
-                    level.append(_Unit("PodGroup", gk, p, members, 0,
-                                       tuple(sorted({i for _, i in members}))))
+                level.extend(_whole_group_unit(gk, p, self._whole[gk]) for gk in keys)
                 level.sort(key=_NAME)  # pods come by key; names are unique across kinds
             made.extend(level)
 
@@ -236,9 +250,7 @@ class _UnitIndex:
         # already out of the lists, the new one is built once, before the next question
         self._dirty: set[str] = set()
         # the groups whose running pods form one unit
-        self._whole_keys = frozenset(
-            gk for gk, g in pod_groups.items() if g.disruption_mode == "PodGroup"
-        ) if whole_groups else frozenset()
+        self._whole_keys = _whole_group_keys(pod_groups, whole_groups)
         units: list[_Unit] = []
         members = self._members
         for pod, i in accounting.bound_pods():
@@ -314,8 +326,7 @@ class _UnitIndex:
         return gk if gk is not None and gk in self._whole_keys else None
 
     def _pod_unit(self, pod: Pod, i: int) -> _Unit:
-        unit = _Unit("Pod", pod.key, pod.preemption_priority if self.separate else pod.priority,
-                     ((pod, i),), 2 if pod.group_key is None else 1, (i,))
+        unit = _one_pod_unit((pod, i), pod.preemption_priority if self.separate else pod.priority)
         self.pod_units[pod.key] = unit
         if pod.group_key is not None:
             self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1
@@ -325,9 +336,8 @@ class _UnitIndex:
         running = self._members[gk]
         members = [running[k] for k in sorted(running)]
         group = self.pod_groups[gk]
-        unit = _Unit("PodGroup", gk,
-                     group.preemption_priority if self.separate else group.priority, members, 0,
-                     tuple(sorted({i for _, i in members})))
+        unit = _whole_group_unit(
+            gk, group.preemption_priority if self.separate else group.priority, members)
         self._whole[gk] = unit
         return unit
 

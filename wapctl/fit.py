@@ -656,35 +656,22 @@ class Accounting:
         self._anti_keys = [p.key for p, _ in self._anti_list]
 
     def _build(self, pods: Collection[Pod]) -> None:
-        """``_add`` of every pod (no listeners yet, the sorted lists made after), inlined: it
-        runs once per pod of the snapshot. (Where a pod counts -- finished, nominated, on a
-        known node -- is decided as in ``_slot`` and ``ClusterState.__init__``: change them
-        together.)"""
-        index, nodes = self.index, self.nodes
-        bound, terminating, nominated = self.bound, self.terminating, self.nominated
+        """``_add`` of every pod (no listeners yet, the sorted lists made after), the per-node
+        totals summed node by node at the end."""
+        slot, nodes, nominated = self._slot, self.nodes, self.nominated
+        bound, terminating = self.bound, self.terminating
         held: list[list[Mapping[str, int]]] = [[] for _ in nodes]  # requests, per node
         added = 0
         for pod in pods:
-            if pod.phase in FINISHED_PHASES:
+            where, i = slot(pod)
+            if where is None:
                 continue
-            name = pod.node_name
-            if name is None:
-                if pod.terminating or pod.nominated_node is None:
-                    continue
-                i = index.get(pod.nominated_node)
-                if i is None:
-                    continue
-                nominated[pod.key] = (pod, i)
-                added += 1
-                continue
-            i = index.get(name)
-            if i is None:
-                continue
-            (terminating if pod.terminating else bound)[pod.key] = (pod, i)
-            held[i].append(pod.requests)
+            where[pod.key] = (pod, i)
+            added += 1
+            if where is not nominated:
+                held[i].append(pod.requests)  # type: ignore[index]
         for state, requests in zip(nodes, held, strict=True):  # summed node by node
             if requests:
-                added += len(requests)
                 req = state.requested
                 names = set().union(*requests)
                 names.discard(PODS)
@@ -700,7 +687,7 @@ class Accounting:
             # a pod key given twice (in one slot, or in two): find it as _add would
             seen: set[str] = set()
             for pod in pods:
-                if self._slot(pod)[0] is not None:
+                if slot(pod)[0] is not None:
                     if pod.key in seen:
                         raise ValueError(f"pod {pod.key} is already accounted")
                     seen.add(pod.key)
@@ -790,7 +777,7 @@ class Accounting:
 
     def _slot(self, pod: Pod) -> tuple[dict[str, tuple[Pod, int]] | None, int | None]:
         """Where ClusterState would put ``pod``: (the mapping, node index), or (None, None)."""
-        if pod.phase in FINISHED_PHASES:  # (as ``_build`` and ``ClusterState.__init__`` decide)
+        if pod.phase in FINISHED_PHASES:  # (as ``ClusterState.__init__`` decides)
             return None, None
         if pod.node_name is None:
             if pod.terminating or pod.nominated_node is None:

@@ -1995,9 +1995,13 @@ def _pod_priority(
     return pcn, pp, group
 
 
-def _join(group: _Group, pp: prio.PodPriority) -> None:
-    """A member with these priorities joins ``group`` (its values, ``prio.group_values``)."""
-    group.members.append(pp.priority)
+def _join(group: _Group, pp: prio.PodPriority, count: int = 1) -> None:
+    """``count`` members with these priorities join ``group`` (its values,
+    ``prio.group_values``)."""
+    if count == 1:
+        group.members.append(pp.priority)
+    else:
+        group.members.extend(repeat(pp.priority, count))
     if pp.own_never:
         group.member_never = True
 
@@ -2805,9 +2809,7 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
             continue
         pp, group, resolved, moved = quiet
         if group is not None:
-            group.members.extend(repeat(pp.priority, len(same) - 1))
-            if pp.own_never:
-                group.member_never = True
+            _join(group, pp, len(same) - 1)
         if moved:  # the first one's fields changed: all did
             for i in same[1:]:
                 out[i] = _re_resolved(out[i], *resolved)

@@ -389,7 +389,7 @@ def kept_old_values(
     out = []
     reach = _lazy_reach(after)
     for source, obj in after_documents:
-        spec = obj.get("spec")
+        spec: Any = obj.get("spec")
         # the class first: most documents name none that changes (PodGroups name classes
         # too: the kind is checked next)
         pcn = spec.get("priorityClassName") if type(spec) is dict else None

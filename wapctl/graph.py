@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
-from wapctl.model import FINISHED_PHASES, NEVER, PREEMPT_LOWER, Snapshot
+from wapctl.model import FINISHED_PHASES, NEVER, PREEMPT_LOWER, PodGroup, Snapshot
 
 DEFAULT_SAMPLE = 10  # members listed per vertex (and per list); the counts are always complete
 DEFAULT_CYCLE_LIMIT = 100  # cycles kept in a report
@@ -151,7 +151,7 @@ class PriorityGraph:
     _made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
-    def graph(self) -> nx.DiGraph:
+    def graph(self) -> nx.DiGraph[Profile]:
         """The networkx DiGraph: nodes in profile order, then the edges in order."""
         made = self._made.get("graph")
         if made is None:
@@ -417,6 +417,8 @@ def _build_graph(
             acc = accs[profile] = _Acc()
         return profile, acc
 
+    group: PodGroup | None
+    workload: str | None
     for key, group in snapshot.pod_groups.items():
         profile, acc = profile_at(
             (group.priority, group.preemption_priority, group.preemption_policy)
@@ -530,7 +532,7 @@ def _edges(vertices: Mapping[Profile, Vertex], max_edges: int) -> list[tuple[Pro
             f"priority profiles (limit {max_edges}); a snapshot this varied in priorities is "
             "not a real cluster's"
         )
-    edges = []
+    edges: list[tuple[Profile, Profile]] = []
     for source, end, self_loop in spans:
         edges.extend(
             (source, target) for target in by_preemption[:end] if target != source or self_loop
@@ -547,7 +549,7 @@ def _rotate(vertices: list[Profile]) -> tuple[Profile, ...]:
 
 
 def _enumerate(
-    graph: nx.DiGraph, bound: int | None, budget: int, keep: Callable[[Cycle], bool] | None
+    graph: nx.DiGraph[Profile], bound: int | None, budget: int, keep: Callable[[Cycle], bool] | None
 ) -> tuple[list[Cycle], bool]:
     """At most ``budget`` elementary cycles of length <= ``bound`` (rotated, filtered by
     ``keep``), and whether that was all of them."""

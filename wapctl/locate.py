@@ -58,7 +58,7 @@ class Locator:
             if not isinstance(items, yaml.SequenceNode) or source.item >= len(items.value):
                 return fallback
             node = items.value[source.item]
-        line = node.start_mark.line + 1
+        line: int = node.start_mark.line + 1
         for name, index, quoted in _STEP.findall(field or ""):
             key = name or quoted
             if index:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from dataclasses import field as _field  # a class below has a field named "field"
 from typing import Literal
 
 from wapctl.errors import Source
@@ -292,7 +293,7 @@ class PodTemplateWorkload:
     preemption_policy: PreemptionPolicy = PREEMPT_LOWER
     group_key: str | None = None  # the pod group its pods join (workloadRef / schedulingGroup)
     unknown_class: str | None = None  # a PriorityClass it names that does not exist
-    labels: Mapping[str, str] = field(default_factory=dict)  # the owner's, then the template's
+    labels: Mapping[str, str] = _field(default_factory=dict)  # the owner's, then the template's
     source: Source | None = None
 
 

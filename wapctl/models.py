@@ -25,9 +25,9 @@ Choosing the model (``select_model``): an explicit name, else the cluster's serv
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from wapctl.errors import UsageError
 
@@ -68,7 +68,7 @@ class ModelError(UsageError):
 # size (pods), start (earliest start time, inf when not started) and name (our deterministic
 # stand-in for upstream's random order / UID).
 
-ImportanceKey = tuple
+ImportanceKey = tuple[Any, ...]
 
 
 def importance_kep(priority: int, is_group_unit: bool, in_group: bool, size: int,
@@ -127,8 +127,9 @@ class BehaviourModel:
     # a pod group nominated where a lower-priority pod terminates by preemption waits (newer
     # upstream ``isOngoingPreemption``); 1.36's group path only checks preemptionPolicy
     group_waits_for_termination: bool
-    importance_pod: object  # importance function for a single-pod preemptor's victims
-    importance_group: object  # importance function for a pod group preemptor's victims
+    # importance functions for the victims of a single-pod and of a pod group preemptor
+    importance_pod: Callable[..., ImportanceKey]
+    importance_group: Callable[..., ImportanceKey]
     group_policy_own: bool  # the PodGroup's own preemptionPolicy (gate); else any Never member
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     reason: str = ""  # why this model was chosen
@@ -151,7 +152,7 @@ class BehaviourModel:
     def group_victim_priority(self, group: PodGroup) -> int:
         return group.preemption_priority if self.separate_preemption_priority else group.priority
 
-    def importance(self, group_preemptor: bool):
+    def importance(self, group_preemptor: bool) -> Callable[..., ImportanceKey]:
         return self.importance_group if group_preemptor else self.importance_pod
 
     def chosen(self, reason: str) -> BehaviourModel:

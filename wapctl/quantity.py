@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from typing import cast
 
 __all__ = ["QuantityError", "amount", "millivalue", "parse_quantity", "value"]
 
@@ -107,11 +108,11 @@ def parse_quantity(value: object) -> Fraction:
     """
     kind = type(value)
     if kind is str:
-        return _parse_text(value)  # type: ignore[arg-type]
+        return _parse_text(cast(str, value))
     if kind is int:
-        return Fraction(value)  # type: ignore[arg-type]
+        return Fraction(cast(int, value))
     if kind is float:
-        if not math.isfinite(value):  # type: ignore[arg-type]
+        if not math.isfinite(cast(float, value)):
             raise QuantityError(value, "not a finite number")
         return _parse_text(repr(value))
     if kind is bool:

@@ -102,6 +102,6 @@ def shareable(obj: dict[str, Any]) -> dict[str, Any]:
     spec = KEEP.get(str(obj.get("kind")))
     if spec is None:
         return obj
-    out = {key: obj[key] for key in ("apiVersion", "kind") if key in obj}
+    out: dict[str, Any] = {key: obj[key] for key in ("apiVersion", "kind") if key in obj}
     out.update(_keep({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}, spec))
     return out

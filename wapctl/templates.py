@@ -112,7 +112,7 @@ def _labels(meta: dict[str, Any], source: Source, field: str) -> dict[str, str]:
 def _at(obj: dict[str, Any], path: str, source: Source) -> dict[str, Any] | None:
     """The mapping at a dotted path, None when some step is absent."""
     here: Any = obj
-    walked = []
+    walked: list[str] = []
     for step in path.split("."):
         here = _mapping(here, source, ".".join(walked) or step).get(step)
         walked.append(step)

@@ -152,7 +152,7 @@ class ExistingAntiAffinity:
         self.counts: list[dict[str, int]] = []  # per term: topology value -> present pods
         self._by_label: dict[tuple[str, str], list[int]] = {}
         self._generic: list[int] = []  # terms without matchLabels
-        self._matching: dict[tuple, tuple[int, ...]] = {}
+        self._matching: dict[tuple[object, ...], tuple[int, ...]] = {}
 
     def _id(self, term: PodAffinityTerm) -> int:
         key = repr(term)

@@ -30,8 +30,8 @@ class PlanFilters:
         self.names = state.node_names()
         # The preemptor's pods by what the two kinds of relevance read: their own constraints
         # (not their labels), and their namespace and labels (other pods' anti-affinity).
-        own: dict[tuple, Pod] = {}
-        labelled: dict[tuple, Pod] = {}
+        own: dict[tuple[object, ...], Pod] = {}
+        labelled: dict[tuple[object, ...], Pod] = {}
         for p in preemptor_pods:
             if constrained(p):
                 own.setdefault((p.namespace, repr(p.affinity_terms),

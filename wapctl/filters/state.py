@@ -31,11 +31,11 @@ UNRESOLVABLE = interpod_affinity.UNRESOLVABLE | topology_spread.UNRESOLVABLE
 
 # Counter keys: what a counter depends on. Not the pod's labels (they only decide whether the
 # pod matches its own terms, asked per pod), so the pods of one group share one counter.
-def _affinity_key(pod: Pod) -> tuple:
+def _affinity_key(pod: Pod) -> tuple[object, ...]:
     return (pod.namespace, repr(pod.affinity_terms), repr(pod.anti_affinity_terms))
 
 
-def _spread_key(pod: Pod) -> tuple:
+def _spread_key(pod: Pod) -> tuple[object, ...]:
     return (pod.namespace, repr(pod.spread_constraints),
             tuple(sorted(pod.node_selector.items())), pod.required_affinity, pod.tolerations)
 
@@ -67,9 +67,9 @@ class ConstraintState:
         self._with_anti: dict[str, tuple[Pod, str]] = {}
         self._ports: dict[str, PortUsage] = {}
         self._existing = ExistingAntiAffinity(self.namespaces)
-        self._affinity: OrderedDict[tuple, AffinityCounts] = OrderedDict()
-        self._spread: OrderedDict[tuple, SpreadCounts] = OrderedDict()
-        self._keys: dict[int, tuple[Pod, tuple, tuple]] = {}
+        self._affinity: OrderedDict[tuple[object, ...], AffinityCounts] = OrderedDict()
+        self._spread: OrderedDict[tuple[object, ...], SpreadCounts] = OrderedDict()
+        self._keys: dict[int, tuple[Pod, tuple[object, ...], tuple[object, ...]]] = {}
         for pod, node_name in placed:
             self.add(pod, node_name)
 
@@ -82,7 +82,7 @@ class ConstraintState:
         names = {n.name for n in node_list}
         placed = [(p, p.node_name) for p in pods
                   if p.node_name is not None and p.node_name in names and not p.finished]
-        return cls(node_list, namespaces, placed)  # type: ignore[arg-type]
+        return cls(node_list, namespaces, placed)
 
     # ---- changes ----------------------------------------------------------------------------
 
@@ -131,7 +131,7 @@ class ConstraintState:
 
     # ---- questions --------------------------------------------------------------------------
 
-    def _shape(self, pod: Pod) -> tuple[tuple, tuple]:
+    def _shape(self, pod: Pod) -> tuple[tuple[object, ...], tuple[object, ...]]:
         entry = self._keys.get(id(pod))
         if entry is None or entry[0] is not pod:
             if len(self._keys) > 4096:
@@ -139,7 +139,7 @@ class ConstraintState:
             entry = self._keys[id(pod)] = (pod, _affinity_key(pod), _spread_key(pod))
         return entry[1], entry[2]
 
-    def _affinity_counts(self, pod: Pod, key: tuple) -> AffinityCounts:
+    def _affinity_counts(self, pod: Pod, key: tuple[object, ...]) -> AffinityCounts:
         counts = self._affinity.get(key)
         if counts is not None:
             self._affinity.move_to_end(key)
@@ -153,7 +153,7 @@ class ConstraintState:
             self._affinity.popitem(last=False)
         return counts
 
-    def _spread_counts(self, pod: Pod, key: tuple) -> SpreadCounts:
+    def _spread_counts(self, pod: Pod, key: tuple[object, ...]) -> SpreadCounts:
         spread = self._spread.get(key)
         if spread is not None:
             self._spread.move_to_end(key)

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
-from wapctl.model import FINISHED_PHASES, NEVER, PREEMPT_LOWER, PodGroup, Snapshot
+from wapctl.model import FINISHED_PHASES, NEVER, PREEMPT_LOWER, Snapshot
 
 DEFAULT_SAMPLE = 10  # members listed per vertex (and per list); the counts are always complete
 DEFAULT_CYCLE_LIMIT = 100  # cycles kept in a report
@@ -400,115 +400,141 @@ def build_graph(
 def _build_graph(
     snapshot: Snapshot, sample_size: int, max_edges: int, profile_of: ProfileOf
 ) -> PriorityGraph:
-    accs: dict[Profile, _Acc] = {}
-    memberships: dict[tuple[str, str], Profile] = {}
-    members: dict[tuple[str, str], Member] = {}
-    group_profile: dict[str, Profile] = {}
-    # One Profile per distinct (scheduling, preemption, policy) as the snapshot gives it: a
-    # 150k-pod cluster has a few dozen, so the model's view is worked out once for each.
-    seen: dict[tuple[int, int, str], Profile] = {}
+    members = _Members(profile_of)
+    members.add_groups(snapshot)
+    members.add_pods(snapshot)
+    members.add_templates(snapshot)
+    vertices = members.vertices(snapshot, sample_size)
+    return PriorityGraph(
+        vertices, members.memberships, members.members, _edges(vertices, max_edges)
+    )
 
-    def profile_at(raw: tuple[int, int, str]) -> tuple[Profile, _Acc]:
-        profile = seen.get(raw)
+
+class _Members:
+    """The graph's members filed under their profiles, one kind of member at a time."""
+
+    def __init__(self, profile_of: ProfileOf) -> None:
+        self.profile_of = profile_of
+        self.accs: dict[Profile, _Acc] = {}
+        self.memberships: dict[tuple[str, str], Profile] = {}
+        self.members: dict[tuple[str, str], Member] = {}
+        self.group_profile: dict[str, Profile] = {}
+        # One Profile per distinct (scheduling, preemption, policy) as the snapshot gives it: a
+        # 150k-pod cluster has a few dozen, so the model's view is worked out once for each.
+        self.seen: dict[tuple[int, int, str], Profile] = {}
+
+    def profile_at(self, raw: tuple[int, int, str]) -> tuple[Profile, _Acc]:
+        profile = self.seen.get(raw)
         if profile is None:
-            profile = seen[raw] = profile_of(Profile(*raw))
-        acc = accs.get(profile)
+            profile = self.seen[raw] = self.profile_of(Profile(*raw))
+        acc = self.accs.get(profile)
         if acc is None:
-            acc = accs[profile] = _Acc()
+            acc = self.accs[profile] = _Acc()
         return profile, acc
 
-    group: PodGroup | None
-    workload: str | None
-    for key, group in snapshot.pod_groups.items():
-        profile, acc = profile_at(
-            (group.priority, group.preemption_priority, group.preemption_policy)
-        )
-        group_profile[key] = profile
-        workload = f"{group.namespace}/{group.workload}"
-        acc.workloads.add(workload)
-        acc.pod_groups.append(key)
-        acc.units.add(key)
-        acc.namespaces.add(group.namespace)
-        memberships[("PodGroup", key)] = profile
-        members[("PodGroup", key)] = Member("PodGroup", key, key, workload)
+    def add_groups(self, snapshot: Snapshot) -> None:
+        for key, group in snapshot.pod_groups.items():
+            profile, acc = self.profile_at(
+                (group.priority, group.preemption_priority, group.preemption_policy)
+            )
+            self.group_profile[key] = profile
+            workload = f"{group.namespace}/{group.workload}"
+            acc.workloads.add(workload)
+            acc.pod_groups.append(key)
+            acc.units.add(key)
+            acc.namespaces.add(group.namespace)
+            self.memberships[("PodGroup", key)] = profile
+            self.members[("PodGroup", key)] = Member("PodGroup", key, key, workload)
 
-    counted: list[Profile] = []  # per pod counted in its group (not listed): the group's profile
-    # The accumulator of the last profile: pods come in runs of one class (one controller's)
-    last: tuple[tuple[int, int, str], Profile, _Acc] | None = None
-    new_member = tuple.__new__  # Member(...) without NamedTuple's Python-level __new__
-    for key, pod in snapshot.pods.items():
-        if pod.phase in FINISHED_PHASES:  # pod.finished, without a property call per pod
-            continue
-        raw = (pod.priority, pod.preemption_priority, pod.preemption_policy)
-        if last is not None and last[0] == raw:
-            profile, acc = last[1], last[2]
-        else:
-            profile, acc = profile_at(raw)
-            last = (raw, profile, acc)
-        gk = pod.group_key
-        if gk is None:  # the usual case: a pod on its own
-            unit, workload = key, None
-        else:
-            gp = group_profile.get(gk)
-            if gp is None:  # its pod group is not in the snapshot
-                unit, workload = key, None
-            elif gp == profile:
-                counted.append(gp)  # the other usual case: counted, nothing allocated
+    def add_pods(self, snapshot: Snapshot) -> None:
+        """Every unfinished pod; one counted in its group (same profile) is counted, not listed."""
+        memberships, members, group_profile = self.memberships, self.members, self.group_profile
+        counted: list[Profile] = []  # per pod counted in its group: the group's profile
+        # The accumulator of the last profile: pods come in runs of one class (one controller's)
+        last: tuple[tuple[int, int, str], Profile, _Acc] | None = None
+        new_member = tuple.__new__  # Member(...) without NamedTuple's Python-level __new__
+        workload: str | None
+        for key, pod in snapshot.pods.items():
+            if pod.phase in FINISHED_PHASES:  # pod.finished, without a property call per pod
                 continue
+            raw = (pod.priority, pod.preemption_priority, pod.preemption_policy)
+            if last is not None and last[0] == raw:
+                profile, acc = last[1], last[2]
             else:
-                group = snapshot.pod_groups[gk]
-                unit, workload = group.key, f"{group.namespace}/{group.workload}"
-        acc.pods.append(key)
-        acc.units.add(unit)
-        acc.namespaces.add(pod.namespace)
-        memberships[("Pod", key)] = profile
-        members[("Pod", key)] = new_member(Member, ("Pod", key, unit, workload))
-    for profile, n in Counter(counted).items():
-        accs[profile].group_pods = n
+                profile, acc = self.profile_at(raw)
+                last = (raw, profile, acc)
+            gk = pod.group_key
+            if gk is None:  # the usual case: a pod on its own
+                unit, workload = key, None
+            else:
+                gp = group_profile.get(gk)
+                if gp is None:  # its pod group is not in the snapshot
+                    unit, workload = key, None
+                elif gp == profile:
+                    counted.append(gp)  # the other usual case: counted, nothing allocated
+                    continue
+                else:
+                    group = snapshot.pod_groups[gk]
+                    unit, workload = group.key, f"{group.namespace}/{group.workload}"
+            acc.pods.append(key)
+            acc.units.add(unit)
+            acc.namespaces.add(pod.namespace)
+            memberships[("Pod", key)] = profile
+            members[("Pod", key)] = new_member(Member, ("Pod", key, unit, workload))
+        for profile, n in Counter(counted).items():
+            self.accs[profile].group_pods = n
 
-    for key, t in snapshot.templates.items():
-        if t.priority is None or t.preemption_priority is None:
-            continue  # an unknown PriorityClass: a finding, no profile
-        profile, acc = profile_at((t.priority, t.preemption_priority, t.preemption_policy))
-        acc.templates.append(key)
-        unit = t.group_key or key
-        acc.units.add(unit)
-        acc.namespaces.add(t.namespace)
-        group = snapshot.pod_groups.get(t.group_key) if t.group_key else None
-        workload = f"{group.namespace}/{group.workload}" if group is not None else None
-        memberships[("Template", key)] = profile
-        members[("Template", key)] = Member("Template", key, unit, workload)
+    def add_templates(self, snapshot: Snapshot) -> None:
+        for key, t in snapshot.templates.items():
+            if t.priority is None or t.preemption_priority is None:
+                continue  # an unknown PriorityClass: a finding, no profile
+            profile, acc = self.profile_at(
+                (t.priority, t.preemption_priority, t.preemption_policy)
+            )
+            acc.templates.append(key)
+            unit = t.group_key or key
+            acc.units.add(unit)
+            acc.namespaces.add(t.namespace)
+            group = snapshot.pod_groups.get(t.group_key) if t.group_key else None
+            workload = f"{group.namespace}/{group.workload}" if group is not None else None
+            self.memberships[("Template", key)] = profile
+            self.members[("Template", key)] = Member("Template", key, unit, workload)
 
-    vertices: dict[Profile, Vertex] = {}
-    for profile in sorted(accs):
-        acc = accs[profile]
-        workloads = _sample(acc.workloads, sample_size)
-        pods = _sample(acc.pods, sample_size)
-        if workloads:
-            wl = snapshot.workloads.get(workloads[0])
-            source = wl.source if wl is not None else None
-        elif pods:
-            source = snapshot.pods[pods[0]].source
-        else:
-            templates = _sample(acc.templates, 1)
-            source = snapshot.templates[templates[0]].source if templates else None
-        vertices[profile] = Vertex(
-            profile=profile,
-            workloads=workloads,
-            pod_groups=_sample(acc.pod_groups, sample_size),
-            pods=pods,
-            workload_count=len(acc.workloads),
-            pod_group_count=len(acc.pod_groups),
-            pod_count=len(acc.pods),
-            group_pod_count=acc.group_pods,
-            unit_count=len(acc.units),
-            namespaces=frozenset(acc.namespaces),
-            source=source,
-            templates=_sample(acc.templates, sample_size),
-            template_count=len(acc.templates),
-        )
+    def vertices(self, snapshot: Snapshot, sample_size: int) -> dict[Profile, Vertex]:
+        vertices: dict[Profile, Vertex] = {}
+        for profile in sorted(self.accs):
+            acc = self.accs[profile]
+            workloads = _sample(acc.workloads, sample_size)
+            pods = _sample(acc.pods, sample_size)
+            vertices[profile] = Vertex(
+                profile=profile,
+                workloads=workloads,
+                pod_groups=_sample(acc.pod_groups, sample_size),
+                pods=pods,
+                workload_count=len(acc.workloads),
+                pod_group_count=len(acc.pod_groups),
+                pod_count=len(acc.pods),
+                group_pod_count=acc.group_pods,
+                unit_count=len(acc.units),
+                namespaces=frozenset(acc.namespaces),
+                source=_vertex_source(snapshot, acc, workloads, pods),
+                templates=_sample(acc.templates, sample_size),
+                template_count=len(acc.templates),
+            )
+        return vertices
 
-    return PriorityGraph(vertices, memberships, members, _edges(vertices, max_edges))
+
+def _vertex_source(
+    snapshot: Snapshot, acc: _Acc, workloads: tuple[str, ...], pods: tuple[str, ...]
+) -> Source | None:
+    """Where a profile is first written: its first Workload, else its first pod or template."""
+    if workloads:
+        wl = snapshot.workloads.get(workloads[0])
+        return wl.source if wl is not None else None
+    if pods:
+        return snapshot.pods[pods[0]].source
+    templates = _sample(acc.templates, 1)
+    return snapshot.templates[templates[0]].source if templates else None
 
 
 def _edges(vertices: Mapping[Profile, Vertex], max_edges: int) -> list[tuple[Profile, Profile]]:

@@ -1,0 +1,127 @@
+"""The code's shape: no module over 1,000 lines, no function over 80, no import cycle.
+
+A few places are older than these rules; each is listed below with the size it has today, and
+the limit for it only goes down: a change that grows one of them fails here, and a change that
+splits one removes its line (the issues that split them: "One typed reader for every input" for
+load.py and the load <-> load_constraints circle, "The preemption engine reads like
+kube-scheduler's" for preemption/__init__.py and the long functions).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import networkx as nx
+
+PACKAGE = Path(__file__).resolve().parent.parent / "wapctl"
+MAX_MODULE_LINES = 1000
+MAX_FUNCTION_LINES = 80
+
+# module -> lines it may have at most until it is split
+OLDER_MODULES = {
+    "wapctl/load.py": 2869,
+    "wapctl/preemption/__init__.py": 1408,
+}
+# (module, function) -> lines it may have at most until it is split
+OLDER_FUNCTIONS = {
+    ("wapctl/commands/plan.py", "plan"): 115,
+    ("wapctl/load.py", "_sort_again"): 96,
+    ("wapctl/load.py", "_assemble"): 152,
+    ("wapctl/preemption/__init__.py", "plan_pod"): 98,
+    ("wapctl/render/audit.py", "render_table"): 88,
+    ("wapctl/render/cycles.py", "render_table"): 112,
+}
+# import circles that exist today (a late import inside a function closes them)
+OLDER_CYCLES = {frozenset({"wapctl.load", "wapctl.load_constraints"})}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(PACKAGE.parent).as_posix()
+
+
+def test_no_module_over_the_limit() -> None:
+    over = {}
+    for path in _modules().values():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        limit = OLDER_MODULES.get(_rel(path), MAX_MODULE_LINES)
+        if lines > limit:
+            over[_rel(path)] = (lines, limit)
+    assert over == {}, f"modules over their limit (lines, limit): {over}"
+
+
+def test_no_function_over_the_limit() -> None:
+    over = {}
+    for path in _modules().values():
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert node.end_lineno is not None
+                lines = node.end_lineno - node.lineno + 1
+                key = (_rel(path), node.name)
+                limit = OLDER_FUNCTIONS.get(key, MAX_FUNCTION_LINES)
+                if lines > limit:
+                    over[key] = (lines, limit)
+    assert over == {}, f"functions over their limit (lines, limit): {over}"
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The wapctl modules ``module`` imports anywhere in its text (late imports too)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join([*parts, base] if base else parts)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                out.add(sub if sub in modules else base)
+    return {m for m in out if m in modules and m != module}
+
+
+@functools.cache
+def _import_graph() -> nx.DiGraph[str]:
+    modules = _modules()
+    graph: nx.DiGraph[str] = nx.DiGraph()
+    for module, path in modules.items():
+        graph.add_edges_from((module, target) for target in _imports(module, path, modules))
+    return graph
+
+
+def test_no_import_cycle() -> None:
+    cycles = {frozenset(c) for c in nx.simple_cycles(_import_graph())}
+    assert cycles - OLDER_CYCLES == set()
+
+
+def test_the_import_graph_sees_a_late_import() -> None:
+    # the check above is only worth something if it sees imports inside functions
+    assert _import_graph().has_edge("wapctl.load_constraints", "wapctl.load")
+
+
+def test_the_core_imports_nothing_from_the_cli() -> None:
+    cli = ("wapctl.cli", "wapctl.commands", "wapctl.render", "wapctl.__main__")
+    graph = _import_graph()
+    offenders = sorted(
+        (a, b) for a, b in graph.edges if not a.startswith(cli) and b.startswith(cli)
+    )
+    assert offenders == []

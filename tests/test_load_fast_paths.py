@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wapctl import load
+from wapctl import fields, load
 from wapctl import load_constraints as constraints
 from wapctl.errors import InputError, Source
 
@@ -71,7 +71,7 @@ def _general_requests(spec: dict[str, Any]) -> dict[str, int]:
     if containers is None:
         return total
     if type(containers) is not list:
-        raise load._type_error(containers, "a list", SOURCE, "spec.containers")
+        raise fields.type_error(containers, "a list", SOURCE, "spec.containers")
     for i, c in enumerate(containers):
         for k, v in load._container_requests(c, SOURCE, f"spec.containers[{i}]").items():
             total[k] = total.get(k, 0) + v

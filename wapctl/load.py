@@ -130,11 +130,22 @@ from wapctl import priority as prio
 from wapctl import reader
 from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
+from wapctl.fields import enum as _enum
+from wapctl.fields import label_selector as _label_selector
+from wapctl.fields import list_field as _list
+from wapctl.fields import mapping as _mapping
+from wapctl.fields import opt_bool as _opt_bool
+from wapctl.fields import opt_int as _opt_int
+from wapctl.fields import opt_str as _opt_str
+from wapctl.fields import req_str as _req_str
+from wapctl.fields import requirement as _requirement
+from wapctl.fields import str_map as _str_map
+from wapctl.fields import type_error as _type_error
+from wapctl.fields import typename as _typename
 from wapctl.gcpause import gc_paused
 from wapctl.model import (
     NEVER,
     PREEMPT_LOWER,
-    LabelSelector,
     LoadWarning,
     Node,
     NodeSelectorTerm,
@@ -143,7 +154,6 @@ from wapctl.model import (
     PodGroup,
     PodTemplateWorkload,
     PriorityClass,
-    SelectorRequirement,
     Snapshot,
     Taint,
     Toleration,
@@ -672,107 +682,6 @@ def _flatten(
     out.append(Document(Source(name, number, line=line), obj))
 
 
-def _typename(value: Any) -> str:
-    return {
-        dict: "a mapping",
-        list: "a list",
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-# ---- field helpers -------------------------------------------------------------------------
-
-
-def _fail(message: str, source: Source, field: str | None = None) -> InputError:
-    return InputError(message, source, field)
-
-
-def _type_error(value: Any, expected: str, source: Source, field: str) -> InputError:
-    return InputError(f"must be {expected}, not {_typename(value)}", source, field)
-
-
-def _mapping(value: Any, source: Source, field: str) -> dict[str, Any]:
-    """A mapping field; absent (None) is an empty mapping."""
-    if value is None:
-        return {}
-    if type(value) is not dict:
-        raise _type_error(value, "a mapping", source, field)
-    return value
-
-
-def _list(value: Any, source: Source, field: str) -> list[Any]:
-    if value is None:
-        return []
-    if type(value) is not list:
-        raise _type_error(value, "a list", source, field)
-    return value
-
-
-def _opt_str(value: Any, source: Source, field: str) -> str | None:
-    if value is None or value == "":
-        return None
-    if type(value) is not str:
-        raise _type_error(value, "a string", source, field)
-    return value
-
-
-def _req_str(value: Any, source: Source, field: str) -> str:
-    if value is None or value == "":
-        raise InputError("missing (required)", source, field)
-    if type(value) is not str:
-        raise _type_error(value, "a string", source, field)
-    return value
-
-
-def _opt_int(value: Any, source: Source, field: str) -> int | None:
-    if value is None:
-        return None
-    if type(value) is not int:
-        raise _type_error(value, "an integer", source, field)
-    return value
-
-
-def _opt_bool(value: Any, source: Source, field: str) -> bool:
-    if value is None:
-        return False
-    if type(value) is not bool:
-        raise _type_error(value, "true or false", source, field)
-    return value
-
-
-def _enum(value: Any, allowed: tuple[str, ...], source: Source, field: str) -> str | None:
-    if value is None or value == "":
-        return None
-    if value not in allowed or type(value) is not str:
-        raise InputError(
-            f"unknown value {value!r} (expected one of: {', '.join(allowed)})", source, field
-        )
-    return value
-
-
-def _str_map(value: Any, source: Source, field: str) -> dict[str, str]:
-    """Labels and selectors: a mapping of strings to strings (copied)."""
-    if not value:
-        if value is None or type(value) is dict:
-            return {}
-        raise _type_error(value, "a mapping", source, field)
-    if type(value) is not dict:
-        raise _type_error(value, "a mapping", source, field)
-    for k, v in value.items():
-        if type(v) is not str or type(k) is not str:
-            bad = v if type(v) is not str else k
-            raise InputError(
-                f"must map strings to strings, but has {_typename(bad)} {bad!r} (quote it)",
-                source,
-                f"{field}.{k}",
-            )
-    return dict(value)
-
-
 # (resource name, quantity text) -> amount, for pairs ``_amount`` has accepted: the same few
 # strings repeat across a cluster's pods, and a hit needs none of the checks again.
 _AMOUNTS: dict[tuple[str, str], int] = {}
@@ -1025,51 +934,6 @@ def _priority_class(obj: dict[str, Any], source: Source, head: _Head) -> Priorit
 
 
 # ---- PodDisruptionBudget -------------------------------------------------------------------
-
-_LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-def _label_selector(value: Any, source: Source, field: str) -> LabelSelector | None:
-    if value is None:
-        return None
-    sel = _mapping(value, source, field)
-    exprs = []
-    for i, e in enumerate(_list(sel.get("matchExpressions"), source, field + ".matchExpressions")):
-        f = f"{field}.matchExpressions[{i}]"
-        exprs.append(_requirement(e, _LABEL_OPERATORS, source, f, numeric=False))
-    return LabelSelector(
-        match_labels=_str_map(sel.get("matchLabels"), source, field + ".matchLabels"),
-        match_expressions=tuple(exprs),
-    )
-
-
-def _requirement(
-    e: Any, operators: tuple[str, ...], source: Source, field: str, *, numeric: bool
-) -> SelectorRequirement:
-    if type(e) is not dict:
-        raise _type_error(e, "a mapping", source, field)
-    key = _req_str(e.get("key"), source, field + ".key")
-    op = _enum(e.get("operator"), operators, source, field + ".operator")
-    if op is None:
-        raise InputError("missing (required)", source, field + ".operator")
-    raw = _list(e.get("values"), source, field + ".values")
-    for j, v in enumerate(raw):
-        if type(v) is not str:
-            raise _type_error(v, "a string (quote it)", source, f"{field}.values[{j}]")
-    values = tuple(raw)
-    if op in ("In", "NotIn") and not values:
-        raise InputError(f"operator {op} needs at least one value", source, field + ".values")
-    if op in ("Exists", "DoesNotExist") and values:
-        raise InputError(f"operator {op} takes no values", source, field + ".values")
-    if (
-        numeric
-        and op in ("Gt", "Lt")
-        and (len(values) != 1 or not re.fullmatch(r"[+-]?[0-9]+", values[0]))
-    ):
-        raise InputError(
-            f"operator {op} needs exactly one integer value", source, field + ".values"
-        )
-    return SelectorRequirement(key=key, operator=op, values=values)
 
 
 def _pdb(obj: dict[str, Any], source: Source, head: _Head) -> PodDisruptionBudget:

@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wapctl import fields
 from wapctl.errors import InputError, Source
 from wapctl.filters.selectors import NAMESPACE_NAME_LABEL
 from wapctl.model import (
@@ -62,27 +63,11 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-_LOAD: Any = None
-
-
-def _load() -> Any:
-    global _LOAD
-    if _LOAD is None:
-        from wapctl import load  # the loader's field helpers; imported late (load imports us)
-
-        _LOAD = load
-    return _LOAD
-
-
-def _type_error(value: Any, expected: str, source: Source, field: str) -> InputError:
-    return _load()._type_error(value, expected, source, field)
-
-
 def _str_list(value: Any, source: Source, field: str) -> list[str]:
-    out = _load()._list(value, source, field)
+    out = fields.list_field(value, source, field)
     for i, v in enumerate(out):
         if type(v) is not str:
-            raise _type_error(v, "a string", source, f"{field}[{i}]")
+            raise fields.type_error(v, "a string", source, f"{field}[{i}]")
     return out
 
 
@@ -103,12 +88,13 @@ def _with_keys(
 
 
 def _term(t: Any, ns: str, labels: Mapping[str, str], source: Source, f: str) -> PodAffinityTerm:
-    load = _load()
-    t = load._mapping(t, source, f)
-    key = load._req_str(t.get("topologyKey"), source, f + ".topologyKey")
-    selector = load._label_selector(t.get("labelSelector"), source, f + ".labelSelector")
+    t = fields.mapping(t, source, f)
+    key = fields.req_str(t.get("topologyKey"), source, f + ".topologyKey")
+    selector = fields.label_selector(t.get("labelSelector"), source, f + ".labelSelector")
     namespaces = _str_list(t.get("namespaces"), source, f + ".namespaces")
-    ns_selector = load._label_selector(t.get("namespaceSelector"), source, f + ".namespaceSelector")
+    ns_selector = fields.label_selector(
+        t.get("namespaceSelector"), source, f + ".namespaceSelector"
+    )
     match = _str_list(t.get("matchLabelKeys"), source, f + ".matchLabelKeys")
     mismatch = _str_list(t.get("mismatchLabelKeys"), source, f + ".mismatchLabelKeys")
     both = set(match) & set(mismatch)
@@ -131,13 +117,12 @@ def pod_affinity_terms(
     spec: dict[str, Any], ns: str, labels: Mapping[str, str], source: Source
 ) -> tuple[tuple[PodAffinityTerm, ...], tuple[PodAffinityTerm, ...]]:
     """Required pod affinity and anti-affinity terms."""
-    load = _load()
-    affinity = load._mapping(spec.get("affinity"), source, "spec.affinity")
+    affinity = fields.mapping(spec.get("affinity"), source, "spec.affinity")
     out: list[tuple[PodAffinityTerm, ...]] = []
     for kind in ("podAffinity", "podAntiAffinity"):
         base = f"spec.affinity.{kind}"
-        section = load._mapping(affinity.get(kind), source, base)
-        terms = load._list(section.get(_REQUIRED), source, f"{base}.{_REQUIRED}")
+        section = fields.mapping(affinity.get(kind), source, base)
+        terms = fields.list_field(section.get(_REQUIRED), source, f"{base}.{_REQUIRED}")
         out.append(tuple(_term(t, ns, labels, source, f"{base}.{_REQUIRED}[{i}]")
                          for i, t in enumerate(terms)))
     return out[0], out[1]
@@ -147,31 +132,30 @@ def spread_constraints(
     spec: dict[str, Any], labels: Mapping[str, str], source: Source
 ) -> tuple[SpreadConstraint, ...]:
     """The DoNotSchedule topology spread constraints (ScheduleAnyway ones only score)."""
-    load = _load()
     out = []
     base = "spec.topologySpreadConstraints"
-    raw = load._list(spec.get("topologySpreadConstraints"), source, base)
+    raw = fields.list_field(spec.get("topologySpreadConstraints"), source, base)
     for i, c in enumerate(raw):
         f = f"spec.topologySpreadConstraints[{i}]"
         if type(c) is not dict:
-            raise _type_error(c, "a mapping", source, f)
-        when = load._enum(c.get("whenUnsatisfiable"), _WHEN, source, f + ".whenUnsatisfiable")
+            raise fields.type_error(c, "a mapping", source, f)
+        when = fields.enum(c.get("whenUnsatisfiable"), _WHEN, source, f + ".whenUnsatisfiable")
         if when is None:
             raise InputError("missing (required)", source, f + ".whenUnsatisfiable")
-        skew = load._opt_int(c.get("maxSkew"), source, f + ".maxSkew")
+        skew = fields.opt_int(c.get("maxSkew"), source, f + ".maxSkew")
         if skew is None or skew <= 0:
             raise InputError("must be an integer greater than 0", source, f + ".maxSkew")
-        key = load._req_str(c.get("topologyKey"), source, f + ".topologyKey")
-        selector = load._label_selector(c.get("labelSelector"), source, f + ".labelSelector")
-        min_domains = load._opt_int(c.get("minDomains"), source, f + ".minDomains")
+        key = fields.req_str(c.get("topologyKey"), source, f + ".topologyKey")
+        selector = fields.label_selector(c.get("labelSelector"), source, f + ".labelSelector")
+        min_domains = fields.opt_int(c.get("minDomains"), source, f + ".minDomains")
         if min_domains is not None and min_domains <= 0:
             raise InputError("must be greater than 0", source, f + ".minDomains")
         if min_domains is not None and when != "DoNotSchedule":
             raise InputError("may only be set with whenUnsatisfiable DoNotSchedule",
                              source, f + ".minDomains")
-        affinity_policy = load._enum(c.get("nodeAffinityPolicy"), _POLICIES, source,
+        affinity_policy = fields.enum(c.get("nodeAffinityPolicy"), _POLICIES, source,
                                      f + ".nodeAffinityPolicy")
-        taints_policy = load._enum(c.get("nodeTaintsPolicy"), _POLICIES, source,
+        taints_policy = fields.enum(c.get("nodeTaintsPolicy"), _POLICIES, source,
                                    f + ".nodeTaintsPolicy")
         keys = _str_list(c.get("matchLabelKeys"), source, f + ".matchLabelKeys")
         if when != "DoNotSchedule":
@@ -225,40 +209,38 @@ def host_ports(spec: dict[str, Any], source: Source) -> tuple[HostPort, ...]:
     (``util.GetHostPorts``)."""
     if "initContainers" not in spec and _no_host_port(spec.get("containers")):
         return ()  # the usual pod
-    load = _load()
     out = []
     for group in ("initContainers", "containers"):
         containers = spec.get(group)
         if containers is None:
             continue
-        for i, c in enumerate(load._list(containers, source, f"spec.{group}")):
+        for i, c in enumerate(fields.list_field(containers, source, f"spec.{group}")):
             if type(c) is not dict:
-                raise _type_error(c, "a mapping", source, f"spec.{group}[{i}]")
+                raise fields.type_error(c, "a mapping", source, f"spec.{group}[{i}]")
             if group == "initContainers" and c.get("restartPolicy") != "Always":
                 continue
             ports = c.get("ports")
             if _plain_ports(ports):
                 continue
             base = f"spec.{group}[{i}].ports"
-            for j, p in enumerate(load._list(ports, source, base)):
+            for j, p in enumerate(fields.list_field(ports, source, base)):
                 f = f"{base}[{j}]"
                 if type(p) is not dict:
-                    raise _type_error(p, "a mapping", source, f)
-                port = load._opt_int(p.get("hostPort"), source, f + ".hostPort")
+                    raise fields.type_error(p, "a mapping", source, f)
+                port = fields.opt_int(p.get("hostPort"), source, f + ".hostPort")
                 if not port:
                     continue
                 if not 0 < port < 65536:
                     raise InputError("must be between 1 and 65535", source, f + ".hostPort")
-                proto = load._enum(p.get("protocol"), _PROTOCOLS, source, f + ".protocol")
-                ip = load._opt_str(p.get("hostIP"), source, f + ".hostIP")
+                proto = fields.enum(p.get("protocol"), _PROTOCOLS, source, f + ".protocol")
+                ip = fields.opt_str(p.get("hostIP"), source, f + ".hostIP")
                 out.append(HostPort(port=port, protocol=proto or "TCP", ip=ip or "0.0.0.0"))
     return tuple(out)
 
 
 def namespace_labels(obj: dict[str, Any], name: str, source: Source) -> dict[str, str]:
-    load = _load()
-    meta = load._mapping(obj.get("metadata"), source, "metadata")
-    labels = load._str_map(meta.get("labels"), source, "metadata.labels")
+    meta = fields.mapping(obj.get("metadata"), source, "metadata")
+    labels = fields.str_map(meta.get("labels"), source, "metadata.labels")
     labels.setdefault(NAMESPACE_NAME_LABEL, name)
     return labels
 

@@ -215,11 +215,21 @@ def _terminating(snapshot: Snapshot) -> list[tuple[str, str]]:
 
 
 def _plan_maker(pods):
-    """``done(status, placed, victims, bad, term)``: the RefPlan for ``pods``."""
-    def done(status, placed=(), victims=(), bad=frozenset(), term=()):
+    """``done(status, placed, victims, bad, term, held)``: the RefPlan for ``pods``.
+
+    A victim already terminating is not deleted again (upstream ``prepareCandidate`` skips a
+    pod whose deletionTimestamp is set): it leaves ``victims`` for ``terminating``, and with no
+    other victim nothing starts (WaitingForTermination). ``held``: the search ran with the
+    terminating pods holding their room, so only those victims are waited for; else ``term``
+    (the terminating pods on the nodes used, taken as gone) are."""
+    def done(status, placed=(), victims=(), bad=frozenset(), term=(), held=False):
         records = tuple(sorted(
             (p.key, p.node_name, u.priority, u.kind, u.name, p.key in bad)
-            for u in victims for p in u.pods))
+            for u in victims for p in u.pods if not p.terminating))
+        going = [(p.key, p.node_name) for u in victims for p in u.pods if p.terminating]
+        if going:
+            status = "RequiresPreemption" if records else "WaitingForTermination"
+        term = sorted(set(going) | (set() if held else set(term)))
         placed_keys = {k for k, _ in placed}
         return RefPlan(status, tuple(sorted(placed)), records, tuple(term),
                        tuple(p.key for p in pods if p.key not in placed_keys))
@@ -531,7 +541,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
                             usage(snapshot, preemptor, _pods_of(victims), held), len(pods))
             nodes = {n for _, n in placed}
             found = done("RequiresPreemption", placed, victims, bad,
-                         [t for t in terminating if t[1] in nodes])
+                         [t for t in terminating if t[1] in nodes], held)
     elif units and is_group:
         everything = _pods_of(units)
         placed = scored(snapshot, preemptor, usage(snapshot, preemptor, everything, held),
@@ -542,7 +552,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
                 lambda trial: _holds(snapshot, preemptor, _pods_of(trial), placed, held))
             nodes = {n for _, n in placed}
             found = done("RequiresPreemption", placed, victims, bad,
-                         [t for t in terminating if t[1] in nodes])
+                         [t for t in terminating if t[1] in nodes], held)
     elif units:
         pod = pods[0]
         best = None
@@ -564,5 +574,5 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
         if best is not None:
             _, name, victims, bad = best
             found = done("RequiresPreemption", [(pod.key, name)], victims, bad,
-                         [t for t in terminating if t[1] == name])
+                         [t for t in terminating if t[1] == name], held)
     return found

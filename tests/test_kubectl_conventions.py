@@ -169,7 +169,8 @@ def test_output_wide_shows_requests_free_resources_and_pdb_names(tmp_path):
     assert 0 == r.returncode, r.stderr
     lines = [" ".join(line.split()) for line in r.stdout.splitlines()]
     assert "Requests of default/urgent: cpu 2" in lines
-    assert "default/web-0 n1 100 default/web" in lines  # the PDB by name, not violated
+    # columns: pod, node, priority, PDB violated (the plan's flag), PDBs matching (by name)
+    assert "default/web-0 n1 100 no default/web" in lines
     assert "n1 0 -> 2 109 -> 109" in lines  # cpu and pod slots, before -> after
     assert any(line.startswith("Runner-up node: not exposed") for line in lines)
 

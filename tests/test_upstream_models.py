@@ -26,15 +26,16 @@ def test_terminating_pod_holds_then_a_victim_besides():
     victim (1.36 default_preemption.go SelectVictimsOnNode / upstream types.go
     getCrossNodesVictims take every lower-priority pod of the node; only PodEligibleToPreemptOthers
     looks at termination, and t has no DisruptionTarget condition). Removing t and v frees 4 cpu:
-    both pods fit; neither comes back (each would leave 2 cpu for 4): victims {t, v}, and the
-    plan lists t as terminating too (it is already going)."""
+    both pods fit; neither comes back (each would leave 2 cpu for 4): the chosen victims are
+    {t, v}. Acting on them, upstream's prepareCandidate deletes nothing already being deleted:
+    the plan deletes v only and lists t as terminating (waited for, not deleted again)."""
     g = gang("train", min_count=2, prio=100)
     snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
         pod("t", cpu="2", prio=1, node="n1", terminating=True),
         pod("v", cpu="2", prio=1, node="n1"),
         member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
     pre = select_preemptor(snap, workload="default/train")
-    assert ("RequiresPreemption", ["default/t", "default/v"],
+    assert ("RequiresPreemption", ["default/v"],
             [("default/w-0", "n1"), ("default/w-1", "n1")], ["default/t"]) == _outcome(
         plan(snap, pre, model=M136))
 
@@ -154,8 +155,9 @@ def test_a_pod_group_waits_for_its_nominated_node_in_upstream_only():
     lower-priority pod terminates by preemption on a nominated node: it waits for old. 1.36's
     preemptorEligibleToPreemptOthers for a pod group checks the preemption policy only, so it
     preempts: every lower unit out (old and v), v (more important) back first — both members
-    fit n1 — then old back leaves one member without room: victim old (already terminating,
-    listed as such)."""
+    fit n1 — then old back leaves one member without room: the chosen victim is old, already
+    terminating, which prepareCandidate does not delete again: no new victim, the gang waits for
+    old on n1 (WaitingForTermination, both members placed on n1)."""
     old = replace(pod("old", cpu="2", prio=10, node="n1", terminating=True),
                   preempted_by_scheduler=True)
     g = gang("train", min_count=2, prio=1000)
@@ -165,7 +167,7 @@ def test_a_pod_group_waits_for_its_nominated_node_in_upstream_only():
     pre = select_preemptor(snap, workload="default/train")
     assert ("WaitingForTermination", [], [("default/t0", "n1")], ["default/old"]) == _outcome(
         plan(snap, pre, model=UPSTREAM))
-    assert ("RequiresPreemption", ["default/old"], [("default/t0", "n1"), ("default/t1", "n1")],
+    assert ("WaitingForTermination", [], [("default/t0", "n1"), ("default/t1", "n1")],
             ["default/old"]) == _outcome(plan(snap, pre, model=M136))
 
 

@@ -23,10 +23,10 @@ One step (step numbers start at 1)
          once the whole gang has a placement, which a plan always gives); the preemptor's pods
          are nominated to their placement nodes and the unit goes straight back to the queue
          (sanposhiho/wojtek-t in the KEP review: return immediately, retry while the victims
-         terminate, treat triggered preemptions as free space). Victims already terminating
-         (the upstream models may take them again) keep their finish time; a plan whose victims
-         all are already terminating starts nothing new, and the unit waits for them as for
-         ``WaitingForTermination``.
+         terminate, treat triggered preemptions as free space). A pod the upstream models
+         choose again while it still terminates is no new victim (``preemption.outcome``, as
+         upstream ``prepareCandidate`` skips it): it keeps its finish time, and a plan whose
+         chosen victims all are terminating already is ``WaitingForTermination``.
        - ``WaitingForTermination``: nominations kept (set to the plan's nodes); the unit is parked
          until every terminating pod the plan relies on has finished — no busy loop.
        - ``Unschedulable``: nominations cleared (as upstream clears them when PostFilter finds
@@ -187,7 +187,7 @@ class Step:
     reason: str
     placements: tuple[Placement, ...] = ()  # bound (Bound) or nominated (other actions)
     victims: tuple[Victim, ...] = ()  # made terminating in this step
-    waiting_for: tuple[TerminatingPod, ...] = ()  # terminating pods on the nodes the plan uses
+    waiting_for: tuple[TerminatingPod, ...] = ()  # terminating pods the plan waits for
     finished: tuple[PodOnNode, ...] = ()  # terminating pods that finished in this step
     requeued: tuple[str, ...] = ()  # finished pods recreated as pending at the end of the step
 
@@ -639,14 +639,8 @@ class _Replay:
         if result.status == REQUIRES_PREEMPTION:
             source = self._member(pre.pods[0].key)
             edges = self.step_edges.setdefault(n, [])
-            fresh = 0
-            for victim in result.victims:
+            for victim in result.victims:  # never a terminating pod (preemption.outcome)
                 pod = self.pods[victim.pod]
-                if pod.terminating:
-                    # upstream models take a terminating pod as a victim again: deleting it
-                    # again changes nothing, it finishes when it was going to
-                    continue
-                fresh += 1
                 target = self._member(victim.pod)
                 edges.append((source, target, victim.pod))
                 if target != source:
@@ -657,13 +651,7 @@ class _Replay:
                 self.finish_at[victim.pod] = n + 2
                 self._on_terminating(pod)
             self._nominate_all(pre, placed)
-            if fresh:
-                self._set_state(unit, "Queued")  # straight back: retry while the victims go
-            else:
-                # every victim is already terminating: nothing new happens until they finish
-                waiting = frozenset(v.pod for v in result.victims if v.pod in self.finish_at)
-                waiting |= {t.pod for t in result.terminating if t.pod in self.finish_at}
-                self._set_state(unit, "Waiting" if waiting else "Idle", frozenset(waiting))
+            self._set_state(unit, "Queued")  # straight back: retry while the victims go
             return Step(n, REQUIRES_PREEMPTION, ref, result.reason, result.placements,
                         result.victims, result.terminating, finished)
 

@@ -18,7 +18,10 @@ wapctl ignores, holding the question and the answer per behaviour model:
 
 ``oneOf`` lists every answer upstream can give where it breaks a tie at random (equal node
 scores, equal victims); ``placements`` (pod -> node) is given only where the row decides it.
-``pdbViolations`` (optional) is the plan's summary count.
+``pdbViolations`` (optional) is the plan's summary count. ``terminating`` (optional, per answer)
+lists the victims upstream chooses that are already terminating: upstream's test table counts
+them among the candidate's victims, but ``prepareCandidate`` deletes nothing already being
+deleted, so the plan lists them under ``terminating`` and ``victims`` holds the new deletions.
 ``plan.featureGates`` (``Name=true,...``) is passed as ``--feature-gates``. Rows the engine does
 not pass yet are strict xfails, so a fix flips them into failures that ask for the marker to go.
 """
@@ -88,6 +91,8 @@ def _plan(
 def _answer_matches(got: dict[str, Any], answer: dict[str, Any]) -> bool:
     if sorted(answer.get("victims", [])) != got["victims"]:
         return False
+    if "terminating" in answer and sorted(answer["terminating"]) != got["terminating"]:
+        return False
     return "placements" not in answer or answer["placements"] == got["placements"]
 
 
@@ -101,6 +106,7 @@ def test_row_gives_the_upstream_answer(path: Path, model: str, expect: dict[str,
     got = {
         "status": plan["status"],
         "victims": sorted(v["pod"] for v in plan["victims"]),
+        "terminating": sorted(t["pod"] for t in plan["terminating"]),
         "placements": {p["pod"]: p["node"] for p in plan["placements"]},
     }
     answers = expect.get("oneOf") or [expect]

@@ -27,6 +27,7 @@ The package, in the order of the algorithm:
   filters have landed on it;
 - ``search``: the KEP's level search and upstream's reprieve;
 - ``node_choice``: ``pickOneNodeForPreemption``'s criteria, one named function each;
+- ``outcome``: what the chosen victims become (deleted, or already terminating and waited for);
 - ``result``: ``Plan`` and its parts.
 
 The filter hook. Every "does this pod fit this node" question goes through the placement layer:
@@ -65,8 +66,8 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 - KEP model: all terminating pods are free space regardless of their priority. Upstream models:
   a terminating pod holds its resources and, below the preemptor's priority, is a potential
   victim like any pod of its NodeInfo (once ``PodEligibleToPreemptOthers`` lets the preemptor
-  preempt). ``terminating`` lists the terminating pods on nodes the placement uses — a victim
-  that is already terminating is listed there too.
+  preempt). A chosen victim that is already terminating is not deleted again (upstream
+  ``prepareCandidate``): it is listed under ``terminating``, not ``victims`` (``outcome``).
 """
 from __future__ import annotations
 
@@ -95,6 +96,10 @@ from wapctl.preemption.node_choice import (
     _may_beat_one,
     _node_score,
 )
+from wapctl.preemption.outcome import actuate
+from wapctl.preemption.outcome import plural as _plural
+from wapctl.preemption.outcome import terminating_on as _terminating
+from wapctl.preemption.outcome import victim_records as _victim_records
 from wapctl.preemption.result import (
     REQUIRES_PREEMPTION,
     SCHEDULABLE,
@@ -816,32 +821,9 @@ class _NodeCheck:
 # ---- plan -------------------------------------------------------------------------------------
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _victim_records(units: Iterable[_Unit], violating: set[str],
-                    state: ClusterState) -> tuple[Victim, ...]:
-    names = [s.name for s in state.nodes]
-    records = [
-        Victim(pod=p.key, node=names[i], priority=u.priority, unit_kind=u.kind,
-               unit_name=u.name, pdb_violation=p.key in violating)
-        for u in units
-        for p, i in u.members
-    ]
-    records.sort(key=lambda v: v.pod)
-    return tuple(records)
-
-
 def _placements(placed: Iterable[tuple[Pod, int]], state: ClusterState) -> tuple[Placement, ...]:
     return tuple(sorted((Placement(p.key, state.nodes[i].name) for p, i in placed),
                         key=lambda pl: pl.pod))
-
-
-def _terminating(state: ClusterState, used: Iterable[int]) -> tuple[TerminatingPod, ...]:
-    used_set = set(used)
-    return tuple(TerminatingPod(p.key, state.nodes[i].name)
-                 for p, i in state.terminating if i in used_set)
 
 
 def _unplaced(preemptor: Preemptor, placed: Iterable[tuple[Pod, int]]) -> tuple[str, ...]:
@@ -872,17 +854,6 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
     if not parts:
         return "the cluster has no nodes"
     return f"0/{len(state.nodes)} nodes are available: " + ", ".join(parts)
-
-
-def _summary_tail(victims: tuple[Victim, ...]) -> str:
-    units = len({(v.unit_kind, v.unit_name) for v in victims})
-    top = max(v.priority for v in victims)
-    pdb = sum(1 for v in victims if v.pdb_violation)
-    text = (f"preempting {_plural(len(victims), 'pod')} in {_plural(units, 'unit')} "
-            f"(highest victim priority {top}")
-    if pdb:
-        text += f", {_plural(pdb, 'PodDisruptionBudget violation')}"
-    return text + ")"
 
 
 class _Planner:
@@ -1256,11 +1227,10 @@ class _Planner:
                                      f"{len(scored)} where preemption works, from a random "
                                      f"start)", (best[-1],), (), len(scored)))
         self.ties.extend(node_ties)
-        victims = _victim_records(victim_units, violating, state)
-        reason = (f"{self.desc} fits on node {state.nodes[i].name} after "
-                  f"{_summary_tail(victims)}.")
-        return self.result(REQUIRES_PREEMPTION, reason, [(pod, i)], victims,
-                           _terminating(state, [i]))
+        chosen_victims = _victim_records(victim_units, violating, state)
+        status, reason, victims, terminating = actuate(
+            state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
+        return self.result(status, reason, [(pod, i)], victims, terminating)
 
     def plan_group(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
@@ -1362,13 +1332,12 @@ class _Planner:
     def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
                      violating: set[str]) -> Plan:
         pods = self.preemptor.pods
-        victims = _victim_records(victim_units, violating, self.state)
+        chosen = _victim_records(victim_units, violating, self.state)
         used = sorted({i for _, i in placed})
-        reason = (f"{self.desc}: {len(placed)} of {len(pods)} pending pods "
-                  f"({self.needed} needed) fit on {_plural(len(used), 'node')} after "
-                  f"{_summary_tail(victims)}.")
-        return self.result(REQUIRES_PREEMPTION, reason, placed, victims,
-                           _terminating(self.state, used))
+        status, reason, victims, terminating = actuate(
+            self.state, chosen, used, f"{self.desc}: {len(placed)} of {len(pods)} pending pods "
+            f"({self.needed} needed) fit on {_plural(len(used), 'node')}")
+        return self.result(status, reason, placed, victims, terminating)
 
 
 _PLANS = "plans"  # Accounting.memo key: how many plans have borrowed it

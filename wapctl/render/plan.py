@@ -144,17 +144,19 @@ def render_plan(
         table.add_column("priority", justify="right", no_wrap=True)
         if grouped:  # a plain pod's unit is itself: the column only says something for groups
             table.add_column("unit", no_wrap=True)
-        table.add_column("PDB", no_wrap=True)
+        # "PDB violated" is the plan's pdbViolation flag, the same in every form; -o wide adds
+        # the budgets matching the pod by name, which a pod may match without violating any
+        table.add_column("PDB violated", no_wrap=True)
+        if wide is not None:
+            table.add_column("PDBs matching", no_wrap=True)
         for v in doc["victims"]:
-            row: list[Any] = [v["pod"], v["node"], str(v["priority"])]
+            cells: list[Any] = [v["pod"], v["node"], str(v["priority"])]
             if grouped:
-                row.append(v["unit"]["name"] if v["unit"]["kind"] != "Pod" else "-")
-            names = ", ".join(wide.pdbs.get(v["pod"], ())) if wide is not None else ""
-            if v["pdbViolation"]:
-                row.append(Text(f"{names} violated" if names else "violated", style="red"))
-            else:
-                row.append(Text(names or "-"))
-            table.add_row(*row)
+                cells.append(v["unit"]["name"] if v["unit"]["kind"] != "Pod" else "-")
+            cells.append(Text("yes", style="red") if v["pdbViolation"] else Text("no"))
+            if wide is not None:
+                cells.append(Text(", ".join(wide.pdbs.get(v["pod"], ())) or "-"))
+            table.add_row(*cells)
         console.print(table)
         if grouped:
             console.print(Text(UNIT_LEGEND, style="dim"))

@@ -2,10 +2,15 @@
 
 - the preemptor's requests (per pending pod);
 - for each node the plan uses (a placement, a victim or a terminating pod there): its free
-  resources before the plan (allocatable minus every bound, unfinished pod, terminating ones
-  included) and after it (victims and the terminating pods waited for gone, the placed pods
-  added), for the resources the preemptor requests and the pod count;
-- the PodDisruptionBudgets matching each victim, by name.
+  resources before the plan and after it, for the resources the preemptor requests and the pod
+  count. "Before" is what the planner itself starts from (``fit.ClusterState`` for this
+  preemptor: allocatable minus every bound, unfinished pod, terminating ones included, minus
+  the room reserved for pods nominated there at the preemptor's priority or above); "after"
+  takes that once more with the plan applied: each pod the plan lists as a victim or as a
+  terminating pod waited for leaves once (a pod in both lists leaves once), each placed pod
+  arrives;
+- the PodDisruptionBudgets matching each victim, by name (a match is no violation: the
+  ``pdbViolation`` flag says which victims take a budget below zero).
 
 The runner-up node (and the criterion it lost on) is not exposed by the engine yet
 (``wapctl.preemption.Plan`` has no candidate list); the wide view says so instead of guessing.
@@ -21,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from wapctl.fit import label_selector_matches
+from wapctl.fit import ClusterState, NodeState, label_selector_matches
 from wapctl.model import Snapshot
 from wapctl.preemption import Plan
 
@@ -44,6 +49,7 @@ class WideDetails:
     requests: tuple[tuple[str, dict[str, int]], ...]  # (pod key, requests)
     nodes: tuple[NodeFree, ...]
     pdbs: dict[str, tuple[str, ...]]  # victim pod key -> matching PDB keys
+    reserved: tuple[tuple[str, tuple[str, ...]], ...] = ()  # node -> nominated pods counted
     runner_up_note: str = RUNNER_UP_NOTE
 
 
@@ -60,6 +66,12 @@ def fmt_amount(resource: str, amount: int) -> str:
     return f"{sign}{n}"
 
 
+def _free(state: NodeState, resources: tuple[str, ...]) -> dict[str, int]:
+    return {r: (state.max_pods - state.pod_count if r == "pods"
+                else state.allocatable.get(r, 0) - state.requested.get(r, 0))
+            for r in resources}
+
+
 def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
     pods = plan.preemptor.pods
     names = {r for p in pods for r in p.requests if r != "pods"}
@@ -67,32 +79,26 @@ def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
         sorted(names - {"cpu", "memory"})) + ("pods",)
     used_nodes = sorted({x.node for x in plan.placements} | {v.node for v in plan.victims}
                         | {t.node for t in plan.terminating})
-    free: dict[str, dict[str, int]] = {}
-    for name in used_nodes:
-        node = snapshot.nodes.get(name)
-        if node is not None:
-            free[name] = {r: node.allocatable.get(r, 0) for r in resources}
-    for pod in snapshot.pods.values():
-        slot = free.get(pod.node_name or "")
-        if slot is None or pod.finished:
-            continue
-        for r in resources:
-            slot[r] -= 1 if r == "pods" else pod.requests.get(r, 0)
-    after = {n: dict(v) for n, v in free.items()}
-
-    def move(key: str, node: str, sign: int) -> None:
-        pod, slot = snapshot.pods.get(key), after.get(node)
-        if pod is None or slot is None:
-            return
-        for r in resources:
-            slot[r] += sign * (1 if r == "pods" else pod.requests.get(r, 0))
-
-    for v in plan.victims:
-        move(v.pod, v.node, +1)
-    for t in plan.terminating:
-        move(t.pod, t.node, +1)
+    # the planner's own accounting for this preemptor (its reservations included), every
+    # resource tracked: the figures are the engine's, not a second sum of the snapshot
+    state = ClusterState(snapshot, reserve_priority=plan.preemptor.priority,
+                         exclude={p.key for p in pods})
+    index = {n: state.nodes[state.index[n]] for n in used_nodes if n in state.index}
+    before = {n: _free(s, resources) for n, s in index.items()}
+    gone = {v.pod: v.node for v in plan.victims} | {t.pod: t.node for t in plan.terminating}
+    for key, node in gone.items():
+        pod = snapshot.pods.get(key)
+        if pod is not None and node in index:
+            index[node].remove(pod)
     for x in plan.placements:
-        move(x.pod, x.node, -1)
+        pod = snapshot.pods.get(x.pod)
+        if pod is not None and x.node in index:
+            index[x.node].add(pod)
+    after = {n: _free(s, resources) for n, s in index.items()}
+    reserved: dict[str, list[str]] = {}
+    for pod, i in state.reserved:
+        if state.nodes[i].name in index:
+            reserved.setdefault(state.nodes[i].name, []).append(pod.key)
     pdbs: dict[str, tuple[str, ...]] = {}
     for v in plan.victims:
         pod = snapshot.pods.get(v.pod)
@@ -104,8 +110,9 @@ def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
         resources=resources,
         requests=tuple((p.key, {r: p.requests.get(r, 0) for r in resources if r != "pods"})
                        for p in pods),
-        nodes=tuple(NodeFree(n, free[n], after[n]) for n in used_nodes if n in free),
+        nodes=tuple(NodeFree(n, before[n], after[n]) for n in used_nodes if n in index),
         pdbs=pdbs,
+        reserved=tuple((n, tuple(keys)) for n, keys in sorted(reserved.items())),
     )
 
 
@@ -144,4 +151,8 @@ def render_nodes(wide: WideDetails, console: Console) -> None:
                 cells.append(cell)
             table.add_row(n.name, *cells)
         console.print(table)
+        for node, keys in wide.reserved:
+            console.print(Text(f"Reserved on {node} (nominated there, priority at or above the "
+                               f"preemptor's, counted as used): {', '.join(keys)}",
+                               style="dim"), soft_wrap=True)
     console.print(Text(wide.runner_up_note, style="dim"), soft_wrap=True)

@@ -20,8 +20,9 @@ The document (``-o json``; ``-o yaml`` is the same document)::
     sentence), ``placements`` (``[{"pod", "node"}]``: bound for ``Bound``, nominated for
     ``RequiresPreemption`` / ``WaitingForTermination``), ``nodes`` (the distinct placement
     nodes), ``victims`` (``[{"pod", "node", "priority", "unit": {"kind", "name"},
-    "pdbViolation"}]``: made terminating in this step), ``waitingFor`` (``[{"pod", "node"}]``:
-    terminating pods on the nodes the plan uses), ``finished`` (``[{"pod", "node"}]``: terminating
+    "pdbViolation"}]``: made terminating in this step; never a pod already terminating),
+    ``waitingFor`` (``[{"pod", "node"}]``: the terminating pods the plan waits for, its
+    ``terminating``), ``finished`` (``[{"pod", "node"}]``: terminating
     pods that finished at the start of this step, or during a ``Finished`` step), ``requeued``
     (``["ns/name"]``: finished pods recreated as pending at the end of this step). Lists are
     sorted by pod.
@@ -180,28 +181,34 @@ def verdict(doc: dict[str, Any]) -> str:
     return f"Converged after {steps} step(s): nothing left can change."
 
 
+def _on_nodes(items: list[dict[str, Any]]) -> str:
+    """Each pod with its own node ("ns/name on node"), so no column pairs pods and nodes by
+    position."""
+    return _names([f"{i['pod']} on {i['node']}" if i["node"] else i["pod"] for i in items])
+
+
 def render_simulation(doc: dict[str, Any], console: Console) -> None:
     """The timeline (pods finishing at the start of a step get a ``Finished`` row of their
-    own, their pods in the victims column), the final state and the cycle."""
+    own, their pods in the pods column), the final state and the cycle. Every pod is printed
+    with its own node; the preemptor's placement nodes have a column of their own."""
     table = Table(title="Simulation", box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("step", justify="right", no_wrap=True)
     table.add_column("preemptor", overflow="fold")
+    table.add_column("placed on", overflow="fold")
     table.add_column("action", no_wrap=True)
-    table.add_column("victims", overflow="fold")
-    table.add_column("nodes", overflow="fold")
+    table.add_column("victims, or pods finished (on node)", no_wrap=True)
     cycle_steps = set(doc["cycle"]["steps"]) if doc["cycle"] else set()
     for s in doc["steps"]:
         step_no = Text(str(s["step"]), style="bold magenta" if s["step"] in cycle_steps else "")
         if s["finished"]:
-            nodes = sorted({f["node"] for f in s["finished"] if f["node"]})
-            table.add_row(step_no, "-", Text(FINISHED, style=_ACTION_STYLE[FINISHED]),
-                          _names([f["pod"] for f in s["finished"]]), "\n".join(nodes),
-                          style="dim")
+            table.add_row(step_no, "-", "-", Text(FINISHED, style=_ACTION_STYLE[FINISHED]),
+                          _on_nodes(s["finished"]), style="dim")
         pre = s["preemptor"]
         if pre is None:
             continue
-        table.add_row(step_no, pre["name"], Text(s["action"], style=_ACTION_STYLE[s["action"]]),
-                      _names([v["pod"] for v in s["victims"]]), "\n".join(s["nodes"]))
+        table.add_row(step_no, pre["name"], ", ".join(s["nodes"]) or "-",
+                      Text(s["action"], style=_ACTION_STYLE[s["action"]]),
+                      _on_nodes(s["victims"]))
     console.print(table)
 
     pods = doc["final"]["pods"]

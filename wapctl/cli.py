@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -120,10 +121,40 @@ def prog_name(argv0: str) -> str:
     return "kubectl wap" if base.startswith("kubectl-wap") else "wapctl"
 
 
+def _closed_pipe() -> NoReturn:
+    """stdout's reader went away (``wapctl ... | head -1``): exit as kubectl does, killed by
+    SIGPIPE (141 in a shell), writing nothing more. Only the console script does this: stdout
+    becomes /dev/null, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout: nothing is left to flush there either
+        pass
+    sys.exit(int(ExitCode.CLOSED_PIPE))
+
+
 def main() -> None:
     """The console script and the one error boundary: Typer's own error display is a boxed
     panel; ours is one line, and every exception maps to an exit code (commands.common.
     exit_code_for)."""
+    try:
+        _main()
+        sys.stdout.flush()  # what is still buffered: a closed pipe shows here, not at exit
+    except BrokenPipeError:
+        _closed_pipe()
+    except SystemExit as exc:
+        # Typer answers a closed pipe it meets itself (--help, --version) with exit 1, the
+        # code for findings, once it has wrapped stdout in its PacifyFlushWrapper
+        if exc.code == ExitCode.CLOSED_PIPE or type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _closed_pipe()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _closed_pipe()
+        raise
+
+
+def _main() -> None:
     from wapctl.commands.common import exit_code_for, report_interrupt
     from wapctl.gcpause import keep_objects_until_exit
 

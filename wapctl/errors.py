@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     CLUSTER = 4  # cluster or API error
     INTERNAL = 70  # a bug in wapctl (EX_SOFTWARE): one line, WAPCTL_TRACEBACK=1 shows where
     INTERRUPTED = 130  # Ctrl-C
+    CLOSED_PIPE = 141  # stdout's reader went away (128 + SIGPIPE: a shell's code for kubectl then)
 
 
 @dataclass(frozen=True, slots=True)

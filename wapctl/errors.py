@@ -133,11 +133,14 @@ class InputError(WapctlError):
         return InputError(self.reason, self.source, self.field, obj)
 
 
-def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "", limit: int = 3) -> str:
+def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "", limit: int = 3,
+                 first: Iterable[str] = ()) -> str:
     """`` (did you mean a, b?)`` for the candidates closest to ``name`` (difflib ratio >= 0.75),
-    each shown with ``prefix`` (compare bare names, show ``ns/name``), or ``""``."""
+    each shown with ``prefix`` (compare bare names, show ``ns/name``), after the ``first``
+    options (shown as they are), or ``""``."""
     close = difflib.get_close_matches(name, list(candidates), n=limit, cutoff=0.75)
-    return f" (did you mean {', '.join(prefix + c for c in close)}?)" if close else ""
+    options = [*first, *(prefix + c for c in close)]
+    return f" (did you mean {', '.join(options)}?)" if options else ""
 
 
 class NothingPending(WapctlError):

@@ -32,7 +32,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class OutputFormat(str, Enum):
     """kubectl's output forms: ``table`` and ``wide`` for people, ``json`` / ``yaml`` for
-    machines, ``name`` for ``xargs`` (one ``kind/NAMESPACE/NAME`` per line)."""
+    machines, ``name`` for ``xargs -L1 kubectl`` (one object a line as kubectl arguments:
+    ``-n NAMESPACE kind/NAME``, or ``kind/NAME`` when cluster-scoped; ``wapctl.render.names``)."""
 
     table = "table"
     wide = "wide"
@@ -145,8 +146,9 @@ OutputOpt = Annotated[
         "--output",
         "-o",
         metavar="FORMAT",
-        help="One of: table, wide (more columns), json, yaml, name (one kind/NAMESPACE/NAME "
-        "per line, for xargs).",
+        help="One of: table, wide (more columns), json, yaml, name (one object a line as "
+        "kubectl arguments, '-n NAMESPACE kind/NAME' or 'kind/NAME', for "
+        "'xargs -L1 kubectl ...').",
     ),
 ]
 ModelOpt = Annotated[

@@ -167,7 +167,8 @@ class _Replay:
 
 
 def _victim_ties(candidates: list[_Unit], victims: list[_Unit],
-                 importance: Callable[..., tuple], ties: list[Tie], replay: _Replay) -> None:
+                 importance: Callable[..., tuple[object, ...]], ties: list[Tie],
+                 replay: _Replay) -> None:
     """Runs of equal importance (name aside) holding both victims and reprieved units where
     another order was seen to change the victims: each victim of the run (at most
     ``_REPLAYS_PER_RUN``) moved to the run's front, the reprieve replayed. A victim that goes
@@ -206,7 +207,7 @@ class _Restorable(_Feasibility, Protocol):
 
 
 def node_ties(units: Sequence[_Unit], check: _Restorable, budgets: _Budgets,
-              importance: Callable[..., tuple], ties: list[Tie]) -> None:
+              importance: Callable[..., tuple[object, ...]], ties: list[Tie]) -> None:
     """Upstream's search on one node (every lower unit removed, then the reprieve) again, for
     its ties only (the tie check replays the reprieve: done for the node chosen only);
     ``check`` restored after."""

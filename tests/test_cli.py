@@ -175,7 +175,8 @@ def test_every_command_has_working_help(command):
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["plan", str(PLAN / "single-pod.yaml"), "-o", "xml"], "'xml' is not one of"),
+        (["plan", str(PLAN / "single-pod.yaml"), "-o", "xml"],
+         "-o/--output 'xml' is not an accepted value: use one of"),
         (["plan", "--bogus"], "No such option: --bogus"),
         (["simulate", str(PLAN / "single-pod.yaml"), "--max-steps", "0"], "--max-steps"),
     ],
@@ -195,6 +196,33 @@ def test_console_script_reports_usage_errors_in_one_line(args, fragment):
     lines = proc.stderr.strip().splitlines()
     assert 1 == len(lines), proc.stderr
     assert lines[0].startswith("error: ") and fragment in lines[0]
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["plan", str(PLAN / "single-pod.yaml"), "-o", "JSON"],
+     "error: -o/--output 'JSON' is not an accepted value: use one of table, wide, json, yaml, "
+     "name (lowercase, as kubectl takes them) (see 'wapctl plan --help')"),
+    (["check-cycles", str(PLAN / "single-pod.yaml"), "-o", "Sarif"],
+     "error: -o/--output 'Sarif' is not an accepted value: use one of table, wide, json, yaml, "
+     "name, sarif, dot, mermaid (lowercase, as kubectl takes them) "
+     "(see 'wapctl check-cycles --help')"),
+    (["plan", str(PLAN / "single-pod.yaml"), "--color", "sometimes"],
+     "error: --color 'sometimes' is not an accepted value: use one of auto, always, never "
+     "(see 'wapctl plan --help')"),
+], ids=["upper-case-output", "mixed-case-check-output", "unknown-color"])
+def test_a_value_outside_the_choices_is_one_wapctl_line(args, line):
+    """Issue 26 point 9: not Typer's "Value error, 'JSON' is not one of ..." (pydantic's words):
+    the option, the value, the choices, and for a case slip that kubectl takes lowercase only."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.argv[0] = 'wapctl'; "
+         "from wapctl.cli import main; main()", *args],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert 2 == proc.returncode
+    assert [line] == proc.stderr.splitlines()
 
 
 def test_ctrl_c_while_the_cli_imports_exits_130_in_one_line(monkeypatch, capsys):

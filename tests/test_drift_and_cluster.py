@@ -404,3 +404,56 @@ def test_table_shows_the_first_50_findings_and_counts_the_rest(tmp_path: Path) -
     assert (1, 2) == (wide.exit_code, lines.count(more))
     assert 50 == sum(1 for line in lines if line.strip().startswith("- Pod n/p"))
     assert 60 == len(check_json(path)[1]["findings"])
+
+
+# ---- a cluster group in scope through its preemption class only (issue 30) -----------------
+
+_PREEMPTION_CLASS_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: cheap}, value: 50}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: protect}, value: 200}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", pods: "9"}}}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: train, namespace: batch}
+  spec:
+    priorityClassName: low
+    preemptionPriorityClassName: protect
+    podGroups:
+    - name: workers
+      policy: {gang: {minCount: 1}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: cheap-0, namespace: web}
+  spec:
+    nodeName: n1
+    priorityClassName: cheap
+    priority: 50
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"""
+
+
+def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scope(
+        tmp_path: Path) -> None:
+    """The manifests re-create PriorityClass protect (200 -> 1000). The cluster's Workload
+    batch/train names it only as preemptionPriorityClassName (its scheduling class low and
+    the Workload itself are the cluster's), so only that name puts batch/train/workers in the
+    manifests' scope. Its profile is low/protect = 100/1000; the running web/cheap-0 is 50/50
+    and 100 > 50: a new victim. No cycle (50 < 1000) and no violation (1000 >= 100): exit 0.
+    (Issue 30: with the group's preemption class ignored in graph.in_scope, newVictims is
+    empty.)"""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(_PREEMPTION_CLASS_CLUSTER)
+    change = tmp_path / "recreate-protect.yaml"
+    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                      "metadata: {name: protect}\nvalue: 1000\n")
+    code, doc = check_json(change, "--cluster", cluster)
+    assert 0 == code
+    assert [("100/1000", ["batch/train/workers"], ["web/cheap-0"])] == [
+        (x["profile"], x["members"], x["victims"]) for x in doc["newVictims"]]
+    table = run("check-cycles", change, "--cluster", cluster).stdout
+    assert "100/1000 [batch/train/workers]   web/cheap-0" in table

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,7 +159,9 @@ def test_bare_pod_name_uses_the_context_namespace(tmp_path):
 def test_output_name_lists_the_victims_for_xargs():
     doc = json.loads(wapctl("plan", GANG, "-o", "json").stdout)
     names = wapctl("plan", GANG, "-o", "name")
-    assert [f"pod/{v['pod']}" for v in doc["victims"]] == names.stdout.splitlines()
+    # kubectl arguments, one object a line (issue 26: pod/NS/NAME is no kubectl argument)
+    assert [f"-n {v['pod'].split('/')[0]} pod/{v['pod'].split('/')[1]}"
+            for v in doc["victims"]] == names.stdout.splitlines()
     assert 3 == len(doc["victims"])
 
 
@@ -196,5 +199,6 @@ def test_every_report_command_takes_the_output_forms():
             r = invoke(*args, "-o", fmt)
             assert r.exit_code in (0, 1), (args, fmt, r.stderr)
             if fmt == "name":
-                assert all(line.count("/") >= 1 and " " not in line
-                           for line in r.stdout.splitlines()), r.stdout
+                assert r.stdout and all(
+                    re.fullmatch(r"(-n [a-z0-9-]+ )?[a-z0-9.]+/[a-z0-9.-]+", line)
+                    for line in r.stdout.splitlines()), r.stdout

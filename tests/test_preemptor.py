@@ -119,7 +119,9 @@ ERROR_CASES = [
     ({"workload": "default/nope"}, "workload default/nope is not in the snapshot"),
     ({"workload": "default/train/other"},
      "workload default/train has no pod group 'other' (it has: main)"),
-    ({"workload": "train"}, "workload 'train': expected NAMESPACE/NAME or NAMESPACE/NAME/GROUP"),
+    # a bare name: the namespaces holding a workload of that name are suggested (issue 26)
+    ({"workload": "train"}, "workload 'train': expected NAMESPACE/NAME or NAMESPACE/NAME/GROUP"
+                            " (did you mean default/train?)"),
 ]
 
 

@@ -104,3 +104,25 @@ def test_a_plan_drawn_with_an_rng_reports_no_ties():
     model = get_model("1.36")
     assert plan(snap, pre, model=model).ties
     assert () == plan(snap, pre, model=model, rng=random.Random(3)).ties
+
+
+def test_two_nodes_tied_on_score_are_both_explored():
+    """Issue 30: upstream, a gang of one pod (2 cpu, prio 1000); n1 and n2 (2 cpu, alike)
+    hold a and b (2 cpu, prio 10). selectVictimsOnDomain removes both and schedules the gang
+    once: the two empty nodes tie on score (exactly two: a random pick between them
+    upstream); the placement is then fixed and the pod on the chosen node is the victim (the
+    other goes back whatever the order). So which pod is preempted is that pick alone: over 16
+    seeded samples each node, hence each victim, must be drawn (both fixed by the seeds; the
+    chance that 16 fair draws all agree is 2 in 65536)."""
+    g = gang("train", min_count=1, prio=1000)
+    snap = snapshot(
+        nodes=[node("n1", cpu="2"), node("n2", cpu="2")],
+        pods=[pod("a", node="n1", cpu="2", prio=10, start=1),
+              pod("b", node="n2", cpu="2", prio=10, start=1),
+              member(g, "t0", cpu="2")],
+        groups=[g])
+    pre = select_preemptor(snap, workload="default/train")
+    report = sample_plans(snap, pre, model=get_model("upstream"), samples=16)
+    assert {1} == set(report.victim_counts)
+    assert {"default/a", "default/b"} == {p for p, _ in report.sometimes}
+    assert 16 == sum(n for _, n in report.sometimes)

@@ -111,5 +111,5 @@ def test_output_name_keeps_stdout_to_names_and_warns_on_stderr():
     export = ROOT / "fixtures" / "exports" / "kubectl-no-system-classes.yaml"
     result = CliRunner().invoke(app, ["plan", str(export), "-o", "name"],
                                 catch_exceptions=False)
-    assert ("pod/batch/etl-worker-0\n", 0) == (result.stdout, result.exit_code)
+    assert ("-n batch pod/etl-worker-0\n", 0) == (result.stdout, result.exit_code)
     assert "\nWarning: Pod batch/etl-worker-0 spec.priorityClassName: " in result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -120,10 +121,62 @@ def prog_name(argv0: str) -> str:
     return "kubectl wap" if base.startswith("kubectl-wap") else "wapctl"
 
 
+# Typer's words for a value outside an option's choices (through pydantic: "Value error, ...").
+_NOT_ONE_OF = re.compile(r"(?:Value error, )?'(?P<value>.*)' is not one of "
+                         r"(?P<choices>'[^']*'(?:, '[^']*')*)\.?", re.DOTALL)
+
+
+def _choice_message(exc: Exception) -> str | None:
+    """``-o 'JSON' is not an accepted value: use one of table, wide, ...`` for an option value
+    outside its choices, in wapctl's words (None: another usage error)."""
+    found = _NOT_ONE_OF.fullmatch(str(getattr(exc, "message", "")))
+    param = getattr(exc, "param", None)
+    if found is None or param is None:
+        return None
+    value = found["value"]
+    choices = re.findall(r"'([^']*)'", found["choices"])
+    names = sorted(getattr(param, "opts", []) + getattr(param, "secondary_opts", []), key=len)
+    option = "/".join(names) or str(getattr(param, "name", "the option"))
+    text = f"{option} {value!r} is not an accepted value: use one of {', '.join(choices)}"
+    if value.lower() in choices:
+        text += " (lowercase, as kubectl takes them)"
+    return text
+
+
+def _closed_pipe() -> NoReturn:
+    """stdout's reader went away (``wapctl ... | head -1``): exit as kubectl does, killed by
+    SIGPIPE (141 in a shell), writing nothing more. Only the console script does this: stdout
+    becomes /dev/null, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout: nothing is left to flush there either
+        pass
+    sys.exit(int(ExitCode.CLOSED_PIPE))
+
+
 def main() -> None:
     """The console script and the one error boundary: Typer's own error display is a boxed
     panel; ours is one line, and every exception maps to an exit code (commands.common.
     exit_code_for)."""
+    try:
+        _main()
+        sys.stdout.flush()  # what is still buffered: a closed pipe shows here, not at exit
+    except BrokenPipeError:
+        _closed_pipe()
+    except SystemExit as exc:
+        # Typer answers a closed pipe it meets itself (--help, --version) with exit 1, the
+        # code for findings, once it has wrapped stdout in its PacifyFlushWrapper
+        if exc.code == ExitCode.CLOSED_PIPE or type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _closed_pipe()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _closed_pipe()
+        raise
+
+
+def _main() -> None:
     from wapctl.commands.common import exit_code_for, report_interrupt
     from wapctl.gcpause import keep_objects_until_exit
 
@@ -146,7 +199,8 @@ def main() -> None:
         if not exc.format_message():  # type: ignore[attr-defined]
             sys.exit(int(ExitCode.INPUT))  # no arguments at all: Typer has printed the help
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        sys.stderr.write(f"error: {exc.format_message()}{hint}\n")  # type: ignore[attr-defined]
+        message = _choice_message(exc) or exc.format_message()  # type: ignore[attr-defined]
+        sys.stderr.write(f"error: {message}{hint}\n")
         sys.exit(int(ExitCode.INPUT))
     except ClickException as exc:
         sys.stderr.write(f"error: {exc.format_message()}\n")  # type: ignore[attr-defined]

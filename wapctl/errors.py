@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     CLUSTER = 4  # cluster or API error
     INTERNAL = 70  # a bug in wapctl (EX_SOFTWARE): one line, WAPCTL_TRACEBACK=1 shows where
     INTERRUPTED = 130  # Ctrl-C
+    CLOSED_PIPE = 141  # stdout's reader went away (128 + SIGPIPE: a shell's code for kubectl then)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +133,14 @@ class InputError(WapctlError):
         return InputError(self.reason, self.source, self.field, obj)
 
 
-def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "", limit: int = 3) -> str:
+def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "", limit: int = 3,
+                 first: Iterable[str] = ()) -> str:
     """`` (did you mean a, b?)`` for the candidates closest to ``name`` (difflib ratio >= 0.75),
-    each shown with ``prefix`` (compare bare names, show ``ns/name``), or ``""``."""
+    each shown with ``prefix`` (compare bare names, show ``ns/name``), after the ``first``
+    options (shown as they are), or ``""``."""
     close = difflib.get_close_matches(name, list(candidates), n=limit, cutoff=0.75)
-    return f" (did you mean {', '.join(prefix + c for c in close)}?)" if close else ""
+    options = [*first, *(prefix + c for c in close)]
+    return f" (did you mean {', '.join(options)}?)" if options else ""
 
 
 class NothingPending(WapctlError):

@@ -10,6 +10,7 @@ suggest close names (``did you mean``) for unknown ones.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -155,12 +156,20 @@ def pending_preemptors(
     return result
 
 
-def _split(text: str, what: str, parts: tuple[int, ...]) -> list[str]:
+def _split(text: str, what: str, parts: tuple[int, ...], hint: str = "") -> list[str]:
     pieces = text.split("/")
     if len(pieces) not in parts or not all(pieces):
         shapes = " or ".join({2: "NAMESPACE/NAME", 3: "NAMESPACE/NAME/GROUP"}[n] for n in parts)
-        raise UsageError(f"{what} {text!r}: expected {shapes}")
+        raise UsageError(f"{what} {text!r}: expected {shapes}{hint}")
     return pieces
+
+
+def _suggest(name: str, ns: str, near: Iterable[str], keys: Iterable[str]) -> str:
+    """`` (did you mean ...?)``: ``NS/name`` for every other namespace holding exactly this name
+    (``keys``: every ``NS/NAME`` of the kind), then the names of ``near`` (in ``ns``) close to
+    it."""
+    exact = sorted({k for k in keys if k.partition("/")[2] == name and not k.startswith(ns + "/")})
+    return did_you_mean(name, near, prefix=f"{ns}/", first=exact)
 
 
 def _pending_first(snapshot: Snapshot, ns: str) -> list[str]:
@@ -178,7 +187,7 @@ def _select_pod(snapshot: Snapshot, text: str, namespace: str | None) -> Preempt
         raise UsageError(f"pod {text} is not in namespace {namespace}")
     pod = snapshot.pods.get(text)
     if pod is None:
-        hint = did_you_mean(_name, _pending_first(snapshot, ns), prefix=f"{ns}/")
+        hint = _suggest(_name, ns, _pending_first(snapshot, ns), snapshot.pods)
         raise UsageError(f"pod {text} is not in the snapshot{hint}")
     if not pod.pending:
         if pod.finished:
@@ -211,8 +220,16 @@ def _group_for(snapshot: Snapshot, group: PodGroup) -> Preemptor:
     return _group_preemptor(snapshot, group, pods, {group.key: bound})
 
 
+def _workload_keys(snapshot: Snapshot) -> set[str]:
+    """``NS/NAME`` of every Workload, declared or named by a PodGroup."""
+    return set(snapshot.workloads) | {f"{g.namespace}/{g.workload}"
+                                      for g in snapshot.pod_groups.values()}
+
+
 def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Preemptor:
-    pieces = _split(text, "workload", (2, 3))
+    bare = "/" not in text  # a bare NAME: say which namespaces hold one
+    pieces = _split(text, "workload", (2, 3),
+                    _suggest(text, "", (), _workload_keys(snapshot)) if bare else "")
     ns, name = pieces[0], pieces[1]
     if namespace is not None and ns != namespace:
         raise UsageError(f"workload {text} is not in namespace {namespace}")
@@ -222,7 +239,7 @@ def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Pr
         known = {w.name for w in snapshot.workloads.values() if w.namespace == ns} | {
             g.workload for g in snapshot.pod_groups.values() if g.namespace == ns}
         raise UsageError(f"workload {wl_key} is not in the snapshot"
-                         f"{did_you_mean(name, sorted(known), prefix=f'{ns}/')}")
+                         f"{_suggest(name, ns, sorted(known), _workload_keys(snapshot))}")
     if len(pieces) == 3:
         group = snapshot.pod_groups.get(text)
         if group is None:

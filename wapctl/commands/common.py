@@ -6,6 +6,7 @@ imports it.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -31,7 +32,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class OutputFormat(str, Enum):
     """kubectl's output forms: ``table`` and ``wide`` for people, ``json`` / ``yaml`` for
-    machines, ``name`` for ``xargs`` (one ``kind/NAMESPACE/NAME`` per line)."""
+    machines, ``name`` for ``xargs -L1 kubectl`` (one object a line as kubectl arguments:
+    ``-n NAMESPACE kind/NAME``, or ``kind/NAME`` when cluster-scoped; ``wapctl.render.names``)."""
 
     table = "table"
     wide = "wide"
@@ -144,8 +146,9 @@ OutputOpt = Annotated[
         "--output",
         "-o",
         metavar="FORMAT",
-        help="One of: table, wide (more columns), json, yaml, name (one kind/NAMESPACE/NAME "
-        "per line, for xargs).",
+        help="One of: table, wide (more columns), json, yaml, name (one object a line as "
+        "kubectl arguments, '-n NAMESPACE kind/NAME' or 'kind/NAME', for "
+        "'xargs -L1 kubectl ...').",
     ),
 ]
 ModelOpt = Annotated[
@@ -312,6 +315,12 @@ class CopyableConsole(Console):
     """A console whose tables never break a cell that must not wrap (names): a table wider
     than the terminal is printed at its own width and the terminal wraps the lines."""
 
+    def on_broken_pipe(self) -> None:
+        """Rich's own answer (stdout to /dev/null, exit 1: the code for findings) becomes the
+        error it is, for the CLI's boundary (``exit_code_for``: 141)."""
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "stdout closed")
+
     def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
         if len(objects) == 1 and isinstance(objects[0], Table) and "width" not in kwargs:
             needed = self.table_width(objects[0])
@@ -470,8 +479,9 @@ def exit_code_for(exc: BaseException) -> int:
     """The one mapping of exceptions to exit codes and their one line on stderr (SPEC.md §5).
 
     ``WapctlError`` -> its ``exit_code`` (``error: <message>``; a ``NothingPending`` is exit 0
-    and a plain line), Ctrl-C -> 130, a closed pipe -> 0 (as ``head`` expects), anything else
-    is a bug -> ``ExitCode.INTERNAL`` (70). Re-raises the bug when WAPCTL_TRACEBACK=1."""
+    and a plain line), Ctrl-C -> 130, a closed pipe -> 141 (as kubectl, killed by SIGPIPE, in
+    a shell; ``cli.main`` writes nothing more), anything else is a bug -> ``ExitCode.INTERNAL``
+    (70). Re-raises the bug when WAPCTL_TRACEBACK=1."""
     if isinstance(exc, WapctlError):
         if exc.exit_code == ExitCode.OK:
             sys.stdout.write(f"{exc}\n")
@@ -483,7 +493,7 @@ def exit_code_for(exc: BaseException) -> int:
         report_interrupt()
         return int(ExitCode.INTERRUPTED)
     if isinstance(exc, BrokenPipeError):
-        return 0
+        return int(ExitCode.CLOSED_PIPE)
     if os.environ.get("WAPCTL_TRACEBACK"):
         raise exc
     fail(f"internal error: {type(exc).__name__}: {exc} (WAPCTL_TRACEBACK=1 shows where)",

@@ -16,7 +16,7 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
          "wapctl plan snapshot.yaml --pod prod/web-7c9d8b5f4-pend7 -o wide"),
         ("A pending pod group, as JSON",
          "wapctl plan snapshot.yaml --workload ml/finetune -o json"),
-        ("Only preemptors labelled app=web; the victims, one pod/NS/NAME a line",
+        ("Preemptors labelled app=web; victims as '-n NS pod/NAME', for xargs -L1",
          "wapctl plan snapshot.yaml -l app=web -o name"),
         ("The live cluster of a kubeconfig context, preemptors in namespace prod",
          "wapctl --context prod plan -n prod"),
@@ -25,7 +25,8 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("Check a snapshot and count what it holds", "wapctl validate snapshot.yaml"),
         ("A kubectl export on stdin (works without the alpha Workload API)",
          "kubectl get nodes,pods,priorityclasses,pdb -A -o yaml | wapctl validate -"),
-        ("Every object, one kind/NAME per line", "wapctl validate snapshot.yaml -o name"),
+        ("Every object, one a line: '-n NS kind/NAME', or 'kind/NAME'",
+         "wapctl validate snapshot.yaml -o name"),
     ],
     "snapshot": [
         ("Save the cluster of a context to a file the other commands read",

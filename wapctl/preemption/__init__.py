@@ -112,7 +112,7 @@ from wapctl.preemption.result import (
     Tie,
     Victim,
 )
-from wapctl.preemption.search import _Feasibility, _Level, lowest_level, reprieve  # noqa: F401
+from wapctl.preemption.search import _Feasibility, _Level, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.preemption.units import (
     UnitKind,
     _Unit,
@@ -872,7 +872,8 @@ class _Planner:
         self.preemptor = preemptor
         self.model = model
         self.desc = preemptor.describe()
-        self.ties: list[Tie] = []
+        self.ties: list[Tie] = []  # tie_list: the same, where the model has random choices
+        self.tie_list = self.ties if model.priority_search == "none" else None
         is_pod = preemptor.kind == "Pod"
         # Which units a victim search sees (models.py): whole PodGroup-mode groups for a group
         # preemptor always, for a single pod only where the model says so.
@@ -1174,9 +1175,8 @@ class _Planner:
         sample = _candidate_sample(len(nodes)) if rng is not None else len(nodes) + 1
         prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
         best: tuple | None = None
-        chosen: tuple[int, list[_Unit], set[str]] | None = None
+        chosen: tuple[int, list[_Unit], set[str], list[_Unit]] | None = None
         scored: list[tuple] = []
-        node_ties: list[Tie] = []
         for low, name, i, local in candidates:
             if binary and best is not None and best[0] == 0:
                 if best[1] < low:
@@ -1197,8 +1197,7 @@ class _Planner:
                     if (prune and best[3] == 1 and best[1] == level
                             and not _may_beat_one(local, search.begin, level, best, name)):
                         continue
-                local_ties: list[Tie] = []
-                victims, violating = search.reprieve(budgets, self.importance, local_ties, rng)
+                victims, violating = search.reprieve(budgets, self.importance, None, rng)
             finally:
                 node_check.restore()
             key = _node_score(victims, violating, name)
@@ -1207,14 +1206,14 @@ class _Planner:
                 if rng is not None:
                     key = (*key[:-1], rng.random(), name)  # the final pick at random
             if best is None or key < best:
-                best, chosen, node_ties = key, (i, victims, violating), local_ties
+                best, chosen = key, (i, victims, violating, local)
             if len(scored) >= sample:
                 break
         if chosen is None or best is None:
             return self.result(UNSCHEDULABLE,
                                f"{self.desc} does not fit on any node even after preempting "
                                f"every lower-priority unit ({self.summary()}).")
-        i, victim_units, violating = chosen
+        i, victim_units, violating, local = chosen
         if scored and rng is None:
             equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
             if len(equal) > 1:
@@ -1226,7 +1225,9 @@ class _Planner:
                 self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
                                      f"{len(scored)} where preemption works, from a random "
                                      f"start)", (best[-1],), (), len(scored)))
-        self.ties.extend(node_ties)
+        if rng is None and self.tie_list is not None:  # the winner's reprieve, tie-checked
+            node_ties(local, _NodeCheck(state.nodes[i], i, items, filters, pod), budgets,
+                      self.importance, self.ties)
         chosen_victims = _victim_records(victim_units, violating, state)
         status, reason, victims, terminating = actuate(
             state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
@@ -1262,7 +1263,7 @@ class _Planner:
                                f"{self.desc} needs {needed} pod(s) placed but at most {most} fit "
                                f"even after preempting every lower-priority unit "
                                f"({self.summary()}).")
-        victim_units, violating = search.reprieve(budgets, self.importance, self.ties, self.rng)
+        victim_units, violating = search.reprieve(budgets, self.importance, self.tie_list, self.rng)
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
 
@@ -1280,13 +1281,12 @@ class _Planner:
             check.out = {}  # kept: a failed search is undone before the terminating fallback
         try:
             search = _Level(units, check, presorted=True, search=self.model.priority_search)
-            ties: list[Tie] = []
+            ties: list[Tie] | None = [] if self.tie_list is not None else None
             if search.level is None:  # every unit out: no level makes room even by counts
                 victim_units, violating = [], set()
                 removed = list(search.by_priority[: search.removed])
             else:
-                victim_units, violating = search.reprieve(budgets, self.importance, ties,
-                                                          self.rng)
+                victim_units, violating = search.reprieve(budgets, self.importance, ties, self.rng)
                 removed = list(victim_units)
         finally:
             placer.filters = filters
@@ -1296,7 +1296,7 @@ class _Planner:
         placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
         if len(placed) >= self.needed:
             self.checks.append(check)
-            self.ties.extend(ties)
+            self.ties.extend(ties or ())
             return self.group_result(placed, victim_units, violating)
         del self.ties[known_ties:]
         for u in removed:
@@ -1325,7 +1325,7 @@ class _Planner:
                                f"{len(placed)} fit even after preempting every lower-priority "
                                f"unit ({self.summary()}).")
         check.fix(placed)
-        victim_units, violating = reprieve(units, check, budgets, self.importance, self.ties,
+        victim_units, violating = reprieve(units, check, budgets, self.importance, self.tie_list,
                                            self.rng)
         return self.group_result(placed, victim_units, violating)
 

@@ -100,9 +100,10 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     most important first; PDB budgets spent in that order; the PDB-violating units tried
     first, then the others; a unit goes back if the preemptor still fits. Returns the victim
     units (most important first) and the PDB-violating pod keys. Units of equal importance
-    (all but the name) whose fates differ are reported in ``ties``: upstream orders them at
-    random. With ``rng`` those equal units are ordered at random instead of by name (one of
-    the scheduler's possible outcomes)."""
+    (all but the name) are in an order upstream does not fix; where another order among them
+    was seen to change the victims, they are reported in ``ties``. With ``rng`` those equal
+    units are ordered at random instead of by name (one of the scheduler's possible
+    outcomes)."""
     if rng is None:
         candidates = sorted(units, key=lambda u: u.importance_by(importance))
     else:
@@ -110,41 +111,112 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
         rng.shuffle(shuffled)
         rank = {u: k for k, u in enumerate(shuffled)}
         candidates = sorted(shuffled, key=lambda u: (*u.importance_by(importance)[:-1], rank[u]))
-    violating = budgets.violating_pods(candidates)
-    if violating:
-        marked = [(u.members[0][0].key in violating) if len(u.members) == 1
-                  else any(p.key in violating for p, _ in u.members) for u in candidates]
-        order = ([u for u, m in zip(candidates, marked, strict=True) if m]
-                 + [u for u, m in zip(candidates, marked, strict=True) if not m])
-    else:
-        order = candidates
+    order, violating = _reprieve_order(candidates, budgets)
     victims = [u for u in order if not check.try_add(u)]
     if ties is not None and victims and rng is None:
-        _victim_ties(candidates, set(victims), importance, ties)
+        _victim_ties(candidates, victims, importance, ties,
+                     _Replay(check, budgets, order, set(victims)))
     if order is not candidates:  # back in the candidates' order (else they are in it)
         order_of = {u: k for k, u in enumerate(candidates)}
         victims.sort(key=order_of.__getitem__)
     return victims, violating
 
 
-def _victim_ties(candidates: list[_Unit], victims: set[_Unit],
-                 importance: Callable[..., tuple], ties: list[Tie]) -> None:
-    """Runs of equal importance (name aside) holding both victims and reprieved units."""
-    run: list[_Unit] = []
-    head: tuple | None = None  # the run's importance, name aside
-    for u in [*candidates, None]:
+def _reprieve_order(candidates: list[_Unit], budgets: _Budgets) -> tuple[list[_Unit], set[str]]:
+    """The order units are tried in (the PDB-violating ones first, each part in the
+    candidates' order) and the PDB-violating pod keys."""
+    violating = budgets.violating_pods(candidates)
+    if not violating:
+        return candidates, violating
+    marked = [(u.members[0][0].key in violating) if len(u.members) == 1
+              else any(p.key in violating for p, _ in u.members) for u in candidates]
+    return ([u for u, m in zip(candidates, marked, strict=True) if m]
+            + [u for u, m in zip(candidates, marked, strict=True) if not m]), violating
+
+
+# How many other orders the tie check replays per reprieve (each costs a reprieve): ties it
+# cannot confirm within this budget are not reported.
+_REPLAYS = 8
+_REPLAYS_PER_RUN = 3
+
+
+class _Replay:
+    """The reprieve run again from the same start with the candidates in another order, the
+    check given back as the first run left it: which units would be the victims then."""
+
+    def __init__(self, check: _Feasibility, budgets: _Budgets, order: list[_Unit],
+                 victims: set[_Unit]) -> None:
+        self.check, self.budgets = check, budgets
+        self.kept = [u for u in order if u not in victims]  # back in the state now
+        self.victims = victims
+        self.left = _REPLAYS
+
+    def victims_for(self, candidates: list[_Unit]) -> set[_Unit]:
+        check = self.check
+        self.left -= 1
+        for u in reversed(self.kept):  # the state the reprieve started from: all removed
+            check.remove(u)
+        order, _ = _reprieve_order(candidates, self.budgets)
+        victims = {u for u in order if not check.try_add(u)}
+        for u in reversed(order):
+            if u not in victims:
+                check.remove(u)
+        for u in self.kept:
+            check.add(u)
+        return victims
+
+
+def _victim_ties(candidates: list[_Unit], victims: list[_Unit],
+                 importance: Callable[..., tuple[object, ...]], ties: list[Tie],
+                 replay: _Replay) -> None:
+    """Runs of equal importance (name aside) holding both victims and reprieved units where
+    another order was seen to change the victims: each victim of the run (at most
+    ``_REPLAYS_PER_RUN``) moved to the run's front, the reprieve replayed. A victim that goes
+    whichever is tried first (the only unit that blocks the preemptor) is no tie. Reported:
+    the run's units whose fate a replay changed (victims, then spared ones)."""
+    chosen_set = set(victims)
+    runs: list[tuple[int, int]] = []  # [start, end) of each run of equal importance
+    start, head = 0, None
+    for k, u in enumerate([*candidates, None]):
         key = u.importance_by(importance)[:-1] if u is not None else None
-        if u is not None and run and key == head:
-            run.append(u)
-            continue
-        if len(run) > 1:
-            chosen = [x.name for x in run if x in victims]
-            spared = [x.name for x in run if x not in victims]
-            if chosen and spared:
-                ties.append(Tie("victims among units of equal importance",
-                                tuple(chosen), tuple(spared)))
-        run = [u] if u is not None else []
+        if k and (u is None or key != head):
+            runs.append((start, k))
+            start = k
         head = key
+    for begin, end in runs:
+        run = candidates[begin:end]
+        chosen = [x for x in run if x in chosen_set]
+        if len(chosen) == len(run) or not chosen:
+            continue
+        changed: set[_Unit] = set()
+        for x in chosen[:_REPLAYS_PER_RUN]:
+            if replay.left <= 0:
+                break
+            moved = [x, *(u for u in run if u is not x)]
+            changed |= replay.victims_for([*candidates[:begin], *moved, *candidates[end:]]) \
+                ^ chosen_set
+        swapped = [u for u in run if u in changed]
+        if any(u in chosen_set for u in swapped) and any(u not in chosen_set for u in swapped):
+            ties.append(Tie("victims among units of equal importance",
+                            tuple(u.name for u in swapped if u in chosen_set),
+                            tuple(u.name for u in swapped if u not in chosen_set), len(run)))
+
+
+class _Restorable(_Feasibility, Protocol):
+    def restore(self) -> None: ...
+
+
+def node_ties(units: Sequence[_Unit], check: _Restorable, budgets: _Budgets,
+              importance: Callable[..., tuple[object, ...]], ties: list[Tie]) -> None:
+    """Upstream's search on one node (every lower unit removed, then the reprieve) again, for
+    its ties only (the tie check replays the reprieve: done for the node chosen only);
+    ``check`` restored after."""
+    try:
+        search = _Level(units, check, presorted=True, search="none")
+        if search.level is not None:
+            search.reprieve(budgets, importance, ties)
+    finally:
+        check.restore()
 
 
 def lowest_level(count: int, feasible: Callable[[int], bool]) -> int | None:

@@ -278,6 +278,24 @@ def _count(shown: int, total: int) -> str:
     return f"{total}" if shown == total else f"{shown} of {total}"
 
 
+def _render_kept(report: AuditReport, console: Console) -> None:
+    """Running pods that keep the old priority: one short row per pod, each reason (shared by
+    the pods of a class re-created alike) written once under the table, numbered. The JSON
+    keeps each finding's whole message."""
+    reasons: dict[str, int] = {}
+    table = _table(f"Running pods that keep the old priority ({len(report.kept_old_values)})",
+                   "pod", "keeps", "why")
+    for x in report.kept_old_values:
+        # "Pod NS/NAME keeps priority N: <reason>" (drift.kept_old_values); names have no ": "
+        head, _, reason = x.message.partition(": ")
+        number = reasons.setdefault(reason, len(reasons) + 1)
+        table.add_row(Text(x.object), Text(head.removeprefix(f"{x.object} keeps ")),
+                      Text(f"[{number}]"))
+    console.print(table)
+    for reason, number in reasons.items():
+        console.print(Text(f"[{number}] {reason}"))
+
+
 def render_table(report: AuditReport, console: Console) -> None:
     """The report for people: the change, edges, protection, cycles, violations, plans."""
     s = summary_to_dict(report)
@@ -330,13 +348,7 @@ def render_table(report: AuditReport, console: Console) -> None:
                 table.add_row(Text(f"{v.kind} {v.name}"), v.profile.id)
             console.print(table)
     if report.kept_old_values:
-        table = _table(
-            f"Running pods that keep the old priority ({len(report.kept_old_values)})",
-            "pod", "why",
-        )
-        for x in report.kept_old_values:
-            table.add_row(Text(x.object), Text(x.message))
-        console.print(table)
+        _render_kept(report, console)
     planned = f"{s['preemptorsPlanned']} of {s['preemptorsPending']} pending preemptors planned"
     if report.plans:
         table = _table(

@@ -81,9 +81,10 @@ def plan_to_dict(plan: Plan, warnings: Iterable[LoadWarning] = ()) -> dict[str, 
 def tie_line(tie: dict[str, Any]) -> str:
     """One line per random upstream choice: "n1 chosen among 3 equal nodes"."""
     chosen = ", ".join(tie["chosen"])
-    if tie["decision"].startswith("victims among"):
+    if tie["decision"].startswith("victims among"):  # printed only where the order matters
         return (f"{chosen} preempted rather than {', '.join(tie['alternatives'])}: "
-                f"equal importance, upstream picks at random")
+                f"equal importance, and another order among them changes the victims "
+                f"(upstream's order of equals is not in the snapshot)")
     if tie["decision"].startswith("candidate nodes"):
         return f"{chosen} chosen; {tie['decision']}"
     return f"{chosen} chosen among {tie['equal']} equal nodes ({tie['decision']})"

@@ -134,7 +134,8 @@ MaxInputSizeOpt = Annotated[
     typer.Option(
         "--max-input-size",
         metavar="SIZE",
-        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for JSON).",
+        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for a "
+        "YAML or JSON text input of 1Mi or more).",
         show_default=False,
     ),
 ]

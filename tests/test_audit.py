@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CYCLES = ROOT / "fixtures" / "cycles"
 AUDIT = CYCLES / "audit"
 CLUSTER = AUDIT / "cluster.yaml"
+MANIFESTS = ROOT / "fixtures" / "manifests"
 
 
 # The audit cluster's Workload sets preemptionPriorityClassName: the KEP model plans both sides.
@@ -360,6 +361,7 @@ def summary(**kw: Any) -> dict[str, Any]:
         "plansTruncated": False,
         "plansChanged": 0,
         "keptOldPriority": 0,
+        "danglingReferences": 0,
         "listLimit": 100,
     }
     return base | kw
@@ -407,6 +409,7 @@ def test_raise_train_introduces_cycles_and_a_violation() -> None:
         "violations": {"introduced": [violation], "fixed": []},
         "plans": [],
         "keptOldPriority": [],
+        "danglingReferences": [],
         "summary": summary(
             edgesAdded=2,
             lostProtection=2,
@@ -472,6 +475,7 @@ def test_raise_medium_is_harmless_but_changes_a_plan() -> None:
             }
         ],
         "keptOldPriority": [],
+        "danglingReferences": [],
         "summary": summary(edgesAdded=1, edgesRemoved=1, lostProtection=1, plansChanged=1),
         "warnings": [],
         "model": AUDIT_MODEL,
@@ -556,6 +560,32 @@ def test_input_errors_exit_2(args: list[object], message: str) -> None:
         result.stderr.startswith(message),
         len(result.stderr.splitlines()),
     )
+
+
+def test_deleting_a_class_running_pods_still_name_is_risky() -> None:
+    """Issue 26: fixtures/manifests/cluster.yaml's batch/report-0 names class `medium` and
+    carries spec.priority 500. Deleting `medium` loads (the pod keeps 500), but the API server
+    would reject any re-created pod naming it: a dangling reference, so the change is risky
+    (exit 1, as docs/ci.md says) and the reference is listed. Nothing else names `medium`,
+    and no cycle or violation appears (the graph keeps 500/500 -> 100/100)."""
+    code, d = audit_json(MANIFESTS / "cluster.yaml", "--delete", "PriorityClass/medium")
+    refs = [(w["code"], w["object"], w["field"]) for w in d["danglingReferences"]]
+    assert (1, True, [("MissingPriorityClass", "Pod batch/report-0", "spec.priorityClassName")],
+            1, 0, 0) == (code, d["risky"], refs, d["summary"]["danglingReferences"],
+                         d["summary"]["cyclesIntroduced"], d["summary"]["violationsIntroduced"])
+    table = run("audit", MANIFESTS / "cluster.yaml", "--delete", "PriorityClass/medium")
+    assert (1, "RISKY: introduces 0 cycle(s) and 0 rule violation(s); leaves 1 reference(s) "
+            "dangling") == (table.exit_code, table.stdout.strip().splitlines()[-1])
+    assert "References the change leaves dangling (1)" in table.stdout
+
+
+def test_a_reference_already_dangling_is_not_the_change_s_doing() -> None:
+    """A snapshot whose pod already names a missing class (the export left it out): deleting
+    another, unused class leaves nothing new dangling: exit 0, the warning stays a warning."""
+    code, d = audit_json(ROOT / "fixtures" / "exports" / "kubectl-no-system-classes.yaml",
+                         "--change", AUDIT / "raise-medium.yaml")
+    assert (0, [], True) == (code, d["danglingReferences"], any(
+        w["code"] == "MissingPriorityClass" for w in d["warnings"]))
 
 
 def test_deleting_a_referenced_class_names_the_referencing_object() -> None:

@@ -48,6 +48,20 @@ def test_pty_at_80_columns_keeps_names_whole(tmp_path):
     assert verdict and len(verdict[0]) <= 80  # prose wraps at the terminal's width
 
 
+def test_pty_at_80_columns_keeps_folding_columns_words_whole():
+    """Issue 26: check-cycles' violation table has wrapping (fold) columns; on an 80-column
+    terminal Rich shrank the widest, the file:line, below its length and broke the path in two.
+    Now a fold column wraps only at spaces: the path (given absolute, 80+ characters with its
+    line) is on one line whole."""
+    chart = Path(__file__).resolve().parent.parent / "fixtures" / "manifests" / "chart-cycle.yaml"
+    code, out = run_in_pty(["check-cycles", str(chart)])
+    assert 1 == code, out
+    lines = out.splitlines()
+    where = [line for line in lines if f"{chart}:" in line]
+    assert where and re.search(rf"{re.escape(str(chart))}:\d+", where[0]), out
+    assert "…" not in out
+
+
 def test_pty_colours_by_default_and_no_color_env_turns_them_off(tmp_path):
     snap = tmp_path / "cluster.yaml"
     snap.write_text(CLUSTER)

@@ -30,6 +30,22 @@ def test_plugin_usage_and_hints_say_kubectl_wap():
     assert run(str(BIN / "wapctl"), "plan", "--help").stdout.startswith("Usage: wapctl plan")
 
 
+def test_plugin_help_examples_say_kubectl_wap():
+    """Issue 26: the Examples of `kubectl-wap <cmd> --help` name the program as invoked, as
+    the usage line does, so each can be pasted as shown: every example line (after its `# what`
+    comment) runs `kubectl wap`, a pipe's right side included; `wapctl` help keeps `wapctl`."""
+    for command in ("plan", "validate", "snapshot", "check-cycles", "audit", "simulate"):
+        text = run(str(BIN / "kubectl-wap"), command, "--help").stdout
+        examples = text.split("Examples:", 1)[1].splitlines()
+        lines = [ln.strip() for i, ln in enumerate(examples)
+                 if i and examples[i - 1].strip().startswith("# ")]
+        assert lines and all(
+            ln.startswith("kubectl wap ") or "| kubectl wap " in ln for ln in lines), lines
+        assert "wapctl " not in "\n".join(lines), lines
+    wapctl = run(str(BIN / "wapctl"), "validate", "--help").stdout
+    assert "  kubectl get nodes,pods,priorityclasses,pdb -A -o yaml | wapctl validate -" in wapctl
+
+
 @pytest.mark.parametrize(("words", "expected"), [
     (["pl"], ["plan\t", ":4"]),  # commands, with their description after a tab
     (["plan", "-o", ""], ["table", "wide", "json", "yaml", "name", ":4"]),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from builders import (
     basic,
@@ -545,10 +547,33 @@ def test_terminating_pods_mean_waiting_for_termination():
               pod("cheap", node="n1", cpu="4", prio=0), pod("p", cpu="4", prio=100)],
     )
     result = plan_for(snap, "default/p")
+    # leaving was deleted, not preempted (no DisruptionTarget condition): the reason must not
+    # claim a preemption was triggered (issue 26)
     assert ("WaitingForTermination", {"p": "n2"}, (), (TerminatingPod("default/leaving", "n2"),),
-            "pod default/p fits on node n2 once 1 terminating pod finishes; the preemption "
-            "already triggered suffices, no new victims.") == (
+            "pod default/p fits on node n2 once 1 terminating pod finishes; it is already "
+            "terminating, no new victims.") == (
         result.status, placements(result), result.victims, result.terminating, result.reason)
+
+
+def test_waiting_says_preemption_was_triggered_only_for_pods_preempted_by_the_scheduler():
+    """The same cluster with leaving marked DisruptionTarget / PreemptionByScheduler: now its
+    termination is the preemption already triggered. With two terminating pods, one of them
+    only deleted, the reason says they are terminating, not that a preemption suffices."""
+    leaving = replace(pod("leaving", node="n2", cpu="4", prio=10, terminating=True),
+                      preempted_by_scheduler=True)
+    snap = snapshot(nodes=[node("n1", cpu="4"), node("n2", cpu="4")],
+                    pods=[leaving, pod("cheap", node="n1", cpu="4", prio=0),
+                          pod("p", cpu="4", prio=100)])
+    assert ("pod default/p fits on node n2 once 1 terminating pod finishes; the preemption "
+            "already triggered suffices, no new victims.") == plan_for(snap, "default/p").reason
+    halves = [replace(pod("a", node="n2", cpu="2", prio=10, terminating=True),
+                      preempted_by_scheduler=True),
+              pod("b", node="n2", cpu="2", prio=10, terminating=True)]
+    snap = snapshot(nodes=[node("n1", cpu="4"), node("n2", cpu="4")],
+                    pods=[*halves, pod("cheap", node="n1", cpu="4", prio=0),
+                          pod("p", cpu="4", prio=100)])
+    assert ("pod default/p fits on node n2 once 2 terminating pods finish; they are already "
+            "terminating, no new victims.") == plan_for(snap, "default/p").reason
 
 
 def test_terminating_pods_are_free_space_never_victims():

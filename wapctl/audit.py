@@ -30,7 +30,15 @@ Then both snapshots are compared:
   queue order of the changed snapshot — reported when status or victims differ. When nothing a
   plan reads changed (``same_for_planning``) no plan can differ, and none is worked out.
 
-The change is *risky* (exit 1) when it introduces a cycle or a violation.
+- **References left dangling** (``dangling_references``): a ``MissingPriorityClass``,
+  ``MissingWorkload`` or ``MissingPodGroup`` load warning of the changed snapshot that the
+  original did not have — a deleted class that pods still name (they keep their priority, but
+  the API server rejects any pod naming a missing class, so their controllers cannot recreate
+  them), a deleted Workload or PodGroup that pods still join. A deletion the changed snapshot
+  cannot load at all (a Workload naming the deleted class, with no number standing in) is an
+  input error (exit 2) instead.
+
+The change is *risky* (exit 1) when it introduces a cycle, a violation or a dangling reference.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ from wapctl.errors import InputError, Source, UsageError, did_you_mean
 from wapctl.findings import Finding
 from wapctl.fit import Accounting
 from wapctl.gcpause import gc_paused
-from wapctl.model import Snapshot
+from wapctl.model import LoadWarning, Snapshot
 from wapctl.models import BehaviourModel, select_model
 
 DEFAULT_MAX_PLANS = 50
@@ -287,6 +295,7 @@ class AuditReport:
     limit: int = DEFAULT_LIST_LIMIT
     model: BehaviourModel | None = None  # the behaviour model both sides were planned with
     kept_old_values: tuple[Finding, ...] = ()  # running pods keeping a changed class's old value
+    dangling: tuple[LoadWarning, ...] = ()  # references the change leaves dangling
 
     @property
     def cycle_comparison_complete(self) -> bool:
@@ -294,7 +303,19 @@ class AuditReport:
 
     @property
     def risky(self) -> bool:
-        return bool(self.cycles_introduced or self.violations_introduced)
+        return bool(self.cycles_introduced or self.violations_introduced or self.dangling)
+
+
+# Load warnings that mean an object names another that does not exist
+DANGLING_CODES = frozenset({"MissingPriorityClass", "MissingWorkload", "MissingPodGroup"})
+
+
+def dangling_references(before: Snapshot, after: Snapshot) -> tuple[LoadWarning, ...]:
+    """The changed snapshot's warnings of a reference to a missing object that the original
+    did not have: what the change leaves dangling."""
+    known = {(w.code, w.object, w.field) for w in before.warnings}
+    return tuple(w for w in after.warnings
+                 if w.code in DANGLING_CODES and (w.code, w.object, w.field) not in known)
 
 
 def _first(names: Iterable[str], n: int) -> tuple[str, ...]:
@@ -640,4 +661,5 @@ def audit(
         limit=limit,
         model=behaviour,
         kept_old_values=drift.kept_old_values(before, after, documents),
+        dangling=dangling_references(before, after),
     )

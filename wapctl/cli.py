@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 
@@ -66,12 +66,26 @@ from wapctl.commands import validate as _validate
 from wapctl.commands import version as _version_cmd
 from wapctl.commands.examples import epilog as _epilog
 
-app.command("plan", epilog=_epilog("plan"))(_plan.plan)
-app.command("validate", epilog=_epilog("validate"))(_validate.validate)
-app.command("snapshot", epilog=_epilog("snapshot"))(_snapshot.snapshot)
-app.command("check-cycles", epilog=_epilog("check-cycles"))(_check_cycles.check_cycles)
-app.command("audit", epilog=_epilog("audit"))(_audit.audit)
-app.command("simulate", epilog=_epilog("simulate"))(_simulate.simulate)
+
+class _Command(typer.core.TyperCommand):
+    """A command whose help examples name the program as invoked: ``kubectl wap plan ...``
+    when run as the kubectl plugin, as its usage line and error hints do."""
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        prog = ctx.find_root().info_name or "wapctl"
+        saved = self.epilog
+        self.epilog = _epilog(self.name or "", prog) if saved else saved
+        try:
+            super().format_epilog(ctx, formatter)
+        finally:
+            self.epilog = saved
+
+
+for _name, _function in (("plan", _plan.plan), ("validate", _validate.validate),
+                         ("snapshot", _snapshot.snapshot),
+                         ("check-cycles", _check_cycles.check_cycles), ("audit", _audit.audit),
+                         ("simulate", _simulate.simulate)):
+    app.command(_name, cls=_Command, epilog=_epilog(_name))(_function)
 app.command("version")(_version_cmd.version)
 
 

@@ -75,9 +75,10 @@ def audit(
     now preempt whom), lost protection, cycles and rule violations introduced or fixed, and
     the plans of pending preemptors that change.
 
-    Exit 0 when the change introduces no preemption cycle and no rule violation, 1 when it
-    does, 2 on bad input (also a deleted PriorityClass that is still referenced), 4 when the
-    cluster cannot be read.
+    Exit 0 when the change introduces no preemption cycle, no rule violation and no dangling
+    reference (an object still naming a deleted PriorityClass, Workload or PodGroup), 1 when
+    it does, 2 on bad input (also a deletion the snapshot cannot load without: a Workload
+    naming the deleted class), 4 when the cluster cannot be read.
     """
     namespace = common.resolve_namespace(namespace, all_namespaces)
     if not change and not delete:

@@ -136,7 +136,8 @@ MaxInputSizeOpt = Annotated[
     typer.Option(
         "--max-input-size",
         metavar="SIZE",
-        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for JSON).",
+        help="Largest snapshot input accepted, e.g. 512Mi or 2Gi (default 256Mi; 8Gi for a "
+        "YAML or JSON text input of 1Mi or more).",
         show_default=False,
     ),
 ]
@@ -312,8 +313,10 @@ PIPE_WIDTH = 10_000
 
 
 class CopyableConsole(Console):
-    """A console whose tables never break a cell that must not wrap (names): a table wider
-    than the terminal is printed at its own width and the terminal wraps the lines."""
+    """A console whose tables never break a name: a cell that must not wrap (``no_wrap``) is
+    shown whole, and a cell that may wrap (``overflow="fold"``) wraps at its spaces, never
+    inside a word — a path or an object name stays one piece to copy. A table that cannot fit
+    the terminal so is printed at its own width and the terminal wraps the lines."""
 
     def on_broken_pipe(self) -> None:
         """Rich's own answer (stdout to /dev/null, exit 1: the code for findings) becomes the
@@ -323,29 +326,57 @@ class CopyableConsole(Console):
 
     def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
         if len(objects) == 1 and isinstance(objects[0], Table) and "width" not in kwargs:
-            needed = self.table_width(objects[0])
-            if needed > self.width:  # Rich clamps print(width=) to the console's: widen it
+            table = objects[0]
+            layout = self.column_widths(table)
+            if layout is not None:
+                needed, widths = layout
+                saved_columns = [column.width for column in table.columns]
                 saved = self._width
-                self.width = needed
+                if widths is not None:  # Rich would shrink a column below its longest word
+                    for column, width in zip(table.columns, widths, strict=True):
+                        column.width = width
+                if needed > self.width:  # Rich clamps print(width=) to the console's: widen it
+                    self.width = needed
                 try:
                     super().print(*objects, **kwargs)
                 finally:
                     self._width = saved
+                    for column, old in zip(table.columns, saved_columns, strict=True):
+                        column.width = old
                 return
         super().print(*objects, **kwargs)
 
     def table_width(self, table: Table) -> int:
-        """The narrowest width that shows every ``no_wrap`` column whole (other columns at
-        their longest word). Rich's own minimum lets a no_wrap cell shrink to an ellipsis."""
+        """The narrowest width that shows every ``no_wrap`` column whole and every other column
+        at its longest word. Rich's own minimum lets a no_wrap cell shrink to an ellipsis."""
+        layout = self.column_widths(table)
+        return layout[0] if layout is not None else Measurement.get(
+            self, self.options, table).maximum
+
+    def column_widths(self, table: Table) -> tuple[int, list[int] | None] | None:
+        """(the width the table is printed at, each column's content width or None where Rich's
+        own layout keeps every word whole); None for a Rich without these internals."""
         options = self.options.update(max_width=PIPE_WIDTH)  # measure unclamped
         try:
-            widths = [table._measure_column(self, options, column)
-                      for column in table.columns]
+            ranges = [table._measure_column(self, options, column) for column in table.columns]
+            padding = [table._get_padding_width(column._index) for column in table.columns]
             extra = table._extra_width
-        except AttributeError:  # another Rich: fall back to its own measurement
-            return Measurement.get(self, options, table).maximum
-        return extra + sum(w.maximum if column.no_wrap else w.minimum
-                           for w, column in zip(widths, table.columns, strict=True))
+        except AttributeError:  # another Rich: its own layout
+            return None
+        shrinks = [column.width is None and not column.no_wrap for column in table.columns]
+        floor = [r.minimum if shrink else r.maximum for r, shrink in zip(ranges, shrinks,
+                                                                         strict=True)]
+        target = max(self.width, extra + sum(floor))
+        widths = [r.maximum for r in ranges]
+        if extra + sum(widths) <= target:
+            return target, None
+        excess = extra + sum(widths) - target
+        while excess > 0:  # the widest column that may still shrink gives one cell at a time
+            i = max((j for j, w in enumerate(widths) if shrinks[j] and w > floor[j]),
+                    key=lambda j: widths[j])
+            widths[i] -= 1
+            excess -= 1
+        return target, [w - p for w, p in zip(widths, padding, strict=True)]
 
 
 def make_console(

@@ -7,6 +7,8 @@ a fake API server for the live ones), so none of them can rot.
 
 from __future__ import annotations
 
+import re
+
 # command -> [(what it does, the command line)]
 EXAMPLES: dict[str, list[tuple[str, str]]] = {
     "plan": [
@@ -56,12 +58,22 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def epilog(command: str) -> str | None:
+# ``wapctl`` where it starts a command: at the start of a line or after a pipe
+_PROGRAM = re.compile(r"(^|\| )wapctl ")
+
+
+def as_invoked(line: str, prog: str) -> str:
+    """An example line naming the program as the user invoked it (``kubectl wap`` as a
+    kubectl plugin)."""
+    return _PROGRAM.sub(lambda m: f"{m.group(1)}{prog} ", line)
+
+
+def epilog(command: str, prog: str = "wapctl") -> str | None:
     """The Examples section; ``\\b`` keeps click from re-wrapping the command lines."""
     items = EXAMPLES.get(command)
     if not items:
         return None
     lines = ["Examples:", ""]
     for what, line in items:
-        lines += ["\b", f"  # {what}", f"  {line}", ""]
+        lines += ["\b", f"  # {what}", f"  {as_invoked(line, prog)}", ""]
     return "\n".join(lines).rstrip()

@@ -111,6 +111,7 @@ from wapctl.preemption.result import (
     TerminatingPod,
     Tie,
     Victim,
+    waiting_reason,
 )
 from wapctl.preemption.search import _Feasibility, _Level, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.preemption.units import (
@@ -1051,14 +1052,12 @@ class _Planner:
                 state.hold_terminating()
             self.ties.clear()
             return None
-        terminating = _terminating(state, (i for _, i in placed))
+        used = {i for _, i in placed}
         where = (f"on node {state.nodes[placed[0][1]].name}" if self.preemptor.kind == "Pod"
                  else f"({len(placed)} of {len(pods)} pending pods placed)")
-        n = len(terminating)
-        waits = "1 terminating pod finishes" if n == 1 else f"{n} terminating pods finish"
-        reason = (f"{desc} fits {where} once {waits}; the preemption already triggered "
-                  f"suffices, no new victims.")
-        return self.result(WAITING, reason, placed, terminating=terminating)
+        reason = waiting_reason(desc, where, [p.preempted_by_scheduler
+                                              for p, i in state.terminating if i in used])
+        return self.result(WAITING, reason, placed, terminating=_terminating(state, used))
 
     def blocked_by_termination(self) -> Plan | None:
         """Upstream ``PodEligibleToPreemptOthers`` / the pod group's

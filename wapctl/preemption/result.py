@@ -17,6 +17,19 @@ UNSCHEDULABLE: PlanStatus = "Unschedulable"
 UnitKind = Literal["Pod", "PodGroup"]
 
 
+def waiting_reason(desc: str, where: str, by_preemption: list[bool]) -> str:
+    """The WaitingForTermination sentence for terminating pods the placement waits for;
+    ``by_preemption`` holds, per pod, whether it is terminating because the scheduler preempted
+    it (DisruptionTarget, reason PreemptionByScheduler) rather than being deleted otherwise."""
+    n = len(by_preemption)
+    waits = "1 terminating pod finishes" if n == 1 else f"{n} terminating pods finish"
+    if all(by_preemption):
+        why = "the preemption already triggered suffices"
+    else:
+        why = "it is already terminating" if n == 1 else "they are already terminating"
+    return f"{desc} fits {where} once {waits}; {why}, no new victims."
+
+
 
 @dataclass(frozen=True, slots=True)
 class Placement:

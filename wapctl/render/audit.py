@@ -3,7 +3,8 @@
 The JSON/YAML document (``audit_to_dict``)::
 
     {"apiVersion": "wapctl/v1", "kind": "AuditReport",
-     "risky": true,                    # the change introduces a cycle or a violation (exit 1)
+     "risky": true,                    # it introduces a cycle, a violation or a dangling
+                                       # reference (exit 1)
      "changes": [<change>, ...],       # sorted by kind, namespace, name
      "edges": {"added": [<edge>, ...], "removed": [<edge>, ...]},
      "lostProtection": [{"victim": <cell>, "newPreemptors": [<cell>, ...]}],
@@ -11,6 +12,7 @@ The JSON/YAML document (``audit_to_dict``)::
      "violations": {"introduced": [<violation>, ...], "fixed": [<violation>, ...]},
      "plans": [<plan change>, ...],
      "keptOldPriority": [<finding>, ...],   # running pods keeping a changed class's old value
+     "danglingReferences": [<warning>, ...],  # references to objects the change removes
      "summary": {...}}
 
 ``<change>``: ``{"action": "added|changed|unchanged|deleted", "kind": "PriorityClass",
@@ -34,6 +36,10 @@ preempt (added) or no longer preempt (removed) members of ``victim``.
 introduced ones from the changed snapshot, fixed ones from the original.
 
 ``<finding>`` is a CycleReport finding (``wapctl.render.cycles``, rule ``priority-drift``).
+
+``<warning>`` is an entry of ``warnings`` (``MissingPriorityClass``, ``MissingWorkload``,
+``MissingPodGroup``) that the change introduces: an object still naming what the change deleted
+(``wapctl.audit.dangling_references``).
 
 ``<plan change>``: a pending preemptor whose plan status or victims differ::
 
@@ -182,6 +188,7 @@ def summary_to_dict(report: AuditReport) -> dict[str, Any]:
         "plansTruncated": report.preemptors_planned < report.preemptors_pending,
         "plansChanged": len(report.plans),
         "keptOldPriority": len(report.kept_old_values),
+        "danglingReferences": len(report.dangling),
         "listLimit": report.limit,
     }
 
@@ -214,6 +221,7 @@ def audit_to_dict(report: AuditReport) -> dict[str, Any]:
         },
         "plans": [plan_change_to_dict(p, report.limit) for p in report.plans],
         "keptOldPriority": [finding_to_dict(x) for x in report.kept_old_values],
+        "danglingReferences": warnings_to_list(report.dangling),
         "summary": summary_to_dict(report),
         "warnings": warnings_to_list(report.before.warnings, report.after.warnings),
         "model": report.model.to_dict() if report.model is not None else None,
@@ -349,6 +357,8 @@ def render_table(report: AuditReport, console: Console) -> None:
             console.print(table)
     if report.kept_old_values:
         _render_kept(report, console)
+    if report.dangling:
+        _render_dangling(report, console)
     planned = f"{s['preemptorsPlanned']} of {s['preemptorsPending']} pending preemptors planned"
     if report.plans:
         table = _table(
@@ -372,9 +382,19 @@ def render_table(report: AuditReport, console: Console) -> None:
             or report.cycles_fixed or report.lost_protection:
         console.print(Text(PROFILE_LEGEND, style="dim"))
     if report.risky:
+        dangling = (f"; leaves {s['danglingReferences']} reference(s) dangling"
+                    if report.dangling else "")
         console.print(
             f"[red]RISKY[/]: introduces {s['cyclesIntroduced']} cycle(s) and "
-            f"{s['violationsIntroduced']} rule violation(s)"
+            f"{s['violationsIntroduced']} rule violation(s){dangling}"
         )
     else:
         console.print("[green]OK[/]: introduces no preemption cycle and no rule violation")
+
+
+def _render_dangling(report: AuditReport, console: Console) -> None:
+    table = _table(f"References the change leaves dangling ({len(report.dangling)})",
+                   "object", "field", "warning")
+    for w in report.dangling:
+        table.add_row(Text(w.object), Text(w.field or "-"), Text(w.message))
+    console.print(table)

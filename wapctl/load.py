@@ -42,8 +42,8 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
 - Very long scalars are fine up to the size limit.
 
 Kinds read: ``Node`` (v1), ``Pod`` (v1), ``PriorityClass`` (scheduling.k8s.io), a
-``PodDisruptionBudget`` (policy), and ``Workload`` / ``PodGroup`` of scheduling.k8s.io
-``v1alpha1``, ``v1alpha2`` and ``v1alpha3``, and ``Namespace`` (v1, labels only, for pod
+``PodDisruptionBudget`` (policy), ``Workload`` / ``PodGroup`` of scheduling.k8s.io ``v1alpha1``,
+``v1alpha2``, ``v1alpha3`` and ``v1beta1``, and ``Namespace`` (v1, labels only, for pod
 affinity namespaceSelectors; see ``load_constraints``). Every other kind is counted in
 ``Snapshot.ignored_kinds`` (a known kind name of another API group, such as Kueue's
 ``Workload``, is counted as ``Workload.kueue.x-k8s.io``).
@@ -76,6 +76,7 @@ kubernetes/kubernetes#139030 (the PodGroup's priority is authoritative for its p
 - v1alpha3: as v1alpha2, but ``disruptionMode`` is the union ``{single: {}} | {all: {}}``,
   templates and PodGroups carry ``preemptionPolicy``, and the PodGroup's template reference is
   ``spec.workloadRef{workloadName, templateName}``.
+- v1beta1: read as v1alpha3 (the same fields wapctl reads; see ``wapctl.workload_api``).
 
 A PodGroup object's fields win over its template's, which win over the Workload's
 (``priorityClassName``/``priority`` travel as a pair). ``preemptionPriorityClassName`` (the
@@ -101,7 +102,7 @@ Workload is missing when it has no policy of its own), a pod whose v1alpha1 grou
 gang ``minCount`` < 1, duplicate objects, missing PriorityClasses with no number standing in,
 negative or unparsable quantities, wrong types and unknown enum values.
 Not supported (an error, so nothing is silently misread): standalone PodGroups without a
-template reference and v1alpha3 ``compositePodGroupTemplates``; ``podGroupReplicaKey`` is
+template reference and v1alpha3/v1beta1 ``compositePodGroupTemplates``; ``podGroupReplicaKey`` is
 ignored. Nothing here modifies its input.
 """
 
@@ -152,6 +153,7 @@ from wapctl.model import (
 )
 from wapctl.quantity import QuantityError, parse_quantity
 from wapctl.quantity import amount as _quantity_amount
+from wapctl.workload_api import UNION_SHAPES, V1ALPHA3, V1BETA1, union_mode
 
 __all__ = [
     "DEFAULT_NODE_PODS",
@@ -183,9 +185,8 @@ _STDIN = "<stdin>"
 API_GROUP = "scheduling.k8s.io"
 V1ALPHA1 = "scheduling.k8s.io/v1alpha1"
 V1ALPHA2 = "scheduling.k8s.io/v1alpha2"
-V1ALPHA3 = "scheduling.k8s.io/v1alpha3"
-_WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3)
-_PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3)
+_WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3, V1BETA1)
+_PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3, V1BETA1)
 
 
 # where a document starts (1-based line) and where each of its ``items`` starts, when known
@@ -1179,25 +1180,6 @@ def _policy(value: Any, source: Source, field: str) -> tuple[str, int | None, di
 _MODES = ("Pod", "PodGroup")
 
 
-def _mode_v1alpha3(value: Any, source: Source, field: str) -> str | None:
-    """The v1alpha3 union ``{single: {}} | {all: {}}`` -> Pod | PodGroup."""
-    if value is None:
-        return None
-    if type(value) is not dict:
-        raise InputError(
-            f"must be {{single: {{}}}} or {{all: {{}}}} in {V1ALPHA3}, not {value!r}", source, field
-        )
-    single, all_ = value.get("single"), value.get("all")
-    extra = sorted(str(k) for k in value if k not in ("single", "all"))
-    if extra:
-        raise InputError(
-            f"unknown disruption mode {extra[0]!r} (expected single or all)", source, field
-        )
-    if (single is None) == (all_ is None):
-        raise InputError("exactly one of single or all must be set", source, field)
-    return "Pod" if single is not None else "PodGroup"
-
-
 def _settings(
     spec: dict[str, Any],
     api_version: str,
@@ -1217,8 +1199,8 @@ def _settings(
     if pol is not None or policy_required:
         out["policy"] = _policy(pol, source, field + "schedulingPolicy")
     dm = spec.get("disruptionMode")
-    if api_version == V1ALPHA3:
-        mode = _mode_v1alpha3(dm, source, field + "disruptionMode")
+    if api_version in UNION_SHAPES:
+        mode = union_mode(dm, api_version, source, field + "disruptionMode")
         pp = _enum(spec.get("preemptionPolicy"), _POLICIES, source, field + "preemptionPolicy")
         if pp is not None:
             out["preemption_policy"] = pp
@@ -1349,7 +1331,7 @@ def _check_mode(group: _Group, source: Source, field: str) -> None:
 
 
 def _basic_whole(api_version: str, source: Source, field: str) -> InputError:
-    shown = "all" if api_version == V1ALPHA3 else "PodGroup"
+    shown = "all" if api_version in UNION_SHAPES else "PodGroup"
     return InputError(
         f"disruption mode {shown} needs a gang policy: a basic group has no whole to "
         "preempt together (upstream forbids it)",
@@ -1360,7 +1342,7 @@ def _basic_whole(api_version: str, source: Source, field: str) -> InputError:
 
 def _template_ref(spec: dict[str, Any], api: str, source: Source) -> tuple[str, str, str, str]:
     """(workload name, template name, and their field paths) of a PodGroup."""
-    if api == V1ALPHA3:
+    if api in UNION_SHAPES:
         base = "spec.workloadRef"
         ref = spec.get("workloadRef")
         wkey, tkey = "workloadName", "templateName"

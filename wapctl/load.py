@@ -128,7 +128,7 @@ import yaml
 
 from wapctl import load_constraints as constraints
 from wapctl import priority as prio
-from wapctl import reader
+from wapctl import reader, reader_hints, reader_keys
 from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.gcpause import gc_paused
@@ -449,10 +449,19 @@ def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     fast = reader.read_json(data, MAX_DEPTH)
     if fast is None:
         return None
+    if len(data) <= reader_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
+        _unique_keys(name, data)
     if type(fast.get("items")) is list:
         reader.register_json_lines(name)
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     return [(1, fast, (line, None))]
+
+
+def _unique_keys(name: str, data: Any) -> None:
+    try:
+        reader_keys.check_json(data)
+    except reader_keys.DuplicateKey as dup:
+        raise reader_keys.error(name, 1, json.loads(bytes(data)), dup) from None
 
 
 def _parse_json(
@@ -463,7 +472,9 @@ def _parse_json(
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     data = _slow_path_bytes(name, data, "JSON", explicit)
     try:
-        obj = json.loads(data)
+        obj = reader_keys.loads(data)
+    except reader_keys.DuplicateKey as dup:
+        raise reader_keys.error(name, 1, json.loads(data), dup) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:
@@ -472,9 +483,9 @@ def _parse_json(
         if not required:
             return None
         if isinstance(exc, json.JSONDecodeError):
-            raise InputError(
-                f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", Source(name, 1)
-            ) from None
+            hint = ": it holds YAML, not JSON (name it .yaml)" * reader_hints.yaml_not_json(data)
+            raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                             f"{hint}", Source(name, 1, line=exc.lineno)) from None
         raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
     if type(obj) is dict and type(obj.get("items")) is list:
@@ -500,7 +511,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
         _check_events(name, text)
     docs: list[tuple[int, Any]] = []
     number = 0
-    loader = _LOADER(text)
+    loader = reader_keys.UniqueKeyLoader(text)
     try:
         # what yaml.load_all does, keeping each document's composed node for its line marks
         while loader.check_node():
@@ -512,8 +523,12 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
                 docs.append((number, obj, _node_lines(node)))
     except InputError:
         raise
+    except reader_keys.DuplicateKey as dup:
+        dup.steps = reader_keys.yaml_steps(node, dup.node)
+        doc = reader_keys.yaml_plain(node)
+        raise reader_keys.error(name, number + 1, doc, dup, _node_lines(node)) from None
     except yaml.YAMLError as exc:
-        raise InputError(_yaml_message(exc), Source(name, number + 1)) from None
+        raise reader_hints.yaml_error(exc, name, number + 1, text, _depth_message()) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, number + 1)) from None
     except (ValueError, OverflowError) as exc:  # e.g. a 5000-digit integer, a bad date
@@ -536,21 +551,6 @@ def _node_lines(node: Any) -> tuple[int, list[int] | None]:
             if key.value == "items" and type(value) is yaml.SequenceNode:
                 items = [item.start_mark.line + 1 for item in value.value]
     return node.start_mark.line + 1, items
-
-
-def _yaml_message(exc: yaml.YAMLError) -> str:
-    if isinstance(exc, yaml.MarkedYAMLError):
-        problem = exc.problem or exc.context or "invalid YAML"
-        if "maximum nesting depth" in problem:
-            return _depth_message()
-        if isinstance(exc, yaml.constructor.ConstructorError) and exc.problem_mark is not None:
-            problem = problem.replace("could not determine a constructor for the tag", "tag")
-            problem += " is not allowed (only plain YAML data is read, nothing is constructed)"
-        mark = exc.problem_mark or exc.context_mark
-        if mark is not None:
-            return f"invalid YAML: {problem} (line {mark.line + 1}, column {mark.column + 1})"
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML: {exc}"
 
 
 def _depth_message() -> str:
@@ -609,7 +609,7 @@ def _check_events(name: str, text: str) -> None:
                 aliases = expansion = 0
                 anchors.clear()
     except yaml.YAMLError as exc:
-        raise InputError(_yaml_message(exc), Source(name, number or 1)) from None
+        raise reader_hints.yaml_error(exc, name, number or 1, text, _depth_message()) from None
 
 
 def _check_depth(obj: Any, source: Source) -> None:

@@ -132,6 +132,11 @@ WORKLOAD_RESOURCES: dict[str, tuple[Resource, ...]] = {
         Resource(SCHEDULING, "v1alpha3", "podgroups", "PodGroup", True, True),
         Resource(SCHEDULING, "v1alpha3", "workloads", "Workload", True),
     ),
+    # upstream types.go at 01d0b7277d40: PodGroup has a /status subresource, Workload none
+    "v1beta1": (
+        Resource(SCHEDULING, "v1beta1", "podgroups", "PodGroup", True, True),
+        Resource(SCHEDULING, "v1beta1", "workloads", "Workload", True),
+    ),
 }
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")

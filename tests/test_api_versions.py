@@ -1,4 +1,5 @@
-"""The same cluster in the v1alpha1, v1alpha2 and v1alpha3 Workload API shapes (issue 9)."""
+"""The same cluster in the v1alpha1, v1alpha2, v1alpha3 and v1beta1 Workload API shapes (issues 9,
+26)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ SHAPES = {
     "v1alpha1": load.V1ALPHA1,
     "v1alpha2": load.V1ALPHA2,
     "v1alpha3": load.V1ALPHA3,
+    "v1beta1": load.V1BETA1,
 }
 
 
@@ -47,9 +49,9 @@ def _normalised(snap: Snapshot) -> Snapshot:
     )
 
 
-@pytest.mark.parametrize("shape", ["v1alpha2", "v1alpha3"])
+@pytest.mark.parametrize("shape", ["v1alpha2", "v1alpha3", "v1beta1"])
 def test_shapes_give_equal_snapshots(shape: str) -> None:
-    """v1alpha2 and v1alpha3 fixtures load to the v1alpha1 snapshot, except api_version."""
+    """v1alpha2, v1alpha3 and v1beta1 fixtures load to the v1alpha1 snapshot, except api_version."""
     assert _normalised(_load("v1alpha1")) == _normalised(_load(shape))
 
 
@@ -100,3 +102,19 @@ def test_each_shape_mixed_in_one_snapshot(tmp_path: Path) -> None:
     snap = load.build_snapshot(load.read_documents([str(base), str(extra)]))
     assert load.V1ALPHA1 == snap.pod_groups["ml/legacy/g"].api_version
     assert load.V1ALPHA2 == snap.pod_groups["ml/training/trainers"].api_version
+
+
+def test_v1beta1_reads_disruption_mode_as_the_union(tmp_path: Path) -> None:
+    """v1beta1 writes disruptionMode as the {single: {}} | {all: {}} union (upstream
+    staging/src/k8s.io/api/scheduling/v1beta1/types.go at 01d0b7277d40): the v1alpha2 string
+    form is refused, naming the version and the field."""
+    text = (FIXTURES / "v1beta1.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("disruptionMode: {all: {}}", "disruptionMode: PodGroup", 1),
+                   encoding="utf-8")
+    with pytest.raises(load.InputError) as err:
+        load.build_snapshot(load.read_documents([str(bad)]))
+    assert "Workload ml/training" in str(err.value)
+    assert "spec.podGroupTemplates[0].disruptionMode" in str(err.value)
+    assert "must be {single: {}} or {all: {}} in scheduling.k8s.io/v1beta1, not 'PodGroup'" in (
+        str(err.value))

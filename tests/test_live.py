@@ -267,8 +267,13 @@ def _podgroup(version: str) -> dict[str, Any]:
         (("v1alpha1", "v1alpha2"), [("Workload", "v1alpha2"), ("PodGroup", "v1alpha2")]),
         (("v1alpha1", "v1alpha2", "v1alpha3"),
          [("Workload", "v1alpha3"), ("PodGroup", "v1alpha3")]),
+        # issue 26: a newer server serving the beta is read in v1beta1, over every alpha
+        (("v1alpha2", "v1alpha3", "v1beta1"),
+         [("Workload", "v1beta1"), ("PodGroup", "v1beta1")]),
+        (("v1beta1",), [("Workload", "v1beta1"), ("PodGroup", "v1beta1")]),
     ],
-    ids=["no-workload-api", "v1alpha1", "v1alpha2-over-v1alpha1", "v1alpha3-newest"],
+    ids=["no-workload-api", "v1alpha1", "v1alpha2-over-v1alpha1", "v1alpha3-newest",
+         "v1beta1-over-alphas", "v1beta1-only"],
 )
 def test_workload_api_version_found_by_discovery(apiserver, tmp_path, served, expected):
     """Workloads and PodGroups are listed in the newest served alpha version that has them."""
@@ -677,6 +682,27 @@ def test_plan_from_live_server_equals_plan_from_file(apiserver, tmp_path):
     # node-a's pod is PDB-protected; on node-b one worker frees enough: the later-started one.
     assert [("team-a/worker-1", "node-b")] == [(v["pod"], v["node"]) for v in plan["victims"]]
     assert {"GET"} == fake.methods()
+
+
+def test_plan_from_a_v1beta1_server_equals_the_v1alpha2_file(apiserver, tmp_path):
+    """Issue 26: a server serving scheduling.k8s.io/v1beta1 is listed in v1beta1 and its
+    Workloads and PodGroups read as the other shapes: the plan equals the v1alpha2 twin's
+    (fixtures/api-versions), not standalone pods."""
+    api = Path(__file__).resolve().parent.parent / "fixtures" / "api-versions"
+    objects: list[dict[str, Any]] = []
+    for doc in yaml.safe_load_all((api / "v1beta1.yaml").read_text(encoding="utf-8")):
+        objects.extend(doc["items"] if doc["kind"] == "List" else [doc])
+    fake = apiserver(objects, workload_versions=("v1alpha2", "v1alpha3", "v1beta1"))
+    kc = fake.write_kubeconfig(tmp_path / "kc")
+    from_live = run(["plan", "--kubeconfig", str(kc), "-o", "json"])
+    from_file = run(["plan", str(api / "v1alpha2.yaml"), "-o", "json"])
+    assert 0 == from_live.exit_code, from_live.output
+    live_plan, file_plan = json.loads(from_live.stdout), json.loads(from_file.stdout)
+    # the live read knows the server's version (1.36.2), the file does not: the same model
+    assert ("1.36", "server version v1.36.2") == tuple(live_plan.pop("model").values())
+    assert "1.36" == file_plan.pop("model")["name"]
+    assert file_plan == live_plan
+    assert any(p.endswith("/v1beta1/podgroups") for p in fake.paths())
 
 
 @pytest.mark.parametrize(

@@ -223,16 +223,21 @@ def test_plain_words_json_reads_alike_take_the_fast_path() -> None:
     assert check(text.encode())
 
 
-def test_duplicate_keys_keep_the_last_as_pyyaml_does() -> None:
-    """The emitter writes both; the JSON reader keeps the last, in a kept struct field
-    (metadata), inside it, and in a free-form mapping (labels) -- PyYAML's answer, fast."""
+def test_duplicate_keys_take_the_exact_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The emitter writes a repeated key twice and the JSON reader would keep the last (issue 26:
+    kubectl refuses them): the fast path declines, in a kept struct field (metadata), inside it
+    and in a free-form mapping (labels), and load reports PyYAML's exact error either way."""
     text = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n"
         "  labels: {x: '1', y: '2', x: '3'}\nmetadata:\n  name: c\n  labels: {z: '4', z: '5'}\n"
     )
-    assert check(text.encode())
-    fast, _ = reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)
-    assert fast is not None and {"name": "c", "labels": {"z": "5"}} == fast[0][1]["metadata"]
+    fast, reason = reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)
+    assert (None, "document 1 has a mapping with a key twice") == (fast, reason)
+    path = tmp_path / "dup.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert_fast_path_agrees(path, monkeypatch)
 
 
 # ---- fuzzed documents ----------------------------------------------------------------------------

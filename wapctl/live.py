@@ -27,9 +27,9 @@ from wapctl.load import Document, Documents
 from wapctl.model import LoadWarning
 
 SCHEDULING_GROUP = "scheduling.k8s.io"
-# The Workload API versions wapctl reads, newest first (issue 9): the newest served one that has
-# the resource wins.
-WORKLOAD_VERSIONS = ("v1alpha3", "v1alpha2", "v1alpha1")
+# The Workload API versions wapctl reads, newest first (issues 9, 26): the newest served one that
+# has the resource wins (v1beta1 over every alpha, as the API server's own version priority).
+WORKLOAD_VERSIONS = ("v1beta1", "v1alpha3", "v1alpha2", "v1alpha1")
 RBAC_HINT = "fixtures/rbac/clusterrole.yaml"
 
 
@@ -434,7 +434,7 @@ class _HttpGet:
         return version if isinstance(version, str) and version else None
 
     def workload_targets(self) -> list[ListTarget]:
-        """Workloads and PodGroups in the newest served alpha version that has each of them.
+        """Workloads and PodGroups in the newest served version that has each of them.
 
         A cluster without the Workload API (group or version not served, 404) has none.
         """

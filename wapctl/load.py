@@ -42,8 +42,8 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
 - Very long scalars are fine up to the size limit.
 
 Kinds read: ``Node`` (v1), ``Pod`` (v1), ``PriorityClass`` (scheduling.k8s.io), a
-``PodDisruptionBudget`` (policy), and ``Workload`` / ``PodGroup`` of scheduling.k8s.io
-``v1alpha1``, ``v1alpha2`` and ``v1alpha3``, and ``Namespace`` (v1, labels only, for pod
+``PodDisruptionBudget`` (policy), ``Workload`` / ``PodGroup`` of scheduling.k8s.io ``v1alpha1``,
+``v1alpha2``, ``v1alpha3`` and ``v1beta1``, and ``Namespace`` (v1, labels only, for pod
 affinity namespaceSelectors; see ``load_constraints``). Every other kind is counted in
 ``Snapshot.ignored_kinds`` (a known kind name of another API group, such as Kueue's
 ``Workload``, is counted as ``Workload.kueue.x-k8s.io``).
@@ -76,6 +76,7 @@ kubernetes/kubernetes#139030 (the PodGroup's priority is authoritative for its p
 - v1alpha3: as v1alpha2, but ``disruptionMode`` is the union ``{single: {}} | {all: {}}``,
   templates and PodGroups carry ``preemptionPolicy``, and the PodGroup's template reference is
   ``spec.workloadRef{workloadName, templateName}``.
+- v1beta1: read as v1alpha3 (the same fields wapctl reads; see ``wapctl.workload_api``).
 
 A PodGroup object's fields win over its template's, which win over the Workload's
 (``priorityClassName``/``priority`` travel as a pair). ``preemptionPriorityClassName`` (the
@@ -101,7 +102,7 @@ Workload is missing when it has no policy of its own), a pod whose v1alpha1 grou
 gang ``minCount`` < 1, duplicate objects, missing PriorityClasses with no number standing in,
 negative or unparsable quantities, wrong types and unknown enum values.
 Not supported (an error, so nothing is silently misread): standalone PodGroups without a
-template reference and v1alpha3 ``compositePodGroupTemplates``; ``podGroupReplicaKey`` is
+template reference and v1alpha3/v1beta1 ``compositePodGroupTemplates``; ``podGroupReplicaKey`` is
 ignored. Nothing here modifies its input.
 """
 
@@ -127,7 +128,7 @@ import yaml
 
 from wapctl import load_constraints as constraints
 from wapctl import priority as prio
-from wapctl import reader
+from wapctl import reader, reader_hints, reader_keys
 from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.fields import enum as _enum
@@ -162,6 +163,7 @@ from wapctl.model import (
 )
 from wapctl.quantity import QuantityError, parse_quantity
 from wapctl.quantity import amount as _quantity_amount
+from wapctl.workload_api import UNION_SHAPES, V1ALPHA3, V1BETA1, union_mode
 
 __all__ = [
     "DEFAULT_NODE_PODS",
@@ -193,9 +195,8 @@ _STDIN = "<stdin>"
 API_GROUP = "scheduling.k8s.io"
 V1ALPHA1 = "scheduling.k8s.io/v1alpha1"
 V1ALPHA2 = "scheduling.k8s.io/v1alpha2"
-V1ALPHA3 = "scheduling.k8s.io/v1alpha3"
-_WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3)
-_PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3)
+_WORKLOAD_VERSIONS = (V1ALPHA1, V1ALPHA2, V1ALPHA3, V1BETA1)
+_PODGROUP_VERSIONS = (V1ALPHA2, V1ALPHA3, V1BETA1)
 
 
 # where a document starts (1-based line) and where each of its ``items`` starts, when known
@@ -458,10 +459,19 @@ def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     fast = reader.read_json(data, MAX_DEPTH)
     if fast is None:
         return None
+    if len(data) <= reader_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
+        _unique_keys(name, data)
     if type(fast.get("items")) is list:
         reader.register_json_lines(name)
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     return [(1, fast, (line, None))]
+
+
+def _unique_keys(name: str, data: Any) -> None:
+    try:
+        reader_keys.check_json(data)
+    except reader_keys.DuplicateKey as dup:
+        raise reader_keys.error(name, 1, json.loads(bytes(data)), dup) from None
 
 
 def _parse_json(
@@ -472,7 +482,9 @@ def _parse_json(
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     data = _slow_path_bytes(name, data, "JSON", explicit)
     try:
-        obj = json.loads(data)
+        obj = reader_keys.loads(data)
+    except reader_keys.DuplicateKey as dup:
+        raise reader_keys.error(name, 1, json.loads(data), dup) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:
@@ -481,9 +493,9 @@ def _parse_json(
         if not required:
             return None
         if isinstance(exc, json.JSONDecodeError):
-            raise InputError(
-                f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", Source(name, 1)
-            ) from None
+            hint = ": it holds YAML, not JSON (name it .yaml)" * reader_hints.yaml_not_json(data)
+            raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                             f"{hint}", Source(name, 1, line=exc.lineno)) from None
         raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
     if type(obj) is dict and type(obj.get("items")) is list:
@@ -509,7 +521,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
         _check_events(name, text)
     docs: list[tuple[int, Any]] = []
     number = 0
-    loader = _LOADER(text)
+    loader = reader_keys.UniqueKeyLoader(text)
     try:
         # what yaml.load_all does, keeping each document's composed node for its line marks
         while loader.check_node():
@@ -521,8 +533,12 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
                 docs.append((number, obj, _node_lines(node)))
     except InputError:
         raise
+    except reader_keys.DuplicateKey as dup:
+        dup.steps = reader_keys.yaml_steps(node, dup.node)
+        doc = reader_keys.yaml_plain(node)
+        raise reader_keys.error(name, number + 1, doc, dup, _node_lines(node)) from None
     except yaml.YAMLError as exc:
-        raise InputError(_yaml_message(exc), Source(name, number + 1)) from None
+        raise reader_hints.yaml_error(exc, name, number + 1, text, _depth_message()) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, number + 1)) from None
     except (ValueError, OverflowError) as exc:  # e.g. a 5000-digit integer, a bad date
@@ -545,21 +561,6 @@ def _node_lines(node: Any) -> tuple[int, list[int] | None]:
             if key.value == "items" and type(value) is yaml.SequenceNode:
                 items = [item.start_mark.line + 1 for item in value.value]
     return node.start_mark.line + 1, items
-
-
-def _yaml_message(exc: yaml.YAMLError) -> str:
-    if isinstance(exc, yaml.MarkedYAMLError):
-        problem = exc.problem or exc.context or "invalid YAML"
-        if "maximum nesting depth" in problem:
-            return _depth_message()
-        if isinstance(exc, yaml.constructor.ConstructorError) and exc.problem_mark is not None:
-            problem = problem.replace("could not determine a constructor for the tag", "tag")
-            problem += " is not allowed (only plain YAML data is read, nothing is constructed)"
-        mark = exc.problem_mark or exc.context_mark
-        if mark is not None:
-            return f"invalid YAML: {problem} (line {mark.line + 1}, column {mark.column + 1})"
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML: {exc}"
 
 
 def _depth_message() -> str:
@@ -618,7 +619,7 @@ def _check_events(name: str, text: str) -> None:
                 aliases = expansion = 0
                 anchors.clear()
     except yaml.YAMLError as exc:
-        raise InputError(_yaml_message(exc), Source(name, number or 1)) from None
+        raise reader_hints.yaml_error(exc, name, number or 1, text, _depth_message()) from None
 
 
 def _check_depth(obj: Any, source: Source) -> None:
@@ -1043,25 +1044,6 @@ def _policy(value: Any, source: Source, field: str) -> tuple[str, int | None, di
 _MODES = ("Pod", "PodGroup")
 
 
-def _mode_v1alpha3(value: Any, source: Source, field: str) -> str | None:
-    """The v1alpha3 union ``{single: {}} | {all: {}}`` -> Pod | PodGroup."""
-    if value is None:
-        return None
-    if type(value) is not dict:
-        raise InputError(
-            f"must be {{single: {{}}}} or {{all: {{}}}} in {V1ALPHA3}, not {value!r}", source, field
-        )
-    single, all_ = value.get("single"), value.get("all")
-    extra = sorted(str(k) for k in value if k not in ("single", "all"))
-    if extra:
-        raise InputError(
-            f"unknown disruption mode {extra[0]!r} (expected single or all)", source, field
-        )
-    if (single is None) == (all_ is None):
-        raise InputError("exactly one of single or all must be set", source, field)
-    return "Pod" if single is not None else "PodGroup"
-
-
 def _settings(
     spec: dict[str, Any],
     api_version: str,
@@ -1081,8 +1063,8 @@ def _settings(
     if pol is not None or policy_required:
         out["policy"] = _policy(pol, source, field + "schedulingPolicy")
     dm = spec.get("disruptionMode")
-    if api_version == V1ALPHA3:
-        mode = _mode_v1alpha3(dm, source, field + "disruptionMode")
+    if api_version in UNION_SHAPES:
+        mode = union_mode(dm, api_version, source, field + "disruptionMode")
         pp = _enum(spec.get("preemptionPolicy"), _POLICIES, source, field + "preemptionPolicy")
         if pp is not None:
             out["preemption_policy"] = pp
@@ -1213,7 +1195,7 @@ def _check_mode(group: _Group, source: Source, field: str) -> None:
 
 
 def _basic_whole(api_version: str, source: Source, field: str) -> InputError:
-    shown = "all" if api_version == V1ALPHA3 else "PodGroup"
+    shown = "all" if api_version in UNION_SHAPES else "PodGroup"
     return InputError(
         f"disruption mode {shown} needs a gang policy: a basic group has no whole to "
         "preempt together (upstream forbids it)",
@@ -1224,7 +1206,7 @@ def _basic_whole(api_version: str, source: Source, field: str) -> InputError:
 
 def _template_ref(spec: dict[str, Any], api: str, source: Source) -> tuple[str, str, str, str]:
     """(workload name, template name, and their field paths) of a PodGroup."""
-    if api == V1ALPHA3:
+    if api in UNION_SHAPES:
         base = "spec.workloadRef"
         ref = spec.get("workloadRef")
         wkey, tkey = "workloadName", "templateName"

@@ -29,7 +29,9 @@ two could read differently, and if it finds one the input takes the safe path (P
 The scan is conservative: it looks at tokens after every ``: ``, ``- ``, ``, ``, ``[``,
 ``{`` and line start, including inside quoted strings and comments, so a false alarm only costs
 time. kubectl (Go's yaml) and PyYAML's dumper quote every ambiguous scalar, so real exports take
-the fast path. The emitter writes a duplicate key twice; msgspec and PyYAML both keep the last.
+the fast path. The emitter writes a duplicate key twice; msgspec keeps the last, so an input of
+at most ``reader_keys.FAST_CHECK_MAX`` bytes is checked for one and, if it has one, PyYAML reads
+it and reports it (``wapctl.reader_keys``).
 
 Whatever rapidyaml refuses (a syntax error), whatever its emitter refuses (nesting deeper than
 64 levels: anything up to ``MAX_DEPTH`` then takes the safe path, which measures it exactly) and
@@ -63,7 +65,7 @@ from typing import Any
 import re2
 import ryml
 
-from wapctl import reader
+from wapctl import reader, reader_keys
 
 log = logging.getLogger(__name__)
 
@@ -262,9 +264,12 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
             texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
     del tree
     docs: list[tuple[int, Any]] = []
+    check = len(data) <= reader_keys.FAST_CHECK_MAX
     for number, text in enumerate(texts, 1):
         if text is None:
             continue
+        if check:
+            _unique_keys(text, number)
         obj = reader.read_json(text, max_depth)
         buf = text.obj
         text.release()
@@ -321,6 +326,7 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
         raise _Refused("the List's top level is not a single mapping with one items list")
     out = docs[0][1]
     items: list[Any] = []
+    check = len(data) <= reader_keys.FAST_CHECK_MAX
     in_place = isinstance(data, mmap.mmap) and _writable(data)
     tree = ryml.Tree()
     tree.reserve(_node_estimate(view[first : first + _CHUNK]))
@@ -339,7 +345,7 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
             root = tree.root_id()
             if not tree.is_seq(root):
                 raise _Refused("a slice of the List's items is not a list")
-            items.extend(_items_of(tree, root, buf, max_depth))
+            items.extend(_items_of(tree, root, buf, max_depth, check))
             start = stop
     finally:
         buf.close()
@@ -351,14 +357,16 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
 _OPEN = b'{"items":'
 
 
-def _items_of(tree: Any, root: int, buf: mmap.mmap, max_depth: int) -> list[Any]:
+def _items_of(
+    tree: Any, root: int, buf: mmap.mmap, max_depth: int, check: bool = False
+) -> list[Any]:
     """The items of one slice, emitted as ``{"items": [...]}`` (the depth they have in the
     file) and decoded by the JSON fast path."""
     failed, size = ryml.emit_json_to_substr(tree, root, memoryview(buf)[len(_OPEN) : -1])
     if failed:  # one huge item: a buffer of its size
         big = mmap.mmap(-1, len(_OPEN) + size + 1)
         try:
-            return _items_of(tree, root, big, max_depth)
+            return _items_of(tree, root, big, max_depth, check)
         finally:
             big.close()
     buf[: len(_OPEN)] = _OPEN
@@ -366,12 +374,23 @@ def _items_of(tree: Any, root: int, buf: mmap.mmap, max_depth: int) -> list[Any]
     buf[n : n + 1] = b"}"
     out = memoryview(buf)
     try:
+        if check:
+            _unique_keys(out[: n + 1], 1)
         doc = reader.read_json(out[: n + 1], max_depth)
     finally:
         out.release()
     if doc is None or type(doc.get("items")) is not list:
         raise _Refused("a List item is not what the JSON fast path reads")
     return doc["items"]
+
+
+def _unique_keys(text: Any, number: int) -> None:
+    """The emitter writes a repeated key twice (msgspec would keep the last): PyYAML then
+    reads the input and reports it exactly (``wapctl.reader_keys``)."""
+    try:
+        reader_keys.check_json(text)
+    except reader_keys.DuplicateKey:
+        raise _Refused(f"document {number} has a mapping with a key twice") from None
 
 
 def _fallback(reason: str) -> tuple[None, str]:

@@ -15,7 +15,7 @@ Where the pod templates are (kind, API group: path of the ``PodTemplateSpec``):
 - ``LeaderWorkerSet`` (leaderworkerset.x-k8s.io): ``spec.leaderWorkerTemplate.leaderTemplate``
   (named ``leader``; optional, the leader uses the worker template without it) and
   ``spec.leaderWorkerTemplate.workerTemplate`` (``worker``)
-- a ``Workload``'s ``podGroupTemplates[]`` (scheduling.k8s.io v1alpha2/v1alpha3) that no
+- a ``Workload``'s ``podGroupTemplates[]`` (scheduling.k8s.io v1alpha2, v1alpha3, v1beta1) that no
   ``PodGroup`` object instantiates yet: :func:`from_pod_group_templates`.
 
 Priorities, as for a pod (SPEC.md §2): a template whose pods join a pod group of the snapshot

@@ -1,0 +1,58 @@
+"""Parser errors said in words a user acts on (issue 26, point 9): a tab in YAML names the tab
+and its file:line; a .json file holding YAML says so. One line, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wapctl import load
+from wapctl.cli import app
+
+
+def _validate(path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    return result.exit_code, result.stderr
+
+
+@pytest.mark.parametrize("fast_yaml", [False, True], ids=["pyyaml", "fast-path-tried"])
+def test_tab_indenting_a_key_names_the_tab_and_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_yaml: bool
+) -> None:
+    """libyaml says "found character that cannot start any token" for a tab on line 4 (the
+    fourth line below starts with one), never the word tab."""
+    if fast_yaml:
+        monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n", encoding="utf-8")
+    assert (2, f"error: {path}:4, document 1: invalid YAML: a tab cannot indent YAML "
+               "(indent with spaces) (line 4, column 1)\n") == _validate(path)
+
+
+def test_tab_before_a_nested_key_says_the_same(tmp_path: Path) -> None:
+    """libyaml's other wording for a tab in indentation (line 7 here) reads the same."""
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  a: 1\n\t  b: 2\n",
+                    encoding="utf-8")
+    assert (2, f"error: {path}:7, document 1: invalid YAML: a tab cannot indent YAML "
+               "(indent with spaces) (line 7, column 1)\n") == _validate(path)
+
+
+def test_json_file_holding_yaml_says_it_looks_like_yaml(tmp_path: Path) -> None:
+    """A .json file is read as JSON only: YAML in it fails at line 1, column 1 and the error
+    says it holds YAML."""
+    path = tmp_path / "pod.json"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n", encoding="utf-8")
+    assert (2, f"error: {path}:1, document 1: invalid JSON: Expecting value (line 1, column 1): "
+               "it holds YAML, not JSON (name it .yaml)\n") == _validate(path)
+
+
+def test_broken_json_keeps_the_json_message(tmp_path: Path) -> None:
+    """A trailing comma is broken JSON, not YAML (though YAML's flow style reads it): json's own
+    message and place, no YAML hint."""
+    path = tmp_path / "pod.json"
+    path.write_text('{"apiVersion": "v1",\n "kind": "Pod",}\n', encoding="utf-8")
+    assert (2, f"error: {path}:2, document 1: invalid JSON: Expecting property name enclosed "
+               "in double quotes (line 2, column 16)\n") == _validate(path)

@@ -1,0 +1,218 @@
+"""Duplicate keys are refused on every reading path (issue 26, point 5).
+
+kubectl refuses a mapping with a key twice (kube-apiserver's strict decoding: sigs.k8s.io/yaml
+YAMLToJSONStrict for YAML, sigs.k8s.io/json UnmarshalStrict for JSON); PyYAML, json and msgspec
+keep the last value silently, so a Pod with two ``spec:`` keys planned with the second one. Each
+test writes a small file whose line numbers are counted by hand in the comments, and checks the
+one-line error: exit 2, the object (kind ns/name), the field, the key and both lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wapctl import load, reader
+from wapctl.cli import app
+from wapctl.errors import InputError
+
+# line 1  apiVersion: v1            (document 1: a Node)
+# line 7  apiVersion: v1            (document 2: the Pod starts here)
+# line 12 spec:                     (the first spec: priority 1000, bound to n1)
+# line 18 spec:                     (the second spec: no priority -- the one PyYAML kept)
+TWO_SPECS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: default
+spec:
+  priority: 1000
+  nodeName: n1
+  containers:
+  - name: c
+    resources: {requests: {cpu: "1"}}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: "1"}}
+"""
+
+TWO_SPECS_ERROR = (
+    "error: Pod default/web ({f}:7, document 2, field spec): duplicate key 'spec': "
+    "first at {f}:12, again at {f}:18 (kubectl refuses duplicate keys)\n"
+)
+
+# line 3  items:
+# line 4  - apiVersion: v1          (item 0 starts here)
+# line 10     app.kubernetes.io/name: a
+# line 11     app.kubernetes.io/name: b
+DUPLICATE_LABEL = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web
+    namespace: prod
+    labels:
+      app.kubernetes.io/name: a
+      app.kubernetes.io/name: b
+  spec:
+    containers: []
+"""
+
+
+def _validate(path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    return result.exit_code, result.stderr
+
+
+def test_two_spec_keys_are_refused_with_both_lines(tmp_path: Path) -> None:
+    """The issue's Pod: exit 2, one line naming the Pod, the key and both lines (PyYAML)."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(TWO_SPECS, encoding="utf-8")
+    code, err = _validate(path)
+    assert 2 == code
+    assert TWO_SPECS_ERROR.format(f=path) == err
+
+
+def test_fast_yaml_path_refuses_as_pyyaml_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rapidyaml's emitter writes the key twice and msgspec would keep the last: the fast YAML
+    path hands such an input to PyYAML, which gives the same line as for a small file."""
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    path = tmp_path / "pod.yaml"
+    path.write_text(TWO_SPECS, encoding="utf-8")
+    code, err = _validate(path)
+    assert 2 == code
+    assert TWO_SPECS_ERROR.format(f=path) == err
+
+
+@pytest.mark.parametrize("fast_yaml", [False, True], ids=["pyyaml", "rapidyaml"])
+def test_nested_duplicate_in_a_list_item_names_item_and_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_yaml: bool
+) -> None:
+    """At any depth: a label key twice in List item 0 names the Pod, the item, the field path
+    (a key with dots in brackets, as check-cycles' fields) and lines 10 and 11."""
+    if fast_yaml:
+        monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    path = tmp_path / "list.yaml"
+    path.write_text(DUPLICATE_LABEL, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load.read_documents([str(path)])
+    assert (
+        f"Pod prod/web ({path}:4, document 1, item 0, "
+        'field metadata.labels["app.kubernetes.io/name"]): '
+        f"duplicate key 'app.kubernetes.io/name': first at {path}:10, again at {path}:11 "
+        "(kubectl refuses duplicate keys)"
+    ) == str(exc.value)
+
+
+# The JSON twin of a List with one Pod whose container asks for cpu twice:
+# line 1 "{", ... "cpu": "1" on line 19 and "cpu": "2" on line 20 (counted in the text below).
+DUPLICATE_CPU = """\
+{
+  "apiVersion": "v1",
+  "kind": "List",
+  "items": [
+    {
+      "apiVersion": "v1",
+      "kind": "Pod",
+      "metadata": {
+        "name": "w",
+        "namespace": "d"
+      },
+      "spec": {
+        "containers": [
+          {
+            "name": "c",
+            "resources": {
+              "requests": {
+                "memory": "1Gi",
+                "cpu": "1",
+                "cpu": "2"
+              }
+            }
+          }
+        ]
+      }
+    }
+  ]
+}
+"""
+
+DUPLICATE_CPU_ERROR = (
+    "Pod d/w ({f}, document 1, item 0, field spec.containers[0].resources.requests.cpu): "
+    "duplicate key 'cpu': first at {f}:19, again at {f}:20 (kubectl refuses duplicate keys)"
+)
+
+
+def test_json_duplicate_is_refused_on_the_fast_path(tmp_path: Path) -> None:
+    """msgspec (the fast JSON reader) keeps the last value; a small input is checked too."""
+    path = tmp_path / "list.json"
+    path.write_text(DUPLICATE_CPU, encoding="utf-8")
+    assert reader.read_json(path.read_bytes(), load.MAX_DEPTH) is not None  # the fast path reads it
+    with pytest.raises(InputError) as exc:
+        load.read_documents([str(path)])
+    assert DUPLICATE_CPU_ERROR.format(f=path) == str(exc.value)
+
+
+def test_json_duplicate_is_refused_on_the_safe_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The safe json reader (every JSON input on Python 3.12+, where the fast reader declines,
+    and any input it declines) refuses the same input with the same line."""
+    monkeypatch.setattr(reader, "read_json", lambda data, depth: None)
+    path = tmp_path / "list.json"
+    path.write_text(DUPLICATE_CPU, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load.read_documents([str(path)])
+    assert DUPLICATE_CPU_ERROR.format(f=path) == str(exc.value)
+
+
+def test_compact_json_on_one_line_names_the_line_twice(tmp_path: Path) -> None:
+    """Both occurrences on line 1: the line is named for each, and the object is the document
+    itself (no List): its kind and name."""
+    path = tmp_path / "pod.json"
+    doc = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+           "spec": {"containers": []}}
+    path.write_text(json.dumps(doc).replace('"kind": "Pod"', '"kind": "Pod", "kind": "Pod"'),
+                    encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load.read_documents([str(path)])
+    assert (f"Pod n/p ({path}, document 1, field kind): duplicate key 'kind': "
+            f"first at {path}:1, again at {path}:1 (kubectl refuses duplicate keys)"
+            ) == str(exc.value)
+
+
+def test_stdin_duplicate_names_stdin_lines(tmp_path: Path) -> None:
+    """From standard input the lines are named as <stdin>:N."""
+    result = CliRunner().invoke(app, ["validate", "-"], input=TWO_SPECS)
+    assert 2 == result.exit_code
+    assert TWO_SPECS_ERROR.format(f="<stdin>") == result.stderr
+
+
+def test_merge_key_overridden_by_an_explicit_key_is_not_a_duplicate(tmp_path: Path) -> None:
+    """YAML merge keys: a key written next to ``<<`` overrides the merged one (YAML 1.1's merge
+    rule), which is not a duplicate; the Pod keeps its own priority 7."""
+    path = tmp_path / "merge.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\n"
+        "spec:\n  base: &base {priority: 5, schedulerName: default-scheduler}\n"
+        "  <<: *base\n  priority: 7\n  containers: []\n",
+        encoding="utf-8",
+    )
+    (doc,) = load.read_documents([str(path)])
+    assert 7 == doc.obj["spec"]["priority"]

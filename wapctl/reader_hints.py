@@ -1,0 +1,77 @@
+"""What a parser's error leaves out, said in the one error line (issue 26, point 9).
+
+- libyaml says "found character that cannot start any token" for a tab where YAML expects
+  indentation, without the word tab: ``tab_problem`` names the tab and says why (YAML indents
+  with spaces only; YAML 1.1 and 1.2 both forbid tabs in indentation) and the error's place
+  then carries the file:line.
+- ``json`` says "Expecting value" for a ``.json`` file that holds YAML: ``yaml_not_json`` tells
+  when the text does not start as JSON does (``{`` or ``[``: broken JSON, which YAML's flow
+  style might read, keeps json's own message) and reads as YAML mappings or lists (Kubernetes
+  objects or Lists), so the error can say so. Run only once the JSON reader has failed, on
+  inputs up to ``HINT_MAX`` bytes. (The other way round needs no hint: YAML reads JSON, and a
+  ``.yaml`` file holding broken JSON gets PyYAML's error at the broken place.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from wapctl.errors import InputError, Source
+
+HINT_MAX = 16 << 20  # larger inputs that fail as JSON are not parsed again as YAML for a hint
+_NO_TOKEN = "found character that cannot start any token"
+_TAB_INDENT = "found a tab character that violates indentation"
+
+
+def tab_problem(problem: str, text: str | None, line: int, column: int) -> str | None:
+    """A message naming the tab when libyaml's ``problem`` at 0-based ``line``/``column`` of
+    ``text`` is a tab, else None."""
+    if problem == _TAB_INDENT:
+        return "a tab cannot indent YAML (indent with spaces)"
+    if problem != _NO_TOKEN or text is None:
+        return None
+    lines = text.split("\n", line + 1)
+    if line >= len(lines) or column >= len(lines[line]) or lines[line][column] != "\t":
+        return None
+    if lines[line][:column].strip(" \t") == "":
+        return "a tab cannot indent YAML (indent with spaces)"
+    return "a tab cannot start a YAML token (use spaces)"
+
+
+def yaml_not_json(data: bytes) -> bool:
+    """Whether ``data``, which failed as JSON, reads as YAML holding a mapping or a list."""
+    if len(data) > HINT_MAX or data.lstrip()[:1] in (b"{", b"["):
+        return False  # too big to parse again, or broken JSON (which YAML may read)
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        docs = [d for d in yaml.load_all(data, Loader=loader) if d is not None]
+    except Exception:  # not YAML either (or not text): no hint
+        return False
+    return bool(docs) and all(isinstance(d, dict | list) for d in docs)
+
+
+def yaml_error(
+    exc: yaml.YAMLError, file: str, document: int, text: str | None, depth_message: str
+) -> InputError:
+    """PyYAML's error as one line: the problem, where it is, and a tab named as such (its
+    place then carries the file:line)."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return InputError(f"invalid YAML: {exc}", Source(file, document))
+    problem = exc.problem or exc.context or "invalid YAML"
+    if "maximum nesting depth" in problem:
+        return InputError(depth_message, Source(file, document))
+    if isinstance(exc, yaml.constructor.ConstructorError) and exc.problem_mark is not None:
+        problem = problem.replace("could not determine a constructor for the tag", "tag")
+        problem += " is not allowed (only plain YAML data is read, nothing is constructed)"
+    mark = exc.problem_mark or exc.context_mark
+    if mark is None:
+        return InputError(f"invalid YAML: {problem}", Source(file, document))
+    tab = tab_problem(exc.problem or "", text, mark.line, mark.column)
+    where = f"(line {mark.line + 1}, column {mark.column + 1})"
+    if tab is not None:
+        return InputError(
+            f"invalid YAML: {tab} {where}", Source(file, document, line=mark.line + 1)
+        )
+    return InputError(f"invalid YAML: {problem} {where}", Source(file, document))

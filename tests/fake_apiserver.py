@@ -524,6 +524,8 @@ class FakeApiServer:
                ) -> tuple[int, bytes, str]:
         """(status, body, content type) for one request (meeting ``fault``, if any)."""
         self._record(method, raw_path)
+        if fault is not None and fault.kind == "slow":
+            time.sleep(fault.delay)
         parts = urlsplit(raw_path)
         path = parts.path.rstrip("/") or "/"
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -742,8 +744,6 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 fake._record(self.command, self.path)
                 self._reset()
                 return
-            if fault is not None and fault.kind == "slow":
-                time.sleep(fault.delay)
             code, body, ctype = fake.handle(self.command, self.path, self.headers,
                                             self._peer_user(), fault)
             retry_after = fault is not None and fault.kind in ("throttle", "shutting-down")

@@ -721,6 +721,26 @@ def _expired(raw_path: str) -> tuple[int, bytes, str] | None:
         return None
 
 
+def _write_body(handler: BaseHTTPRequestHandler, body: bytes, chunked: bool, *,
+                cut: bool = False) -> None:
+    """The body, in 32 KiB chunks when ``chunked``; ``cut``: only its first half, then the
+    connection closes (a load balancer dropping it mid-answer)."""
+    if cut:
+        body = body[:len(body) // 2]
+        handler.close_connection = True
+    if not chunked:
+        handler.wfile.write(body)
+        return
+    step = 32 * 1024
+    for offset in range(0, len(body), step):
+        chunk = body[offset:offset + step]
+        if cut and offset + step >= len(body):  # the last piece ends mid-chunk
+            handler.wfile.write(b"%x\r\n%s" % (2 * len(chunk), chunk))
+            return
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    handler.wfile.write(b"0\r\n\r\n")
+
+
 def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the real server
@@ -777,21 +797,7 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if self.command == "HEAD":
                 return
-            cut = fault is not None and fault.kind == "cut"
-            if cut:  # half the body, then the connection closes (a dropped connection)
-                body = body[:len(body) // 2]
-                self.close_connection = True
-            if not chunked:
-                self.wfile.write(body)
-                return
-            step = 32 * 1024
-            for offset in range(0, len(body), step):
-                chunk = body[offset:offset + step]
-                if cut and offset + step >= len(body):  # the last piece, mid-chunk
-                    self.wfile.write(b"%x\r\n%s" % (2 * len(chunk), chunk))
-                    return
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            self.wfile.write(b"0\r\n\r\n")
+            _write_body(self, body, chunked, cut=fault is not None and fault.kind == "cut")
 
         def _reset(self) -> None:
             """Close with a TCP RST (SO_LINGER 0): the client reads ECONNRESET."""

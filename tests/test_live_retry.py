@@ -346,7 +346,7 @@ def test_a_refused_first_contact_is_final_but_a_later_refusal_is_retried():
     def refused(timeout: float | None) -> Reply:
         raise Broken("cannot connect: connection refused", "connection refused", refused=True)
 
-    with pytest.raises(ClusterError, match="^cannot connect: connection refused$"):
+    with pytest.raises(ClusterError, match=r"^cannot connect: connection refused$"):
         retrier.get("/api", refused, ClusterError)
     assert ([], []) == (notes, clock.slept)
     retrier.get("/api", lambda timeout: Reply(200, b"{}", {}), ClusterError)
@@ -411,3 +411,27 @@ def test_the_urllib3_layer_retries_nothing_itself(apiserver, tmp_path):
                                 page_size=10, progress=False, notify=notes.append)
     assert ["retrying GET /api after 429 (Retry-After 0s)"] == notes
     assert 2 == sum(d.obj["kind"] == "Pod" for d in docs)
+
+
+@pytest.mark.parametrize("kind", ["cut", "reset"])
+def test_over_tls_a_cut_or_reset_is_retried_too(apiserver, tmp_path, kind):
+    """Over TLS (a trustme CA in the kubeconfig) a body cut short or a reset is the same
+    retriable fault, not a TLS failure: every pod, one note."""
+    import ssl
+
+    import trustme
+
+    ca = trustme.CA()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    fake = apiserver(synthetic_cluster(3, 50), tls=context)
+    kc = fake.write_kubeconfig(tmp_path / "kc",
+                               extra_cluster={"certificate-authority": str(tmp_path / "ca.pem")})
+    fake.inject(PODS, kind, page=3)
+    notes: list[str] = []
+    docs = live.fetch_documents(kubeconfig=str(kc), context=None, request_timeout=10,
+                                page_size=10, progress=False, notify=notes.append)
+    assert 50 == sum(d.obj["kind"] == "Pod" for d in docs)
+    cause = "connection reset by peer" if kind == "reset" else "a body cut short"
+    assert [cause] == [n.split(" after ", 1)[1].split(" (")[0] for n in notes]

@@ -3,7 +3,9 @@
 Live and file runs share one code path: every listed object becomes exactly the document a
 ``kubectl get ... -o json`` file gives (``apiVersion`` and ``kind`` filled in, which list items
 lack; ``metadata.managedFields`` dropped, as kubectl hides them), and the loader takes it from
-there. Only GET requests are ever sent: discovery plus paginated lists.
+there. Only GET requests are ever sent: discovery plus paginated lists, retried (429/5xx with
+Retry-After, broken connections) as ``wapctl.live_retry`` says, within one deadline for the
+whole command.
 
 The kubernetes client is imported inside the functions: it is slow to import, and commands that
 read files must not pay for it. Its ApiClient does the config, auth and TLS work; the bodies are

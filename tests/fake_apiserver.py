@@ -34,6 +34,21 @@ union ``{single: {}} | {all: {}}``, the PodGroup's template reference is
 ``spec.workloadRef{workloadName, templateName}``). Upstream has no Workload in
 ``scheduling.k8s.io/v1beta1`` (that version only ever held PriorityClass), so none is served.
 
+Faults (``FakeApiServer.inject``), each answered as the real server (or the network) does it:
+``throttle`` is apiserver's max-in-flight 429 (``server/filters/maxinflight.go``
+``tooManyRequests``: ``Retry-After``, Go's ``http.Error`` text/plain body
+``Too many requests, please try again later.``; the recorded server ran with APF off, so this is
+its filter), ``shutting-down`` the 503 of a draining apiserver (``server/filters/waitgroup.go``
+``waitGroupWriteRetryAfterToResponse``: ``Retry-After: 1``, JSON, ``nosniff``, a Status
+``ServiceUnavailable`` "apiserver is shutting down" encoded by json.Encoder, which ends it in a
+newline, plus the newline that function appends), ``internal`` a 500 without ``Retry-After``
+(an etcd error the store passes up as is: ``responsewriters/status.go``
+``convertStorageErrorOrNot``, reason unknown, so no ``reason`` key), ``expired`` the recorded 410
+on one page, ``cut`` the headers and half the body then a closed connection, ``reset`` a TCP
+reset instead of an answer, ``slow`` an answer held back ``delay`` seconds, and ``other-rv`` a
+page whose list ``resourceVersion`` is not the other pages' (no real server does that; a broken
+intermediary could).
+
 Every request is recorded (method and path), so a test can prove that wapctl sends only GET.
 Objects are encoded once when added, so a 30k-pod list costs the server little and a
 benchmark mostly measures the client.
@@ -43,11 +58,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import copy
 import gzip
 import hashlib
 import json
+import socket
 import ssl
+import struct
 import threading
 import time
 import uuid
@@ -161,8 +179,9 @@ def status_body(code: int, reason: str, message: str, **extra: Any) -> dict[str,
         "metadata": extra.pop("metadata", {}),
         "status": "Failure",
         "message": message,
-        "reason": reason,
     }
+    if reason:  # metav1.Status: reason is omitempty (an unknown reason is "")
+        doc["reason"] = reason
     if "details" in extra:
         doc["details"] = extra.pop("details")
     doc["code"] = code
@@ -208,6 +227,26 @@ def decode_continue(token: str) -> tuple[int, str]:
     return rv, start
 
 
+FAULT_KINDS = ("throttle", "shutting-down", "internal", "expired", "cut", "reset", "slow",
+               "other-rv")
+_THROTTLED = b"Too many requests, please try again later.\n"
+
+
+@dataclass
+class Fault:
+    """One injected misbehaviour (see the module docstring), for requests to ``path`` and, when
+    ``page`` is set, only that page of its list (1 is the request without ``continue``). It
+    hits ``times`` matching requests (None: all of them); ``hits`` counts those it hit."""
+
+    kind: str
+    path: str
+    page: int | None = None
+    times: int | None = 1
+    retry_after: str = "1"
+    delay: float = 0.0
+    hits: int = 0
+
+
 class _Server(ThreadingHTTPServer):
     """socketserver prints a request's exception on ``sys.stderr``, which a CliRunner test has
     swapped for the command's captured stderr: a client hanging up after a 401 then leaked a
@@ -240,7 +279,7 @@ class FakeApiServer:
     ``fail`` (path -> status code), ``delay`` (seconds before each list answer),
     ``expire_continue`` (how many continue requests answer 410 Expired), ``gzip_min_bytes``
     (gzip list answers at least this large when the client accepts gzip; the real server does
-    so from ``GZIP_THRESHOLD``).
+    so from ``GZIP_THRESHOLD``); and faults, with ``inject``.
     """
 
     def __init__(
@@ -277,6 +316,7 @@ class FakeApiServer:
         self.gzip_min_bytes: int | None = None
         self.gzipped = 0
         self.requests: list[tuple[str, str]] = []
+        self.faults: list[Fault] = []
         self._lock = threading.Lock()
         self._tls = tls
         self._server: ThreadingHTTPServer | None = None
@@ -407,6 +447,64 @@ class FakeApiServer:
         target.write_text(json.dumps(config, indent=2), encoding="utf-8")
         return target
 
+    # ---- faults -------------------------------------------------------------------------
+
+    def inject(self, path: str, kind: str, *, page: int | None = None, times: int | None = 1,
+               retry_after: str = "1", delay: float = 0.0) -> Fault:
+        """Make the next ``times`` requests to ``path`` (page ``page`` of its list, if given)
+        misbehave as ``kind`` (one of FAULT_KINDS); returns the Fault, whose ``hits`` count."""
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {kind!r}; expected one of {FAULT_KINDS}")
+        fault = Fault(kind, path, page, times, retry_after, delay)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def page_of(self, raw_path: str) -> int | None:
+        """Which page of its list a request asks for (1: no continue token), None when it is not
+        a paged list request."""
+        parts = urlsplit(raw_path)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        keys = self._keys.get(parts.path.rstrip("/"))
+        token = query.get("continue", [""])[0]
+        if keys is None:
+            return None
+        if not token:
+            return 1
+        limit_text = query.get("limit", ["0"])[0]
+        limit = int(limit_text) if limit_text.isdigit() else 0
+        try:
+            _, start_key = decode_continue(token)
+        except BadContinue:
+            return None
+        return bisect.bisect_left(keys, start_key) // limit + 1 if limit > 0 else None
+
+    def take_fault(self, raw_path: str) -> Fault | None:
+        """The first injected fault this request meets, counted as hit."""
+        path = urlsplit(raw_path).path.rstrip("/") or "/"
+        page = self.page_of(raw_path)
+        with self._lock:
+            for fault in self.faults:
+                if fault.path != path or (fault.page is not None and fault.page != page):
+                    continue
+                if fault.times is not None and fault.hits >= fault.times:
+                    continue
+                fault.hits += 1
+                return fault
+        return None
+
+    def _fault_answer(self, fault: Fault, path: str) -> tuple[int, bytes, str] | None:
+        if fault.kind == "throttle":
+            return 429, _THROTTLED, "text/plain; charset=utf-8"
+        if fault.kind == "shutting-down":
+            code, body, ctype = _status(503, "ServiceUnavailable", "apiserver is shutting down")
+            return code, body + b"\n", ctype
+        if fault.kind == "internal":
+            return _status(500, "", "etcdserver: leader changed")
+        if fault.kind == "expired":
+            return _expired(path)
+        return None
+
     # ---- request handling ---------------------------------------------------------------
 
     def _record(self, method: str, path: str) -> None:
@@ -427,9 +525,12 @@ class FakeApiServer:
         return None
 
     def handle(self, method: str, raw_path: str, headers: Any,
-               peer_user: str | None = None) -> tuple[int, bytes, str]:
-        """(status, body, content type) for one request."""
+               peer_user: str | None = None, fault: Fault | None = None
+               ) -> tuple[int, bytes, str]:
+        """(status, body, content type) for one request (meeting ``fault``, if any)."""
         self._record(method, raw_path)
+        if fault is not None and fault.kind == "slow":
+            time.sleep(fault.delay)
         parts = urlsplit(raw_path)
         path = parts.path.rstrip("/") or "/"
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -439,6 +540,10 @@ class FakeApiServer:
         if method != "GET":
             return _status(405, "MethodNotAllowed",
                            f"the fake server refuses {method}: wapctl is read-only")
+        if fault is not None:
+            answer = self._fault_answer(fault, raw_path)
+            if answer is not None:
+                return answer
         if path in self.fail:
             code = self.fail[path]
             return _status(code, _REASONS.get(code, "InternalError"),
@@ -448,9 +553,10 @@ class FakeApiServer:
         discovery = self._discovery(path)
         if discovery is not None:
             return 200, go_json(discovery), "application/json"
-        return self._resource(path, query, who)
+        return self._resource(path, query, who, fault)
 
-    def _resource(self, path: str, query: dict[str, list[str]], who: str) -> tuple[int, bytes, str]:
+    def _resource(self, path: str, query: dict[str, list[str]], who: str,
+                  fault: Fault | None = None) -> tuple[int, bytes, str]:
         pieces = path.split("/")[1:]
         if pieces[0] == "api" and len(pieces) >= 2:
             group, version, rest = "", pieces[1], pieces[2:]
@@ -491,7 +597,8 @@ class FakeApiServer:
                     return _status(400, "BadRequest", f"field label not supported: {field}")
         if self.delay:
             time.sleep(self.delay)
-        return self._list(res, query, namespace)
+        return self._list(res, query, namespace, other_rv=fault is not None
+                          and fault.kind == "other-rv")
 
     def _get(self, res: Resource, namespace: str, name: str) -> tuple[int, bytes, str]:
         key = f"{namespace}/{name}" if res.namespaced else name
@@ -505,9 +612,7 @@ class FakeApiServer:
         return _status(404, "NotFound", f'{res.qualified} "{name}" not found', details=details)
 
     def _list(self, res: Resource, query: dict[str, list[str]],
-              namespace: str | None) -> tuple[int, bytes, str]:
-        import bisect
-
+              namespace: str | None, *, other_rv: bool = False) -> tuple[int, bytes, str]:
         items = self._items[res.path]
         keys = self._keys[res.path]
         rv = self.resource_version
@@ -527,15 +632,14 @@ class FakeApiServer:
                 if expire:
                     self.expire_continue -= 1
             if expire:
-                fresh = base64.urlsafe_b64encode(json.dumps(
-                    {"v": "meta.k8s.io/v1", "rv": -1, "start": start_key},
-                    separators=(",", ":")).encode()).decode().rstrip("=")
-                return _status(410, "Expired", _EXPIRED, metadata={"continue": fresh})
+                return _expired_from(start_key)
             rv = token_rv if token_rv > 0 else rv
             start = max(lo, bisect.bisect_left(keys, start_key))
         limit_text = query.get("limit", ["0"])[0]
         limit = int(limit_text) if limit_text.isdigit() else 0
         end = hi if limit <= 0 else min(hi, start + limit)
+        if other_rv:
+            rv += 1
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if end < hi:
             meta["continue"] = continue_token(rv, keys[end - 1]) if end > start else ""
@@ -606,6 +710,42 @@ def _status(code: int, reason: str, message: str, **extra: Any) -> tuple[int, by
     return code, go_json(status_body(code, reason, message, **extra)), "application/json"
 
 
+def _expired_from(start_key: str) -> tuple[int, bytes, str]:
+    """The 410 Expired of a compacted continue: a fresh token of rv -1 from the same key."""
+    fresh = base64.urlsafe_b64encode(json.dumps(
+        {"v": "meta.k8s.io/v1", "rv": -1, "start": start_key},
+        separators=(",", ":")).encode()).decode().rstrip("=")
+    return _status(410, "Expired", _EXPIRED, metadata={"continue": fresh})
+
+
+def _expired(raw_path: str) -> tuple[int, bytes, str] | None:
+    token = parse_qs(urlsplit(raw_path).query).get("continue", [""])[0]
+    try:
+        return _expired_from(decode_continue(token)[1]) if token else None
+    except BadContinue:
+        return None
+
+
+def _write_body(handler: BaseHTTPRequestHandler, body: bytes, chunked: bool, *,
+                cut: bool = False) -> None:
+    """The body, in 32 KiB chunks when ``chunked``; ``cut``: only its first half, then the
+    connection closes (a load balancer dropping it mid-answer)."""
+    if cut:
+        body = body[:len(body) // 2]
+        handler.close_connection = True
+    if not chunked:
+        handler.wfile.write(body)
+        return
+    step = 32 * 1024
+    for offset in range(0, len(body), step):
+        chunk = body[offset:offset + step]
+        if cut and offset + step >= len(body):  # the last piece ends mid-chunk
+            handler.wfile.write(b"%x\r\n%s" % (2 * len(chunk), chunk))
+            return
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    handler.wfile.write(b"0\r\n\r\n")
+
+
 def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the real server
@@ -624,15 +764,26 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             if length:
                 self.rfile.read(length)
+            fault = fake.take_fault(self.path)
+            if fault is not None and fault.kind == "reset":
+                fake._record(self.command, self.path)
+                self._reset()
+                return
             code, body, ctype = fake.handle(self.command, self.path, self.headers,
-                                            self._peer_user())
+                                            self._peer_user(), fault)
+            retry_after = fault is not None and fault.kind in ("throttle", "shutting-down")
             self.send_response_only(code)
+            # Go writes the handler's headers sorted by name, then Date and the framing.
             self.send_header("Audit-Id", str(uuid.uuid4()))
             self.send_header("Cache-Control", "no-cache, private")
             self.send_header("Content-Type", ctype)
             if code in (301, 302, 303, 307, 308):  # an injected redirect, as a login proxy sends
                 self.send_header("Location", "/login")
-            if code == 403 or ctype.startswith("text/plain"):
+            if retry_after:
+                assert fault is not None
+                self.send_header("Retry-After", fault.retry_after)
+            if code == 403 or ctype.startswith("text/plain") or (
+                    fault is not None and fault.kind == "shutting-down"):
                 self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Date", formatdate(usegmt=True))
             accepts = self.headers.get("Accept-Encoding") or ""
@@ -651,14 +802,14 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if self.command == "HEAD":
                 return
-            if not chunked:
-                self.wfile.write(body)
-                return
-            step = 32 * 1024
-            for offset in range(0, len(body), step):
-                chunk = body[offset:offset + step]
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            self.wfile.write(b"0\r\n\r\n")
+            _write_body(self, body, chunked, cut=fault is not None and fault.kind == "cut")
+
+        def _reset(self) -> None:
+            """Close with a TCP RST (SO_LINGER 0): the client reads ECONNRESET."""
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _serve
 

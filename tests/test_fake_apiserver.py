@@ -142,6 +142,77 @@ def test_expired_continue_answers_410_with_a_fresh_token():
         _compare(fake, expired)
 
 
+def test_expired_fault_on_page_3_is_the_recorded_410():
+    """inject(..., "expired", page=3) answers page 3 with the recorded 410 Expired (same body
+    as the expire_continue knob: a fresh rv -1 token from page 3's start key)."""
+    first, expired = RESPONSES_410
+    with FakeApiServer.recorded(token=ADMIN, resource_version=390) as fake:
+        fault = fake.inject("/api/v1/pods", "expired", page=2)
+        _compare(fake, first)
+        _compare(fake, expired)  # the recorded continue is page 2 of limit=5
+        assert 1 == fault.hits
+
+
+_GO_ERROR_HEADERS = ["Audit-Id", "Cache-Control", "Content-Type", "Date", "Content-Length"]
+
+
+@pytest.mark.parametrize(("kind", "status", "reason", "names", "ctype", "body"), [
+    # server/filters/maxinflight.go tooManyRequests: Retry-After, then Go's http.Error
+    # (text/plain; charset=utf-8, nosniff, the text and a newline)
+    ("throttle", 429, "Too Many Requests",
+     ["Audit-Id", "Cache-Control", "Content-Type", "Retry-After", "X-Content-Type-Options",
+      "Date", "Content-Length"], "text/plain; charset=utf-8",
+     b"Too many requests, please try again later.\n"),
+    # server/filters/waitgroup.go waitGroupWriteRetryAfterToResponse: NewServiceUnavailable's
+    # Status through json.Encoder (ends in a newline), then the appended newline
+    ("shutting-down", 503, "Service Unavailable",
+     ["Audit-Id", "Cache-Control", "Content-Type", "Retry-After", "X-Content-Type-Options",
+      "Date", "Content-Length"], "application/json",
+     b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":'
+     b'"apiserver is shutting down","reason":"ServiceUnavailable","code":503}\n\n'),
+    # responsewriters/status.go convertStorageErrorOrNot: 500, reason unknown (omitted)
+    ("internal", 500, "Internal Server Error", _GO_ERROR_HEADERS, "application/json",
+     b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":'
+     b'"etcdserver: leader changed","code":500}\n'),
+])
+def test_status_faults_answer_as_the_apiserver_filters_do(kind, status, reason, names, ctype,
+                                                          body):
+    """Status, reason phrase, header names in Go's order (sorted, then Date and the framing),
+    Retry-After and body of each injected answer, as the upstream code writes them."""
+    with FakeApiServer(token=ADMIN) as fake:
+        fault = fake.inject("/api/v1/pods", kind, retry_after="3")
+        entry = {"request": {"as": "admin", "method": "GET", "path": "/api/v1/pods?limit=5"}}
+        resp = _request(fake, entry)
+        got = resp.read()
+        assert (status, reason) == (resp.status, resp.reason)
+        assert names == [name for name, _ in resp.getheaders()]
+        assert ctype == resp.getheader("Content-Type")
+        assert ("3" if "Retry-After" in names else None) == resp.getheader("Retry-After")
+        assert body == got
+        assert str(len(body)) == resp.getheader("Content-Length")
+        assert 1 == fault.hits
+        assert 200 == _request(fake, entry).status  # times=1: the next request is served
+
+
+def test_faults_hit_only_their_page_and_count():
+    """A fault for page 3 of limit=5 lists leaves pages 1, 2 and 4 alone; times=None hits
+    every matching request."""
+    with FakeApiServer.recorded(token=ADMIN) as fake:
+        fault = fake.inject("/api/v1/pods", "internal", page=3, times=None)
+        token: str | None = None
+        statuses = []
+        for _ in range(4):
+            path = "/api/v1/pods?limit=5" + (f"&continue={token}" if token else "")
+            resp = _request(fake, {"request": {"as": "admin", "method": "GET", "path": path}})
+            statuses.append(resp.status)
+            doc = json.loads(resp.read())
+            if resp.status == 200:
+                token = doc["metadata"]["continue"]
+        # page 3 fails every time, so the client stays on it
+        assert [200, 200, 500, 500] == statuses
+        assert 2 == fault.hits
+
+
 def test_go_json_is_byte_exact_for_every_recorded_body():
     """Re-encoding any recorded JSON body gives its exact bytes (the fake encodes as Go)."""
     checked = 0

@@ -390,7 +390,9 @@ ERROR_CASES = [
     ("unreachable", "cannot connect: connection refused"),
     ("forbidden-pods", ('403 Forbidden: not allowed to list pods (GET /api/v1/pods): pods is '
                        'forbidden: User "system:serviceaccount:wapctl:reader" cannot list')),
-    ("timeout", "no answer within 0.3s to GET /apis/scheduling.k8s.io/v1/priorityclasses"),
+    ("timeout", ("the --request-timeout of 0.3s ran out waiting for GET "
+                 "/apis/scheduling.k8s.io/v1/priorityclasses (it bounds the whole command, "
+                 "retries included; raise it for a slow or very large cluster)")),
     ("tls-to-plain-http", "TLS failure: wrong version number (the server does not speak TLS"),
     ("policy-group-404", ("404 Not Found: GET /apis/policy/v1/poddisruptionbudgets: the server "
                          "does not serve poddisruptionbudgets")),

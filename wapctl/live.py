@@ -3,7 +3,9 @@
 Live and file runs share one code path: every listed object becomes exactly the document a
 ``kubectl get ... -o json`` file gives (``apiVersion`` and ``kind`` filled in, which list items
 lack; ``metadata.managedFields`` dropped, as kubectl hides them), and the loader takes it from
-there. Only GET requests are ever sent: discovery plus paginated lists.
+there. Only GET requests are ever sent: discovery plus paginated lists, retried (429/5xx with
+Retry-After, broken connections) as ``wapctl.live_retry`` says, within one deadline for the
+whole command.
 
 The kubernetes client is imported inside the functions: it is slow to import, and commands that
 read files must not pay for it. Its ApiClient does the config, auth and TLS work; the bodies are
@@ -17,12 +19,14 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from wapctl import live_retry
 from wapctl.errors import ClusterError, Source, UsageError
+from wapctl.live_retry import Broken, Reply, Retrier
 from wapctl.load import Document, Documents
 from wapctl.model import LoadWarning
 
@@ -71,13 +75,16 @@ def fetch_documents(
     request_timeout: float,
     page_size: int,
     progress: bool,
+    notify: Callable[[str], None] | None = None,
 ) -> Documents:
     """List Nodes, Namespaces, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and
     PodGroups; the result's ``server_version`` is the ``gitVersion`` of ``GET /version`` (None
     if unreadable), its ``warnings`` say what was skipped (403 on Namespaces).
 
     Config: ``kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``, else the in-cluster
-    service account. Raises ClusterError (exit 4) with one line naming the server and what failed.
+    service account. ``request_timeout`` is one deadline for every request and retry
+    (``wapctl.live_retry``; 0: none); ``notify`` gets one line per retry or restarted list.
+    Raises ClusterError (exit 4) with one line naming the server and what failed.
     """
     if not 0 <= request_timeout <= MAX_REQUEST_TIMEOUT:  # NaN fails both comparisons
         raise UsageError(
@@ -87,7 +94,8 @@ def fetch_documents(
     if page_size < 1:
         raise UsageError("--page-size must be at least 1")
     cfg, who, tls = _client_configuration(kubeconfig, context)
-    api = _HttpGet(cfg, who, request_timeout, tls)
+    api = _HttpGet(cfg, who, Retrier(request_timeout, notify=notify,
+                                     policy=live_retry.DEFAULT_POLICY), tls)
     try:
         with warnings.catch_warnings():
             # insecure-skip-tls-verify is the kubeconfig's explicit choice: no warning per page.
@@ -202,9 +210,9 @@ def _client_configuration(
         tls = TlsSetup(ca=f"service account CA {cfg.ssl_ca_cert}")
     else:
         who, tls = _load_kubeconfig(cfg, path, context)
-    # No retries that hide a timeout (a read timeout is reported at once); one retry of a
-    # failed connection; never follow redirects.
-    cfg.retries = Retry(total=1, connect=1, read=0, other=0, status=0, redirect=0)
+    # No retries inside urllib3 (wapctl.live_retry makes them, within the deadline, and says
+    # so); never follow redirects.
+    cfg.retries = Retry(total=0, redirect=0, respect_retry_after_header=False)
     return cfg, who, tls
 
 
@@ -277,7 +285,8 @@ def _one_line(exc: BaseException) -> str:
 class _HttpGet:
     """GET requests through the kubernetes ApiClient, every failure mapped to ClusterError."""
 
-    def __init__(self, cfg: Any, who: str, timeout: float, tls: TlsSetup | None = None) -> None:
+    def __init__(self, cfg: Any, who: str, retrier: Retrier,
+                 tls: TlsSetup | None = None) -> None:
         from kubernetes.client import ApiClient
 
         from wapctl import __version__
@@ -285,7 +294,8 @@ class _HttpGet:
         self.server = str(cfg.host).rstrip("/")
         self.who = who
         self.tls = tls or TlsSetup()
-        self.timeout = timeout or None  # 0: no limit, as kubectl's --request-timeout=0
+        self.retrier = retrier
+        self.retried = ""  # why the last request's retriable answer was not retried again
         self.api = ApiClient(configuration=cfg)
         self.api.user_agent = f"wapctl/{__version__}"
         self.warnings: list[LoadWarning] = []
@@ -299,7 +309,16 @@ class _HttpGet:
         return ClusterError(f"cluster {self.server}: {text}")
 
     def raw(self, path: str, query: list[tuple[str, Any]] | None = None) -> tuple[int, bytes]:
-        """(status, body) of ``GET path?query``; network, TLS and auth-setup errors raise."""
+        """(status, body) of ``GET path?query``, retried as ``wapctl.live_retry`` says; network,
+        TLS and auth-setup errors raise."""
+        reply = self.retrier.get(path, lambda timeout: self._attempt(path, query, timeout),
+                                 self.fail)
+        self.retried = reply.retried
+        return reply.status, reply.body
+
+    def _attempt(self, path: str, query: list[tuple[str, Any]] | None,
+                 timeout: float | None) -> Reply:
+        """One ``GET path?query`` allowed ``timeout`` seconds; Broken when worth retrying."""
         import urllib3
         from kubernetes.client.exceptions import ApiException
         from kubernetes.config.config_exception import ConfigException
@@ -311,31 +330,41 @@ class _HttpGet:
                     method="GET", resource_path=path, query_params=query or [],
                     header_params=headers, auth_settings=["BearerToken"],
                 )
-                resp = self.api.call_api(*request, _request_timeout=self.timeout)
-                body = resp.read()
-                status = resp.status
-                release = getattr(resp.response, "release_conn", None)
+                resp = self.api.call_api(*request, _request_timeout=timeout).response
             else:  # older clients (untested here): call_api(..., _preload_content=False)
                 resp = self.api.call_api(
                     path, "GET", query_params=query or [], header_params=headers,
                     auth_settings=["BearerToken"], _preload_content=False,
-                    _return_http_data_only=True, _request_timeout=self.timeout,
+                    _return_http_data_only=True, _request_timeout=timeout,
                 )
-                body = resp.data
-                status = resp.status
-                release = getattr(resp, "release_conn", None)
+            body = self._read(resp, path)
+            release = getattr(resp, "release_conn", None)
             if release is not None:
                 release()
         except ApiException as exc:
             if not exc.status:  # the client's wrapping of an SSL error
                 raise self.fail(_tls_text(str(exc.reason or exc), self.server, self.tls)) from None
             body = exc.body if isinstance(exc.body, bytes) else str(exc.body or "").encode()
-            return int(exc.status), body
+            return Reply(int(exc.status), body, exc.headers or {})
         except urllib3.exceptions.HTTPError as exc:
-            raise self.fail(self._network_text(exc, path)) from None
+            text = self._network_text(exc, path)
+            broken = live_retry.broken_cause(exc)
+            if broken is not None:
+                raise Broken(text, broken[0], refused=broken[1]) from None
+            raise self.fail(text) from None
         except ConfigException as exc:  # refreshing credentials (exec plugin, OIDC) failed
             raise self.fail(f"cannot get credentials for {self.who}: {_one_line(exc)}") from None
-        return int(status), body
+        return Reply(int(resp.status), body, resp.headers)
+
+    def _read(self, resp: Any, path: str) -> bytes:
+        """The whole (decompressed) body, read within the deadline."""
+        chunks = []
+        for chunk in resp.stream(1 << 20, decode_content=True):
+            chunks.append(chunk)
+            if self.retrier.expired():
+                resp.close()
+                raise self.fail(self.retrier.out_of_time(path, "reading the answer to"))
+        return b"".join(chunks)
 
     def _network_text(self, exc: Exception, path: str) -> str:
         from urllib3 import exceptions as ue
@@ -351,12 +380,9 @@ class _HttpGet:
         if isinstance(reason, ue.NewConnectionError):
             return f"cannot connect: {cause.lower()}"
         if isinstance(reason, ue.ConnectTimeoutError):
-            return f"cannot connect: no answer within {self.timeout:g}s"
+            return f"cannot connect: {self.retrier.out_of_time(path, 'connecting for')}"
         if isinstance(reason, (ue.ReadTimeoutError, ue.TimeoutError)):
-            return (
-                f"no answer within {self.timeout:g}s to GET {path} "
-                "(raise --request-timeout for a slow or very large cluster)"
-            )
+            return self.retrier.out_of_time(path)
         if isinstance(reason, ue.SSLError):
             return _tls_text(detail, self.server, self.tls)
         if isinstance(reason, ue.ProxyError):
@@ -367,7 +393,8 @@ class _HttpGet:
                 "point the kubeconfig at the API server itself"
             )
         if isinstance(reason, ue.ProtocolError):
-            return f"the connection broke during GET {path}: {detail}"
+            broken = live_retry.broken_cause(reason)
+            return f"the connection broke during GET {path}: {broken[0] if broken else detail}"
         return f"GET {path} failed: {detail}"
 
     def json(self, path: str, query: list[tuple[str, Any]] | None = None,
@@ -392,6 +419,7 @@ class _HttpGet:
             if isinstance(doc, dict) and doc.get("kind") == "Status":
                 message = _one_line(Exception(doc.get("message") or ""))
         suffix = f": {message}" if message else ""
+        retried = f"; {self.retried}" if self.retried else ""
         if status == 401:
             return self.fail(
                 f"401 Unauthorized: the server rejected the credentials of {self.who} "
@@ -407,8 +435,9 @@ class _HttpGet:
         if status == 410:
             return self.fail(f"410 Gone: the list of {what} expired while paging (GET {path})")
         if status == 429:
-            return self.fail(f"429 Too Many Requests: the server throttles GET {path}{suffix}")
-        return self.fail(f"HTTP {status} for GET {path}{suffix}")
+            return self.fail(f"429 Too Many Requests: the server throttles GET {path}{suffix}"
+                             f"{retried}")
+        return self.fail(f"HTTP {status} for GET {path}{suffix}{retried}")
 
     # ---- discovery ------------------------------------------------------------------------
 
@@ -474,7 +503,11 @@ class _HttpGet:
         """Every item of the collection, page by page (``limit`` / ``continue``).
 
         An expired continue token (410) restarts the list once without a limit, as client-go's
-        pager does, so the result stays one consistent list.
+        pager does (``tools/pager/pager.go`` ``List`` with ``FullListIfExpired``), and says so
+        through ``notify``. Every page must carry the first page's
+        ``metadata.resourceVersion`` (a retried page is asked for with the same continue token,
+        which pins it): the result is one consistent list, never pages of two versions, or a
+        ClusterError saying which pages differ.
         """
         file = f"{self.server}{target.path}"
         limit: int | None = page_size
@@ -482,6 +515,7 @@ class _HttpGet:
         documents: list[Document] = []
         token: str | None = None
         page = 0
+        version: Any = None
         task = bar.add(target.plural)
         while True:
             query: list[tuple[str, Any]] = []
@@ -491,6 +525,8 @@ class _HttpGet:
                 query.append(("continue", token))
             status, doc = self.json(target.path, query, what=target.plural)
             if status == 410 and token and not restarted:
+                self.retrier.note(f"restarting the list GET {target.path} in one request: its "
+                                  "continue token expired (410 Gone)")
                 restarted, limit, token, page, documents = True, None, None, 0, []
                 bar.reset(task)
                 continue
@@ -507,17 +543,15 @@ class _HttpGet:
                 break
             if status != 200:
                 raise self.status_error(status, doc, target.path, target.plural)
-            items = doc.get("items") if isinstance(doc, dict) else None
-            if not isinstance(items, list) and not (isinstance(doc, dict) and items is None):
-                raise self.fail(f"GET {target.path} did not return a list")
             page += 1
-            for index, item in enumerate(items or []):
-                if not isinstance(item, dict):
-                    raise self.fail(f"GET {target.path}: page {page} item {index} is not an object")
-                documents.append(
-                    Document(Source(file, page, index), _as_document(item, target))
-                )
-            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            meta = self._add_page(doc, target, page, documents)
+            if page == 1:
+                version = meta.get("resourceVersion")
+            elif meta.get("resourceVersion") != version:
+                raise self.fail(
+                    f"GET {target.path}: page {page} is of resourceVersion "
+                    f"{_version_text(meta.get('resourceVersion'))} but page 1 of "
+                    f"{_version_text(version)}: the pages do not make one consistent list")
             next_token = meta.get("continue") or None
             remaining = meta.get("remainingItemCount")
             if not next_token:
@@ -533,6 +567,24 @@ class _HttpGet:
             token = str(next_token)
         bar.update(task, 0, 0)
         return documents
+
+    def _add_page(self, doc: Any, target: ListTarget, page: int,
+                  documents: list[Document]) -> dict[str, Any]:
+        """Append the page's items to ``documents``; the page's list metadata."""
+        items = doc.get("items") if isinstance(doc, dict) else None
+        if not isinstance(items, list) and not (isinstance(doc, dict) and items is None):
+            raise self.fail(f"GET {target.path} did not return a list")
+        file = f"{self.server}{target.path}"
+        for index, item in enumerate(items or []):
+            if not isinstance(item, dict):
+                raise self.fail(f"GET {target.path}: page {page} item {index} is not an object")
+            documents.append(Document(Source(file, page, index), _as_document(item, target)))
+        meta = doc.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+
+def _version_text(version: Any) -> str:
+    return str(version) if isinstance(version, str) and version else "(none)"
 
 
 def _as_document(item: dict[str, Any], target: ListTarget) -> dict[str, Any]:

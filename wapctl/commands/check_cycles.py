@@ -174,6 +174,7 @@ def _documents(
             request_timeout=opts.request_timeout,
             page_size=opts.page_size,
             progress=sys.stderr.isatty(),
+            notify=common.stderr_note,
         )
     documents, _ = audit.apply_change(base, manifests)
     classes = {

@@ -122,8 +122,9 @@ RequestTimeoutOpt = Annotated[
         parser=parse_duration,
         metavar="DURATION",
         show_default=False,
-        help="How long to wait for each API request: seconds or a duration such as 30s or "
-        "1m (default 30s).",
+        help="Deadline for reading the cluster, for the whole command: every API request and "
+        "every retry (429/5xx with Retry-After, a broken connection) must finish within it; "
+        "seconds or a duration such as 30s or 1m, 0 for none (default 30s).",
     ),
 ]
 PageSizeOpt = Annotated[
@@ -253,6 +254,7 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
             request_timeout=opts.request_timeout,
             page_size=opts.page_size,
             progress=progress and sys.stderr.isatty(),
+            notify=stderr_note,
         )
     except ClusterError as exc:
         if opts.context and "no context named" in exc.message:
@@ -262,6 +264,13 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
             if hint:
                 raise ClusterError(exc.message + hint) from None
         raise
+
+
+def stderr_note(text: str) -> None:
+    """A line the live reader reports as it goes (a retried request, a restarted list), on
+    stderr: nothing it does is silent."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:

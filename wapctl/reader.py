@@ -2,18 +2,18 @@
 
 ``wapctl.load`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
 document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
-the name, namespace, labels and timestamps; of ``spec`` the fields any kind's builder reads,
-with a pod's containers cut to resources, ports (host port, protocol, host IP) and
-restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
-kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
-type, status and reason -- conditions, volumes and tolerations are first kept as raw text and
-decoded only where read, see ``_plain``); everything else -- ``managedFields``, annotations, owner
-references, env, images, probes, mounts, ``containerStatuses``, node ``images``, ... -- is
-skipped by the decoder without building a Python object for it. Each object then becomes the
-plain ``dict`` the builders expect, as ``json.loads`` would have made it minus the skipped
-fields (``kept`` gives the same projection of an object read elsewhere). A cut part (spec, a
-container, ...) that is not a JSON object is kept as it is, for the builder to report as the
-safe path would.
+the name, namespace, labels, timestamps, UID and owner references; an Event's fields; of
+``spec`` the fields any kind's builder reads, with a pod's containers cut to resources, ports
+(host port, protocol, host IP) and restartPolicy, its tolerations to key, operator, value and
+effect, and its volumes to the kinds a warning names; of ``status`` only the fields any
+builder reads, conditions cut to type, status and reason -- conditions, volumes and
+tolerations are first kept as raw text and decoded only where read, see ``_plain``);
+everything else -- ``managedFields``, annotations, env, images, probes, mounts,
+``containerStatuses``, node ``images``, ... -- is skipped by the decoder without building a
+Python object for it. Each object then becomes the plain ``dict`` the builders expect, as
+``json.loads`` would have made it minus the skipped fields (``kept`` gives the same projection
+of an object read elsewhere). A cut part (spec, a container, ...) that is not a JSON object is
+kept as it is, for the builder to report as the safe path would.
 
 Whenever the fast path is not sure, it returns ``None`` and the caller takes the safe path
 (``json`` / PyYAML, with today's exact errors): a syntax error, a document that is not an
@@ -54,6 +54,9 @@ _META_FIELDS = (
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
     "labels",
+    # Events name objects by UID (wapctl.owners, wapctl.events); owners name a pod's workload
+    "uid",
+    "ownerReferences",
 )
 _STATUS_FIELDS = (
     # Pod
@@ -136,6 +139,26 @@ _OBJECT_FIELDS = (
     "description",
     "preemptionPolicy",
     "template",
+    # Event, core v1 and events.k8s.io/v1 (wapctl.events.read_event)
+    "involvedObject",
+    "regarding",
+    "related",
+    "reason",
+    "message",
+    "note",
+    "type",
+    "reportingComponent",
+    "reportingController",
+    "source",
+    "deprecatedSource",
+    "eventTime",
+    "firstTimestamp",
+    "lastTimestamp",
+    "deprecatedFirstTimestamp",
+    "deprecatedLastTimestamp",
+    "count",
+    "deprecatedCount",
+    "series",
 )
 
 

@@ -58,6 +58,8 @@ def _root(
 # Each command module exposes one function; registration order is the order in --help.
 from wapctl.commands import audit as _audit
 from wapctl.commands import check_cycles as _check_cycles
+from wapctl.commands import explain as _explain
+from wapctl.commands import history as _history
 from wapctl.commands import plan as _plan
 from wapctl.commands import simulate as _simulate
 from wapctl.commands import snapshot as _snapshot
@@ -71,6 +73,8 @@ app.command("snapshot", epilog=_epilog("snapshot"))(_snapshot.snapshot)
 app.command("check-cycles", epilog=_epilog("check-cycles"))(_check_cycles.check_cycles)
 app.command("audit", epilog=_epilog("audit"))(_audit.audit)
 app.command("simulate", epilog=_epilog("simulate"))(_simulate.simulate)
+app.command("explain", epilog=_epilog("explain"))(_explain.explain)
+app.command("history", epilog=_epilog("history"))(_history.history)
 app.command("version")(_version_cmd.version)
 
 

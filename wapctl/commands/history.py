@@ -19,7 +19,8 @@ def _history(inputs: Any) -> Any:
     lists = [d for d in (inputs.current, inputs.before) if d]
     snapshots = [build_snapshot(d) for d in lists]
     indexes = [ObjectIndex(d) for d in lists]
-    return build_history(inputs.log, ObjectIndex(*lists), snapshots, indexes)
+    warnings = [w for snap in snapshots for w in snap.warnings]
+    return build_history(inputs.log, ObjectIndex(*lists), snapshots, indexes), warnings
 
 
 @common.boundary
@@ -61,7 +62,7 @@ def history(
 
         follow(opts, output.value)
         return
-    h = _history(read_inputs(opts, before))
-    doc = history_to_dict(h)
+    h, warnings = _history(read_inputs(opts, before))
+    doc = history_to_dict(h, warnings)
     common.emit(doc, output, no_color, lambda console: render_history(doc, console), color=color)
     raise typer.Exit(int(ExitCode.FINDINGS if h.ping_pong else ExitCode.OK))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
@@ -9,8 +10,10 @@ from rich.text import Text
 
 from wapctl.events import DEFAULT_EVENT_TTL_SECONDS
 from wapctl.history import History, Incident
+from wapctl.model import LoadWarning
 from wapctl.render.plan import _names_table
 from wapctl.render.plan_wide import fmt_amount
+from wapctl.render.warnings import warnings_to_list
 
 EMPTY_WINDOW = (f"No preemption in the events read. The API server keeps events "
                 f"{DEFAULT_EVENT_TTL_SECONDS // 3600} hour by default (--event-ttl): an "
@@ -43,7 +46,7 @@ def _incident(inc: Incident) -> dict[str, Any]:
     }
 
 
-def history_to_dict(h: History) -> dict[str, Any]:
+def history_to_dict(h: History, warnings: Iterable[LoadWarning] = ()) -> dict[str, Any]:
     return {
         "apiVersion": "wapctl/v1",
         "kind": "PreemptionHistory",
@@ -60,6 +63,7 @@ def history_to_dict(h: History) -> dict[str, Any]:
                     "requests": dict(h.requests), "unknownRequests": h.unknown_requests,
                     "churn": [o.owner for o in h.churn],
                     "pingPong": [list(c) for c in h.ping_pong]},
+        "warnings": warnings_to_list(warnings),
     }
 
 

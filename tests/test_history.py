@@ -109,3 +109,9 @@ def test_churn_and_ping_pong_exit_1(tmp_path: Path) -> None:
     out = run("history", path).stdout
     assert "Ping-pong: ReplicaSet ns/a -> ReplicaSet ns/b -> ReplicaSet ns/a" in out
     assert "Churn: ReplicaSet ns/a" in out
+
+
+def test_watch_needs_a_live_cluster() -> None:
+    result = run("history", "--watch", EVENTS / "A-single-pod" / "2-preempted")
+    assert result.exit_code == 2
+    assert "--watch follows a live cluster" in result.stderr

@@ -49,12 +49,15 @@ def read_inputs(opts: common.SnapshotOptions, before: list[str] | None) -> Any:
     from wapctl.explain import Inputs
     from wapctl.gcpause import keep_until_exit
 
+    current: Any = common.read_documents(opts)  # a load.Documents
     if opts.live:
-        from wapctl.live_events import fetch_with_events
+        from wapctl.live_events import fetch_events
 
-        current = fetch_with_events(opts)
-    else:
-        current = common.read_documents(opts)
+        events, warnings = fetch_events(kubeconfig=opts.kubeconfig, context=opts.context,
+                                        request_timeout=opts.request_timeout,
+                                        page_size=opts.page_size)
+        current.extend(events)
+        current.warnings = (*current.warnings, *warnings)
     earlier = (load.read_documents(list(before), max_input_size=opts.input_limit)
                if before else load.Documents())
     inputs = Inputs(current, earlier, read_events([*current, *earlier]))

@@ -23,6 +23,27 @@ def _history(inputs: Any) -> Any:
     return build_history(inputs.log, ObjectIndex(*lists), snapshots, indexes), warnings
 
 
+def _watch(opts: common.SnapshotOptions, output: common.OutputFormat) -> None:
+    """Print each preemption as the live cluster's events show it, until Ctrl-C."""
+    import sys
+
+    from wapctl.live_events import Seen, follow
+    from wapctl.render.history import seen_line, seen_to_dict
+
+    def emit(seen: Seen) -> None:
+        doc = seen_to_dict(seen)
+        if output is common.OutputFormat.json:
+            sys.stdout.write(common.dump_json(doc))
+        elif output is common.OutputFormat.yaml:
+            sys.stdout.write("---\n" + common.dump_yaml(doc))
+        else:
+            sys.stdout.write(seen_line(doc) + "\n")
+        sys.stdout.flush()
+
+    follow(kubeconfig=opts.kubeconfig, context=opts.context,
+           request_timeout=opts.request_timeout, emit=emit)
+
+
 @common.boundary
 def history(
     paths: common.SnapshotPaths = None,
@@ -58,9 +79,7 @@ def history(
     if watch:
         if not opts.live:
             raise UsageError("--watch follows a live cluster: give no snapshot files")
-        from wapctl.live_events import follow
-
-        follow(opts, output.value)
+        _watch(opts, output)
         return
     h, warnings = _history(read_inputs(opts, before))
     doc = history_to_dict(h, warnings)

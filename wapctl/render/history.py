@@ -114,3 +114,21 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
     for cycle in s["pingPong"]:
         console.print(Text("Ping-pong: " + " -> ".join([*cycle, cycle[0]])
                            + " (each preempts the next)", style="bold red"))
+
+
+def seen_to_dict(seen: Any) -> dict[str, Any]:
+    """One preemption ``history --watch`` saw (``live_events.Seen``), as a document."""
+    p = seen.preemption
+    return {"apiVersion": "wapctl/v1", "kind": "Preemption", "time": p.time,
+            "victim": p.victim.key, "victimOwner": _owner(seen.victim_owner),
+            "preemptor": {"kind": p.preemptor_kind, "uid": p.preemptor_uid,
+                          "description": seen.preemptor},
+            "node": p.node, "note": p.event.note}
+
+
+def seen_line(doc: dict[str, Any]) -> str:
+    """The line ``history --watch`` prints for one preemption as it happens."""
+    owner = f" ({doc['victimOwner']})" if doc["victimOwner"] else ""
+    where = f" on node {doc['node']}" if doc["node"] else ""
+    return f"{doc['time'] or '?'}  {doc['preemptor']['description']} preempted " \
+           f"{doc['victim']}{owner}{where}"

@@ -174,3 +174,17 @@ def test_prediction_that_differs_says_what_and_exits_1(tmp_path: Path) -> None:
         "predicted but not taken: default/low-1", "taken but not predicted: default/mid-2",
         "node: predicted n1, the scheduler chose n2"]
     assert len(doc["verdict"]["causes"]) == 1
+
+
+def test_readme_worked_example_is_what_the_tool_prints() -> None:
+    """The README's explain example is this command's real output (trailing spaces aside)."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("<!-- explain-example -->\n```console\n", 1)[1].split("\n```", 1)[0]
+    lines = block.splitlines()
+    cut = next(i for i, line in enumerate(lines) if not line.endswith("\\")) + 1
+    command = " ".join(line.rstrip("\\") for line in lines[:cut]).split()
+    assert command[:3] == ["$", "wapctl", "explain"]
+    shown = "\n".join(lines[cut:])
+    root = Path(__file__).resolve().parent.parent
+    out = run(*[str(root / a) if a.startswith("tests/") else a for a in command[2:]]).stdout
+    assert [line.rstrip() for line in out.splitlines()] == shown.splitlines()

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from typer.testing import CliRunner
 
 from wapctl.cli import app
@@ -92,8 +91,8 @@ def test_churn_and_ping_pong_exit_1(tmp_path: Path) -> None:
             _preempted("a-1", "ua1", "ub1", "n1", "2026-01-01T00:00:01.000000Z"),
             _preempted("b-2", "ub2", "ua2", "n2", "2026-01-01T00:00:02.000000Z"),
             _preempted("a-3", "ua3", "ub3", "n1", "2026-01-01T00:00:03.000000Z")]
-    path = tmp_path / "window.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
+    path = tmp_path / "window.json"  # JSON: the fast reader must keep the owner references
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
     code, doc = history_json(path)
     assert code == 1
     owners = {o["owner"]: o for o in doc["owners"]}

@@ -364,3 +364,21 @@ def test_event_fields_survive_the_fast_path() -> None:
     pods = reader.read_json((base / "pods.json").read_bytes(), load.MAX_DEPTH)
     assert pods is not None
     assert all(p["metadata"]["uid"] for p in pods["items"])
+
+
+def test_owner_references_are_kept_only_when_asked() -> None:
+    """Plans do not pay for owner references; explain and history (inside
+    ``owner_references()``) read them as json.loads does."""
+    doc = {"apiVersion": "v1", "kind": "List", "items": [{
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "uid": "u1", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u0",
+             "controller": True, "blockOwnerDeletion": True}]}}]}
+    data = json.dumps(doc).encode()
+    plain = reader.read_json(data, load.MAX_DEPTH)
+    assert plain is not None and "ownerReferences" not in plain["items"][0]["metadata"]
+    with reader.owner_references():
+        kept = reader.read_json(data, load.MAX_DEPTH)
+    assert kept is not None
+    assert kept["items"][0]["metadata"] == doc["items"][0]["metadata"]  # type: ignore[index]
+    assert not reader.keeps_owner_references()

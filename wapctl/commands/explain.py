@@ -48,8 +48,12 @@ def read_inputs(opts: common.SnapshotOptions, before: list[str] | None) -> Any:
     from wapctl.events import read_events
     from wapctl.explain import Inputs
     from wapctl.gcpause import keep_until_exit
+    from wapctl.reader import owner_references
 
-    current: Any = common.read_documents(opts)  # a load.Documents
+    with owner_references():  # owners name the workloads (wapctl.owners)
+        current: Any = common.read_documents(opts)  # a load.Documents
+        earlier = (load.read_documents(list(before), max_input_size=opts.input_limit)
+                   if before else load.Documents())
     if opts.live:
         from wapctl.live_events import fetch_events
 
@@ -58,8 +62,6 @@ def read_inputs(opts: common.SnapshotOptions, before: list[str] | None) -> Any:
                                         page_size=opts.page_size)
         current.extend(events)
         current.warnings = (*current.warnings, *warnings)
-    earlier = (load.read_documents(list(before), max_input_size=opts.input_limit)
-               if before else load.Documents())
     inputs = Inputs(current, earlier, read_events([*current, *earlier]))
     keep_until_exit(inputs)
     return inputs

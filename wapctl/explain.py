@@ -252,14 +252,18 @@ def pod_reasons(snapshot: Snapshot, preemptor: Preemptor, plan: Plan,
     stayed = sorted((p for p in snapshot.pods.values()
                      if p.running and p.node_name in nodes and p.key not in set(taken)
                      and p.key not in by_pod), key=lambda p: (p.preemption_priority, p.key))
+    top = max((v.priority for v in plan.victims), default=None)
     for p in stayed[:limit]:
+        head = f"{p.key} on {p.node_name} (priority {p.preemption_priority}) stayed: "
         if p.preemption_priority >= preemptor.priority:
-            out.append(f"{p.key} on {p.node_name} (priority {p.preemption_priority}) stayed: "
-                       f"not below the preemptor's {preemptor.priority}, so never a victim")
+            out.append(head + f"not below the preemptor's {preemptor.priority}, so never a "
+                       "victim")
+        elif top is not None and p.preemption_priority > top:
+            out.append(head + "not needed once the lower-priority victims went (the "
+                       "scheduler spares the highest-priority pods first)")
         else:
-            out.append(f"{p.key} on {p.node_name} (priority {p.preemption_priority}) stayed: "
-                       "not needed once the lower-priority victims went (the scheduler "
-                       "spares the highest-priority pods first)")
+            out.append(head + "not needed: the preemptor fits without it (the scheduler "
+                       "keeps every pod it can do without)")
     if len(stayed) > limit:
         out.append(f"... and {len(stayed) - limit} more pods that stayed")
     return tuple(out)

@@ -157,11 +157,15 @@ WORKLOAD_RESOURCES: dict[str, tuple[Resource, ...]] = {
     ),
 }
 
+# Served only when asked (``events=True``): the recorded discovery of /apis names the group.
+EVENTS = Resource("events.k8s.io", "v1", "events", "Event", True)
+
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
             405: "MethodNotAllowed", 410: "Expired", 429: "TooManyRequests",
             500: "InternalError", 503: "ServiceUnavailable"}
 _NOT_FOUND_TEXT = b"404 page not found\n"
+WATCH = "application/json; watch"  # internal mark: the handler streams it as application/json
 _EXPIRED = (
     "The provided continue parameter is too old to display a consistent list result. You can "
     "start a new list without the continue parameter, or use the continue token in this "
@@ -293,6 +297,7 @@ class FakeApiServer:
         users: dict[str, str] | None = None,
         resource_version: int | None = None,
         version: dict[str, Any] | None = None,
+        events: bool = False,
     ) -> None:
         self.token = token
         self.user = user
@@ -305,6 +310,8 @@ class FakeApiServer:
         for version_name in self.workload_versions:
             for res in WORKLOAD_RESOURCES[version_name]:
                 self.resources[res.path] = res
+        if events:
+            self.resources[EVENTS.path] = EVENTS
         self._items: dict[str, list[tuple[str, bytes]]] = {p: [] for p in self.resources}
         self._keys: dict[str, list[str]] = {p: [] for p in self.resources}
         self._rv = resource_version
@@ -315,6 +322,15 @@ class FakeApiServer:
         self.expire_continue = 0
         self.gzip_min_bytes: int | None = None
         self.gzipped = 0
+        # watches (``?watch=true``): path -> the stream's lines (``{"type", "object"}``, as
+        # recorded); a watch from resourceVersion N is sent the lines whose object is newer
+        # than N, one chunk each, then ends after ``watch_hold`` seconds. ``drop_watch``:
+        # path -> how many lines the next watch sends before the connection is cut (once);
+        # ``expire_watch``: path -> how many watches answer one ERROR 410 line instead.
+        self.watch_streams: dict[str, list[bytes]] = {}
+        self.drop_watch: dict[str, int] = {}
+        self.expire_watch: dict[str, int] = {}
+        self.watch_hold = 0.2
         self.requests: list[tuple[str, str]] = []
         self.faults: list[Fault] = []
         self._lock = threading.Lock()
@@ -597,8 +613,28 @@ class FakeApiServer:
                     return _status(400, "BadRequest", f"field label not supported: {field}")
         if self.delay:
             time.sleep(self.delay)
+        if query.get("watch", [""])[0] in ("true", "1"):
+            return self._watch(res, query)
         return self._list(res, query, namespace, other_rv=fault is not None
                           and fault.kind == "other-rv")
+
+    def _watch(self, res: Resource, query: dict[str, list[str]]) -> tuple[int, bytes, str]:
+        """A watch's lines; the handler streams them (``WATCH`` content type marks it)."""
+        with self._lock:
+            expire = self.expire_watch.get(res.path, 0) > 0
+            if expire:
+                self.expire_watch[res.path] -= 1
+        rv_text = query.get("resourceVersion", ["0"])[0]
+        since = int(rv_text) if rv_text.isdigit() else 0
+        if expire:
+            status = status_body(410, "Expired",
+                                 f"too old resource version: {since} ({self.resource_version})")
+            return 200, go_json({"type": "ERROR", "object": status}), WATCH
+        lines = [line for line in self.watch_streams.get(res.path, [])
+                 if int(json.loads(line)["object"]["metadata"]["resourceVersion"]) > since]
+        with self._lock:
+            drop = self.drop_watch.pop(res.path, None)
+        return 200, b"".join(lines), WATCH if drop is None else f"{WATCH}; drop={drop}"
 
     def _get(self, res: Resource, namespace: str, name: str) -> tuple[int, bytes, str]:
         key = f"{namespace}/{name}" if res.namespaced else name
@@ -771,6 +807,10 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 return
             code, body, ctype = fake.handle(self.command, self.path, self.headers,
                                             self._peer_user(), fault)
+            if ctype.startswith(WATCH):
+                drop = ctype.rpartition("drop=")[2]
+                self._stream(body, int(drop) if drop.isdigit() else None)
+                return
             retry_after = fault is not None and fault.kind in ("throttle", "shutting-down")
             self.send_response_only(code)
             # Go writes the handler's headers sorted by name, then Date and the framing.
@@ -810,6 +850,27 @@ def _make_handler(fake: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                                        struct.pack("ii", 1, 0))
             self.close_connection = True
             self.connection.close()
+
+        def _stream(self, body: bytes, drop: int | None) -> None:
+            """A watch response, as the apiserver sends it: chunked, one event per chunk;
+            cut short (no final chunk, connection closed) after ``drop`` lines."""
+            self.send_response_only(200)
+            self.send_header("Audit-Id", str(uuid.uuid4()))
+            self.send_header("Cache-Control", "no-cache, private")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Date", formatdate(usegmt=True))
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i, line in enumerate(body.splitlines(keepends=True)):
+                if drop is not None and i >= drop:
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(2)  # socket.SHUT_RDWR: the connection breaks
+                    return
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                self.wfile.flush()
+            time.sleep(fake.watch_hold)  # the real server holds a watch open until its timeout
+            self.wfile.write(b"0\r\n\r\n")
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _serve
 

@@ -30,3 +30,19 @@ def test_completion_lists_the_commands():
     env = dict(os.environ, _WAPCTL_COMPLETE="complete_bash", COMP_WORDS="wapctl ", COMP_CWORD="1")
     out = subprocess.run([str(WAPCTL)], env=env, capture_output=True, text=True).stdout
     assert "plan" in out.split()
+
+
+def test_completion_offers_explain_and_history_and_their_options():
+    """`wapctl <TAB>` offers explain and history; `wapctl explain --b<TAB>` offers --before
+    and `wapctl history --w<TAB>` offers --watch."""
+    assert WAPCTL.exists(), "install wapctl (pip install -e .) so its console script exists"
+
+    def complete(words: str, cword: int) -> list[str]:
+        env = dict(os.environ, _WAPCTL_COMPLETE="complete_bash", COMP_WORDS=words,
+                   COMP_CWORD=str(cword))
+        return subprocess.run([str(WAPCTL)], env=env, capture_output=True,
+                              text=True).stdout.split()
+
+    assert {"explain", "history"} <= set(complete("wapctl ", 1))
+    assert complete("wapctl explain pod/default/low-1 --b", 3) == ["--before"]
+    assert "--watch" in complete("wapctl history --w", 2)

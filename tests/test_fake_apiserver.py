@@ -220,6 +220,8 @@ def test_go_json_is_byte_exact_for_every_recorded_body():
         rel = path.relative_to(RECORDED).as_posix()
         if rel.startswith("responses") or rel in ("version.json", "errors/404-unknown-group.json"):
             continue
+        if rel.startswith("events/") and rel.count("/") == 2:
+            continue  # the events recorder's own index files (meta, timeline, ...): no API body
         data = path.read_bytes()
         assert data == go_json(json.loads(data)), rel
         checked += 1

@@ -737,15 +737,19 @@ def test_other_commands_read_live_as_files(apiserver, tmp_path, command):
 
 def test_rbac_role_grants_exactly_what_is_listed(apiserver, tmp_path):
     """fixtures/rbac/clusterrole.yaml grants get/list on exactly the resources wapctl lists
-    (every Workload API version served) and on nothing else."""
+    (every Workload API version served, and the events of explain/history) and on nothing
+    else; watch only on what history --watch watches (pods, events)."""
     role_file = Path(__file__).resolve().parent.parent / "fixtures" / "rbac" / "clusterrole.yaml"
     docs = list(yaml.safe_load_all(role_file.read_text(encoding="utf-8")))
     role = next(d for d in docs if d["kind"] == "ClusterRole")
     granted = {(group, resource): sorted(rule["verbs"]) for rule in role["rules"]
                for group in rule["apiGroups"] for resource in rule["resources"]}
     fake = apiserver([_workload("v1alpha3"), _podgroup("v1alpha3")],
-                     workload_versions=("v1alpha1", "v1alpha2", "v1alpha3"))
+                     workload_versions=("v1alpha1", "v1alpha2", "v1alpha3"), events=True)
     fetch(fake.write_kubeconfig(tmp_path / "kc"))
+    from wapctl.live_events import fetch_events
+
+    fetch_events(kubeconfig=str(tmp_path / "kc"), context=None, request_timeout=10, page_size=50)
     listed = set()
     for path in fake.paths():
         parts = path.split("/")
@@ -754,7 +758,9 @@ def test_rbac_role_grants_exactly_what_is_listed(apiserver, tmp_path):
         elif parts[1] == "apis" and len(parts) == 5:
             listed.add((parts[2], parts[4]))
     assert sorted(listed) == sorted(granted)
-    assert all(["get", "list"] == verbs for verbs in granted.values())
+    watched = {("", "pods"), ("events.k8s.io", "events")}  # wapctl.live_events.follow
+    assert all((["get", "list", "watch"] if key in watched else ["get", "list"]) == verbs
+               for key, verbs in granted.items())
     binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
     assert ("ClusterRole", "wapctl-reader") == (binding["roleRef"]["kind"],
                                                 binding["roleRef"]["name"])

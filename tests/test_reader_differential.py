@@ -29,6 +29,8 @@ FIXTURES = sorted(
 # inputs, not the expected outputs kept beside them
 INPUTS = [p for p in FIXTURES if ".expected." not in p.name]
 RECORDED = sorted((ROOT / "fixtures" / "exports" / "k8s-1.36" / "lists").glob("*.json"))
+# the Event lists (both APIs) and pod lists recorded around real preemptions (wapctl.events)
+RECORDED += sorted((ROOT / "tests" / "data" / "k8s-1.36" / "events").glob("*/*/*.json"))
 
 _ABSENT = object()
 
@@ -158,7 +160,7 @@ def test_fixture_reads_as_json_does(path: Path) -> None:
         check(data)
 
 
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_recorded_lists_take_the_fast_path_and_skip_the_noise(path: Path) -> None:
     """Real server output is read fast (not handed to the safe path), managedFields gone."""
     fast = reader.read_json(path.read_bytes(), load.MAX_DEPTH)
@@ -339,3 +341,44 @@ def test_conditions_and_volumes_are_read_where_a_builder_reads_them(tmp_path: Pa
     assert sorted(w.object for w in snap.warnings if w.code == "VolumeNotModelled") == [
         "Pod ns/pending"]
     assert snap.pods == safe.pods and snap.warnings == safe.warnings
+
+
+def test_event_fields_survive_the_fast_path() -> None:
+    """What ``wapctl explain`` reads of a recorded Preempted event and of a pod (UID, owner
+    references) is kept by the fast reader, as json.loads reads it."""
+    base = ROOT / "tests" / "data" / "k8s-1.36" / "events" / "C-gang-podgroup" / "2-preempted"
+    for name, fields in (("events.k8s.io-v1-events.json", ("regarding", "related", "note",
+                                                           "reportingController", "eventTime")),
+                         ("api-v1-events.json", ("involvedObject", "message",
+                                                 "reportingComponent", "eventTime"))):
+        data = (base / name).read_bytes()
+        fast = reader.read_json(data, load.MAX_DEPTH)
+        assert fast is not None
+        safe = json.loads(data)
+        preempted = [i for i in safe["items"] if i["reason"] == "Preempted"]
+        assert len(preempted) == 3
+        for item, kept in zip(safe["items"], fast["items"], strict=True):
+            assert kept["metadata"]["uid"] == item["metadata"]["uid"]
+            for field in fields:
+                assert kept.get(field) == item.get(field)
+    pods = reader.read_json((base / "pods.json").read_bytes(), load.MAX_DEPTH)
+    assert pods is not None
+    assert all(p["metadata"]["uid"] for p in pods["items"])
+
+
+def test_owner_references_are_kept_only_when_asked() -> None:
+    """Plans do not pay for owner references; explain and history (inside
+    ``owner_references()``) read them as json.loads does."""
+    doc = {"apiVersion": "v1", "kind": "List", "items": [{
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "uid": "u1", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u0",
+             "controller": True, "blockOwnerDeletion": True}]}}]}
+    data = json.dumps(doc).encode()
+    plain = reader.read_json(data, load.MAX_DEPTH)
+    assert plain is not None and "ownerReferences" not in plain["items"][0]["metadata"]
+    with reader.owner_references():
+        kept = reader.read_json(data, load.MAX_DEPTH)
+    assert kept is not None
+    assert kept["items"][0]["metadata"] == doc["items"][0]["metadata"]  # type: ignore[index]
+    assert not reader.keeps_owner_references()

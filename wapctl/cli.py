@@ -59,6 +59,8 @@ def _root(
 # Each command module exposes one function; registration order is the order in --help.
 from wapctl.commands import audit as _audit
 from wapctl.commands import check_cycles as _check_cycles
+from wapctl.commands import explain as _explain
+from wapctl.commands import history as _history
 from wapctl.commands import plan as _plan
 from wapctl.commands import simulate as _simulate
 from wapctl.commands import snapshot as _snapshot
@@ -84,7 +86,8 @@ class _Command(typer.core.TyperCommand):
 for _name, _function in (("plan", _plan.plan), ("validate", _validate.validate),
                          ("snapshot", _snapshot.snapshot),
                          ("check-cycles", _check_cycles.check_cycles), ("audit", _audit.audit),
-                         ("simulate", _simulate.simulate)):
+                         ("simulate", _simulate.simulate), ("explain", _explain.explain),
+                         ("history", _history.history)):
     app.command(_name, cls=_Command, epilog=_epilog(_name))(_function)
 app.command("version")(_version_cmd.version)
 

@@ -131,10 +131,19 @@ def snapshot(
             help="Keep every field (env values, annotations, ...), not only those wapctl reads.",
         ),
     ] = False,
+    events: Annotated[
+        bool,
+        typer.Option(
+            "--events",
+            help="Also keep the cluster's Events (events.k8s.io/v1), which the API server "
+            "drops after an hour by default: 'wapctl explain' and 'history' read them.",
+        ),
+    ] = False,
 ) -> None:
     """Save the live cluster state as one List that every other command reads.
 
-    Lists Namespaces, Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups.
+    Lists Namespaces, Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Workloads and PodGroups
+    (and Events, with --events).
 
     Read-only (only GET requests, page by page); items sorted by kind, namespace and name. By
     default only the fields wapctl reads are kept (no env values, annotations or secrets): the
@@ -148,6 +157,13 @@ def snapshot(
         page_size=page_size,
     )
     documents = read_documents(opts, progress=True)
+    if events:
+        from wapctl.live_events import fetch_events
+
+        listed, warnings = fetch_events(kubeconfig=kubeconfig, context=context,
+                                        request_timeout=request_timeout, page_size=page_size)
+        documents.extend(listed)
+        documents.warnings = (*getattr(documents, "warnings", ()), *warnings)  # type: ignore[attr-defined]
     for warning in warnings_to_list(getattr(documents, "warnings", ())):
         sys.stderr.write(warning_line(warning) + "\n")
     doc = snapshot_list((d.obj for d in documents),

@@ -3,7 +3,7 @@ function, and the bound the KEP model's node search prunes with."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from wapctl.model import Pod
@@ -90,3 +90,13 @@ def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
     return (*(criterion(c) for _, criterion in NODE_CRITERIA), node)
 
 
+
+
+def node_criteria(node: str, victim_pods: Sequence[tuple[Pod, int]],
+                  violating: Iterable[str] = ()) -> tuple[tuple[str, float], ...]:
+    """Each ``NODE_CRITERIA`` value (name, smaller-is-better value) of a candidate node whose
+    victims are ``victim_pods`` ((pod, its unit's priority); at least one), ``violating``
+    the keys of those that take a PodDisruptionBudget below zero: what
+    ``pickOneNodeForPreemption`` compares, for explaining a choice after the fact."""
+    c = _NodeCandidate(node, tuple(victim_pods), frozenset(violating))
+    return tuple((name, criterion(c)) for name, criterion in NODE_CRITERIA)

@@ -14,7 +14,8 @@ Nothing here decides anything about scheduling: it only adds up the snapshot's n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from rich import box
 from rich.console import Console
@@ -36,6 +37,7 @@ class NodeFree:
     name: str
     before: dict[str, int]  # resource -> free amount ("pods": free pod slots)
     after: dict[str, int]
+    allocatable: dict[str, int] = field(default_factory=dict)  # the same resources
 
 
 @dataclass(frozen=True)
@@ -60,15 +62,19 @@ def fmt_amount(resource: str, amount: int) -> str:
     return f"{sign}{n}"
 
 
-def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
-    pods = plan.preemptor.pods
-    names = {r for p in pods for r in p.requests if r != "pods"}
-    resources = tuple(r for r in ("cpu", "memory") if r in names) + tuple(
+def preemptor_resources(plan: Plan) -> tuple[str, ...]:
+    """What the preemptor requests, cpu and memory first, then the rest sorted, then pods."""
+    names = {r for p in plan.preemptor.pods for r in p.requests if r != "pods"}
+    return tuple(r for r in ("cpu", "memory") if r in names) + tuple(
         sorted(names - {"cpu", "memory"})) + ("pods",)
-    used_nodes = sorted({x.node for x in plan.placements} | {v.node for v in plan.victims}
-                        | {t.node for t in plan.terminating})
+
+
+def free_on(snapshot: Snapshot, nodes: Iterable[str],
+            resources: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Free ``resources`` on each of ``nodes`` (those in the snapshot): allocatable minus every
+    bound, unfinished pod, terminating ones included ("pods": free pod slots)."""
     free: dict[str, dict[str, int]] = {}
-    for name in used_nodes:
+    for name in nodes:
         node = snapshot.nodes.get(name)
         if node is not None:
             free[name] = {r: node.allocatable.get(r, 0) for r in resources}
@@ -78,6 +84,15 @@ def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
             continue
         for r in resources:
             slot[r] -= 1 if r == "pods" else pod.requests.get(r, 0)
+    return free
+
+
+def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
+    pods = plan.preemptor.pods
+    resources = preemptor_resources(plan)
+    used_nodes = sorted({x.node for x in plan.placements} | {v.node for v in plan.victims}
+                        | {t.node for t in plan.terminating})
+    free = free_on(snapshot, used_nodes, resources)
     after = {n: dict(v) for n, v in free.items()}
 
     def move(key: str, node: str, sign: int) -> None:
@@ -104,7 +119,9 @@ def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
         resources=resources,
         requests=tuple((p.key, {r: p.requests.get(r, 0) for r in resources if r != "pods"})
                        for p in pods),
-        nodes=tuple(NodeFree(n, free[n], after[n]) for n in used_nodes if n in free),
+        nodes=tuple(NodeFree(n, free[n], after[n],
+                             {r: snapshot.nodes[n].allocatable.get(r, 0) for r in resources})
+                    for n in used_nodes if n in free),
         pdbs=pdbs,
     )
 

@@ -78,8 +78,8 @@ border:1.5px solid currentColor}
 .legend span{display:inline-flex;align-items:center;gap:5px}
 .sw{display:inline-block;width:14px;height:14px;border-radius:3px;border:1px solid var(--line)}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:12px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px;
-min-width:0}
+.card{content-visibility:auto;contain-intrinsic-size:auto 240px;background:var(--card);
+border:1px solid var(--line);border-radius:8px;padding:10px 12px;min-width:0}
 .bar{display:grid;grid-template-columns:minmax(64px,auto) 1fr;gap:2px 8px;align-items:center;
 font-size:12px;margin:2px 0}
 .track{position:relative;height:9px;background:var(--track);border-radius:3px;overflow:hidden}

@@ -34,15 +34,22 @@ from wapctl.render.plan_wide import fmt_amount
 
 _STATUS_CLASS = {"Schedulable": "good", "Unschedulable": "alert"}
 CELL = 11  # heat map square, px
+OUTLINE = "#E69F00"  # orange: the nodes the plan uses, on the blue heat map
 CARD_FILTER_FROM = 12  # cards above this get a filter box
 
 
 def unit_keys(doc: dict[str, Any]) -> dict[str, int]:
-    """Each victim unit (kind/name) and its colour index, in the order the victims list them."""
+    """Each victim pod group (kind/name) and its colour index, in the order the victims list
+    them; a pod preempted alone is its own unit and is drawn grey (``unit_fill``)."""
     keys: dict[str, int] = {}
     for v in doc["victims"]:
-        keys.setdefault(_unit_key(v), len(keys))
+        if v["unit"]["kind"] != "Pod":
+            keys.setdefault(_unit_key(v), len(keys))
     return keys
+
+
+def unit_fill(key: str, keys: dict[str, int]) -> str:
+    return unit_colour(keys[key]) if key in keys else NEUTRAL
 
 
 def _unit_key(victim: dict[str, Any]) -> str:
@@ -88,8 +95,11 @@ def _legend(doc: dict[str, Any]) -> str:
     return legend(items)
 
 
+UNITS_LISTED = 30  # pod groups named in the legend (the victims table names every unit)
+
+
 def _units_legend(doc: dict[str, Any], keys: dict[str, int]) -> str:
-    if not keys:
+    if not doc["victims"]:
         return ""
     counts: dict[str, int] = {}
     nodes: dict[str, set[str]] = {}
@@ -97,15 +107,25 @@ def _units_legend(doc: dict[str, Any], keys: dict[str, int]) -> str:
         counts[_unit_key(v)] = counts.get(_unit_key(v), 0) + 1
         nodes.setdefault(_unit_key(v), set()).add(v["node"])
     items = []
-    for key, i in keys.items():
+    for key, i in list(keys.items())[:UNITS_LISTED]:
         kind, name = key.split("/", 1)
-        label = (f"{name} (pod)" if kind == "Pod" else
-                 f"{kind} {name}: {plural(counts[key], 'pod')} on "
-                 f"{plural(len(nodes[key]), 'node')}")
-        items.append((swatch(unit_colour(i)), label))
-    return ('<p class="muted">Victims are coloured by the unit preempted as one: a pod group '
-            "preempted whole keeps its colour on every node. Hover a victim to outline its "
-            "unit.</p>" + legend(items))
+        items.append((swatch(unit_colour(i)), f"{kind} {name}: {plural(counts[key], 'pod')} "
+                      f"on {plural(len(nodes[key]), 'node')}"))
+    if len(keys) > UNITS_LISTED:
+        items.append(("", f"+{len(keys) - UNITS_LISTED} more pod groups (victims table)"))
+    alone = sum(1 for v in doc["victims"] if v["unit"]["kind"] == "Pod")
+    if alone:
+        items.append((swatch(NEUTRAL), f"{plural(alone, 'pod')} preempted alone"))
+    return ('<p class="muted">Victims are coloured by the pod group preempted as one: a group '
+            "keeps its colour on every node (colours repeat after seven groups; hover a victim "
+            "to outline its whole unit).</p>" + legend(items))
+
+
+def _amount(resource: str, n: int) -> str:
+    """CPUs in cores (``31.15``), so before and after read in one unit; else ``fmt_amount``."""
+    if resource == "cpu":
+        return f"{n / 1000:.3f}".rstrip("0").rstrip(".")
+    return fmt_amount(resource, n)
 
 
 def _bar(resource: str, node: dict[str, Any]) -> str:
@@ -117,14 +137,14 @@ def _bar(resource: str, node: dict[str, Any]) -> str:
         share = used / alloc if alloc > 0 else (1.0 if used > 0 else 0.0)
         over = " over" if free < 0 else ""
         width = min(100.0, max(0.0, share * 100))
-        text = (f"{resource} {label}: {fmt_amount(resource, used)} of "
-                f"{fmt_amount(resource, alloc)} used")
+        text = (f"{resource} {label}: {_amount(resource, used)} of "
+                f"{_amount(resource, alloc)} used")
         rows.append(f'<span class="muted" title="{esc(text)}">{esc(resource)} {label}</span>'
                     f'<div class="track" title="{esc(text)}"><div class="fill{cls}{over}" '
                     f'style="width:{width:.1f}%"></div></div>')
-    alloc_text = fmt_amount(resource, alloc)
-    before = fmt_amount(resource, alloc - node["freeBefore"][resource])
-    after = fmt_amount(resource, alloc - node["freeAfter"][resource])
+    alloc_text = _amount(resource, alloc)
+    before = _amount(resource, alloc - node["freeBefore"][resource])
+    after = _amount(resource, alloc - node["freeAfter"][resource])
     return (f'<div class="bar">{"".join(rows)}</div><div class="muted mono" '
             f'style="font-size:11px;margin-bottom:4px">{esc(resource)} used {esc(before)} → '
             f"{esc(after)} of {esc(alloc_text)}</div>")
@@ -140,7 +160,7 @@ def _victim_chip(v: dict[str, Any], keys: dict[str, int], pdbs: dict[str, list[s
             f"{v['unit']['name']}" + (f"; PDBs: {', '.join(names)}" if names else "")
     cls = "chip pdb" if v["pdbViolation"] else "chip"
     return (f'<span class="{cls}" data-key="{esc(key)}" title="{esc(title)}">'
-            f'<span class="dot" style="background:{unit_colour(keys[key])}"></span>'
+            f'<span class="dot" style="background:{unit_fill(key, keys)}"></span>'
             f"{esc(v['pod'])} <span class=\"muted\">{esc(v['priority'])}</span>{pdb}</span>")
 
 
@@ -165,7 +185,7 @@ def _card(name: str, doc: dict[str, Any], node: dict[str, Any] | None, keys: dic
         parts.append('<div class="chips"><span class="muted" style="font-size:12px">'
                      "waiting for:</span>" + "".join(
                          f'<span class="chip term" title="{esc("terminating: " + t["pod"])}">'
-                         f"⏳ {esc(t['pod'])}</span>" for t in waiting) + "</div>")
+                         f"{esc(t['pod'])}</span>" for t in waiting) + "</div>")
     return f'<div class="card node" data-name="{esc(name)}">{"".join(parts)}</div>'
 
 
@@ -205,14 +225,14 @@ def _overview(doc: dict[str, Any], picture: dict[str, Any]) -> str:
             for r, s in zip(ov["resources"], shares, strict=True))
         if name in used:
             tip += " (used by the plan)"
-        stroke = ' stroke="#000" stroke-width="2"' if name in used else ""
+        stroke = f' stroke="{OUTLINE}" stroke-width="2.5"' if name in used else ""
         out.append(f'<rect x="{x}" y="{y}" width="{CELL - 1}" height="{CELL - 1}" '
                    f'fill="{heat_colour(load)}"{stroke}><title>{esc(tip)}</title></rect>')
     out.append("</svg>")
     scale = "".join(swatch(heat_colour(f / 8)) for f in range(9))
     intro = (f'<p class="muted">Every node ({len(cells)}), coloured by its busiest requested '
              f"resource ({esc(', '.join(ov['resources']))}) before the plan: "
-             f"<span style=\"white-space:nowrap\">0% {scale} 100%</span>; outlined: the "
+             f"<span style=\"white-space:nowrap\">0% {scale} 100%</span>; outlined in orange: the "
              f"{plural(len(used), 'node')} the plan uses. Hover a square for its numbers.</p>")
     return section("Cluster overview", intro, f'<div class="scroll">{"".join(out)}</div>')
 
@@ -235,7 +255,7 @@ def _victims_table(doc: dict[str, Any], picture: dict[str, Any], keys: dict[str,
         pdb = f'<span class="alert">{esc(pdbs)} violated</span>' if v["pdbViolation"] \
             else esc(pdbs)
         unit = "-" if v["unit"]["kind"] == "Pod" else f"{v['unit']['kind']} {v['unit']['name']}"
-        row = [f'<span data-key="{esc(key)}">{swatch(unit_colour(keys[key]))} '
+        row = [f'<span data-key="{esc(key)}">{swatch(unit_fill(key, keys))} '
                f"<span class=\"mono\">{esc(v['pod'])}</span></span>",
                esc(v["node"]), esc(v["priority"]), esc(unit), pdb]
         if sampled:
@@ -293,7 +313,7 @@ def plan_page(doc: dict[str, Any], picture: dict[str, Any], note: str | None = N
     """The page (module docstring); ``doc`` is the ``-o json`` document."""
     keys = unit_keys(doc)
     p = doc["preemptor"]
-    body = [_header(doc, note), _legend(doc), _units_legend(doc, keys),
-            _overview(doc, picture), _cards(doc, picture, keys), _victims_table(doc, picture, keys),
+    body = [_header(doc, note), _overview(doc, picture), _legend(doc), _units_legend(doc, keys),
+            _cards(doc, picture, keys), _victims_table(doc, picture, keys),
             _lists(doc), _ties(doc), _samples(doc), warnings_list(doc.get("warnings") or [])]
     return page(f"wapctl plan: {p['namespace']}/{p['name']}", body, doc)

@@ -48,7 +48,7 @@ def test_plugin_help_examples_say_kubectl_wap():
 
 @pytest.mark.parametrize(("words", "expected"), [
     (["pl"], ["plan\t", ":4"]),  # commands, with their description after a tab
-    (["plan", "-o", ""], ["table", "wide", "json", "yaml", "name", ":4"]),
+    (["plan", "-o", ""], ["table", "wide", "json", "yaml", "name", "html", ":4"]),
     (["--context", "x", "check-cycles", "--form"], ["--format\t", ":4"]),  # globals first
     (["plan", ""], [":0"]),  # a snapshot file: the shell completes file names
 ])

@@ -91,7 +91,7 @@ items:
         doc["status"], [v["pod"] for v in doc["victims"]],
         [t["pod"] for t in doc["terminating"]], doc["summary"]["victimPods"])
     assert "after preempting 1 pod in 1 unit" in doc["reason"]
-    assert "pod/default/v\n" == run("plan", snap, "-o", "name").stdout
+    assert "-n default pod/v\n" == run("plan", snap, "-o", "name").stdout
 
 
 # ---- 2. -o wide: every figure once ----------------------------------------------------------
@@ -184,7 +184,7 @@ def test_simulate_never_preempts_a_terminating_pod_again():
         (2, "WaitingForTermination", [], [("default/a-low", "n2"), ("default/b-low", "n1")]),
         (3, "Bound", [], []),
     ] == steps
-    assert ["pod/default/a-low", "pod/default/b-low"] == run(
+    assert ["-n default pod/a-low", "-n default pod/b-low"] == run(
         "simulate", GANG_RETRY, "--model", "1.36", "--no-requeue", "-o", "name"
     ).stdout.splitlines()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -64,7 +64,7 @@ def audit(
     max_plans: MaxPlansOpt = core.DEFAULT_MAX_PLANS,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
-    output: common.OutputOpt = common.OutputFormat.table,
+    output: common.ReportOutputOpt = common.ReportFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -117,5 +117,16 @@ def audit(
         lambda console: render.render_table(report, console),
         color=color,
         names=lambda: audit_names(doc),
+        html=lambda: _html(doc, report),
     )
     raise typer.Exit(int(ExitCode.FINDINGS if report.risky else ExitCode.OK))
+
+
+def _html(doc: dict[str, Any], report: core.AuditReport) -> str:
+    from wapctl.render.html.audit import audit_page
+    from wapctl.render.html.extras import graph_picture
+
+    return audit_page(doc, {
+        "before": graph_picture(report.graph_before, report.cycles_before.cycles),
+        "after": graph_picture(report.graph_after, report.cycles_after.cycles),
+    })

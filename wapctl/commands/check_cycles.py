@@ -31,6 +31,7 @@ class CheckOutput(str, Enum):
     sarif = "sarif"
     dot = "dot"
     mermaid = "mermaid"
+    html = "html"
 
 
 FormatOpt = Annotated[
@@ -49,7 +50,8 @@ OutputOpt = Annotated[
         metavar="FORMAT",
         help="table (or wide) for people; json or yaml for machines; sarif (2.1.0) for code "
         "scanning; "
-        "dot or mermaid: the priority graph as a picture; name: one offending object a line.",
+        "dot or mermaid: the priority graph as a picture; html: one self-contained page with "
+        "the graph drawn and every finding; name: one offending object a line.",
     ),
 ]
 MaxCyclesOpt = Annotated[
@@ -116,7 +118,8 @@ def check_cycles(
         raise UsageError(
             "--format github replaces the table; do not combine it with -o "
             f"{output.value}"
-            if output in (CheckOutput.sarif, CheckOutput.dot, CheckOutput.mermaid)
+            if output in (CheckOutput.sarif, CheckOutput.dot, CheckOutput.mermaid,
+                          CheckOutput.html)
             else "--format github replaces the table; do not combine it with -o json|yaml"
         )
     opts = common.SnapshotOptions(
@@ -220,12 +223,20 @@ def _print(
         doc["model"] = behaviour.to_dict()
         common.emit(
             doc,
-            common.OutputFormat(output.value),
+            common.ReportFormat(output.value),
             no_color,
             lambda console: render.render_table(report, console),
             color=color,
             names=lambda: cycle_names(doc),
+            html=lambda: _html(doc, report),
         )
         return
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _html(doc: dict[str, Any], report: graph.CycleReport) -> str:
+    from wapctl.render.html.cycles import cycles_page
+    from wapctl.render.html.extras import cycles_picture
+
+    return cycles_page(doc, cycles_picture(report))

@@ -46,6 +46,22 @@ class OutputFormat(str, Enum):
         return self in (OutputFormat.table, OutputFormat.wide)
 
 
+class ReportFormat(str, Enum):
+    """``OutputFormat`` plus ``html`` (a self-contained page), for the reports that draw one:
+    plan, simulate, audit (check-cycles has its own list)."""
+
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+    name = "name"
+    html = "html"
+
+    @property
+    def human(self) -> bool:
+        return self in (ReportFormat.table, ReportFormat.wide)
+
+
 class ColorMode(str, Enum):
     auto = "auto"
     always = "always"
@@ -151,6 +167,16 @@ OutputOpt = Annotated[
         help="One of: table, wide (more columns), json, yaml, name (one object a line as "
         "kubectl arguments, '-n NAMESPACE kind/NAME' or 'kind/NAME', for "
         "'xargs -L1 kubectl ...').",
+    ),
+]
+ReportOutputOpt = Annotated[
+    ReportFormat,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT",
+        help="One of: table, wide (more columns), json, yaml, name (one kind/NAMESPACE/NAME "
+        "per line, for xargs), html (one self-contained page with pictures).",
     ),
 ]
 ModelOpt = Annotated[
@@ -437,17 +463,26 @@ def dump_yaml(doc: Any) -> str:
 
 def emit(
     doc: dict[str, Any],
-    fmt: OutputFormat,
+    fmt: OutputFormat | ReportFormat,
     no_color: bool,
     table: Callable[[Console], None],
     *,
     color: ColorMode | str = ColorMode.auto,
     names: Callable[[], list[str]] | None = None,
     wide: Callable[[Console], None] | None = None,
+    html: Callable[[], str] | None = None,
 ) -> None:
     """Print a report: the machine document as JSON/YAML, ``names()`` one per line for
-    ``-o name``, or the Rich rendering for people (``wide`` for ``-o wide`` when the report
-    has more columns to show), the document's ``warnings`` first, one yellow line each."""
+    ``-o name``, the page ``html()`` for ``-o html``, or the Rich rendering for people (``wide``
+    for ``-o wide`` when the report has more columns to show), the document's ``warnings``
+    first, one yellow line each."""
+    if fmt.value == "html":
+        if html is None:
+            raise UsageError("-o html is not available for this report")
+        sys.stdout.write(html())
+        sys.stdout.flush()
+        return
+    fmt = OutputFormat(fmt.value)
     if fmt is OutputFormat.json:
         sys.stdout.write(dump_json(doc))
     elif fmt is OutputFormat.yaml:

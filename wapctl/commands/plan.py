@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -48,7 +48,7 @@ def plan(
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="First seed of --samples.")] = 0,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
-    output: common.OutputOpt = common.OutputFormat.table,
+    output: common.ReportOutputOpt = common.ReportFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -124,6 +124,17 @@ def plan(
         names=lambda: plan_names(doc),
         wide=lambda console: render_plan(doc, console, note=note,
                                          wide=wide_details(snapshot, result)),
+        html=lambda: _html(doc, snapshot, result, note),
     )
     raise typer.Exit(int(ExitCode.UNSCHEDULABLE if result.status == "Unschedulable"
                          else ExitCode.OK))
+
+
+def _html(doc: dict[str, Any], snapshot: Any, result: Any, note: str | None) -> str:
+    """``-o html``: the document and the ``-o wide`` numbers it lacks, as one page."""
+    from wapctl.render.html.extras import plan_picture
+    from wapctl.render.html.plan import plan_page
+    from wapctl.render.plan_wide import wide_details
+
+    picture = plan_picture(snapshot, result, wide_details(snapshot, result))
+    return plan_page(doc, picture, note=note)

@@ -78,7 +78,7 @@ def simulate(
     no_requeue: NoRequeueOpt = False,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
-    output: common.OutputOpt = common.OutputFormat.table,
+    output: common.ReportOutputOpt = common.ReportFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -118,5 +118,11 @@ def simulate(
         sys.stderr.write(f"wapctl simulate: {verdict(doc)}\n")
         sys.stderr.flush()
     common.emit(doc, output, no_color, lambda console: render_simulation(doc, console),
-                color=color, names=lambda: simulation_names(doc))
+                color=color, names=lambda: simulation_names(doc), html=lambda: _html(doc))
     raise typer.Exit(int(ExitCode.OK if result.converged else ExitCode.FINDINGS))
+
+
+def _html(doc: dict[str, Any]) -> str:
+    from wapctl.render.html.simulate import simulation_page
+
+    return simulation_page(doc)

@@ -19,7 +19,8 @@ Nothing here decides anything about scheduling: it only adds up the snapshot's n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from rich import box
 from rich.console import Console
@@ -41,6 +42,7 @@ class NodeFree:
     name: str
     before: dict[str, int]  # resource -> free amount ("pods": free pod slots)
     after: dict[str, int]
+    allocatable: dict[str, int] = field(default_factory=dict)  # the same resources
 
 
 @dataclass(frozen=True)
@@ -72,19 +74,35 @@ def _free(state: NodeState, resources: tuple[str, ...]) -> dict[str, int]:
             for r in resources}
 
 
+def preemptor_resources(plan: Plan) -> tuple[str, ...]:
+    """What the preemptor requests, cpu and memory first, then the rest sorted, then pods."""
+    names = {r for p in plan.preemptor.pods for r in p.requests if r != "pods"}
+    return tuple(r for r in ("cpu", "memory") if r in names) + tuple(
+        sorted(names - {"cpu", "memory"})) + ("pods",)
+
+
+def planner_state(snapshot: Snapshot, plan: Plan) -> ClusterState:
+    """The planner's own accounting for this preemptor (its reservations included), every
+    resource tracked: the figures shown are the engine's, not a second sum of the snapshot."""
+    return ClusterState(snapshot, reserve_priority=plan.preemptor.priority,
+                        exclude={p.key for p in plan.preemptor.pods})
+
+
+def free_on(state: ClusterState, nodes: Iterable[str],
+            resources: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Free ``resources`` on each of ``nodes`` (those the planner knows) before the plan, as the
+    planner counts them ("pods": free pod slots)."""
+    return {n: _free(state.nodes[state.index[n]], resources) for n in nodes if n in state.index}
+
+
 def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
     pods = plan.preemptor.pods
-    names = {r for p in pods for r in p.requests if r != "pods"}
-    resources = tuple(r for r in ("cpu", "memory") if r in names) + tuple(
-        sorted(names - {"cpu", "memory"})) + ("pods",)
+    resources = preemptor_resources(plan)
     used_nodes = sorted({x.node for x in plan.placements} | {v.node for v in plan.victims}
                         | {t.node for t in plan.terminating})
-    # the planner's own accounting for this preemptor (its reservations included), every
-    # resource tracked: the figures are the engine's, not a second sum of the snapshot
-    state = ClusterState(snapshot, reserve_priority=plan.preemptor.priority,
-                         exclude={p.key for p in pods})
+    state = planner_state(snapshot, plan)
     index = {n: state.nodes[state.index[n]] for n in used_nodes if n in state.index}
-    before = {n: _free(s, resources) for n, s in index.items()}
+    before = free_on(state, used_nodes, resources)
     gone = {v.pod: v.node for v in plan.victims} | {t.pod: t.node for t in plan.terminating}
     for key, node in gone.items():
         pod = snapshot.pods.get(key)
@@ -110,7 +128,9 @@ def wide_details(snapshot: Snapshot, plan: Plan) -> WideDetails:
         resources=resources,
         requests=tuple((p.key, {r: p.requests.get(r, 0) for r in resources if r != "pods"})
                        for p in pods),
-        nodes=tuple(NodeFree(n, before[n], after[n]) for n in used_nodes if n in index),
+        nodes=tuple(NodeFree(n, before[n], after[n],
+                             {r: snapshot.nodes[n].allocatable.get(r, 0) for r in resources})
+                    for n in used_nodes if n in index),
         pdbs=pdbs,
         reserved=tuple((n, tuple(keys)) for n, keys in sorted(reserved.items())),
     )

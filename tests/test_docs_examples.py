@@ -108,16 +108,19 @@ def test_readme_layout_lists_every_module() -> None:
     and nothing that does not exist."""
     [layout] = [b for b in BLOCKS if b.path.name == "README.md" and b.body[:1] == ["wapctl/"]]
     listed: set[str] = set()
-    package = ""
+    packages: list[str] = []  # the package at each depth below wapctl/
     for line in layout.body[1:]:
         depth = (len(line) - len(line.lstrip())) // 2
-        names = [t for t in line.split() if re.fullmatch(r"\w+(\.py|/)", t)]
-        if depth == 1:
-            package = ""
-            names = names[:1]  # the rest of the line describes it
-        if depth == 1 and names and names[0].endswith("/"):
-            package = names[0]
+        tokens = line.split()
+        del packages[depth - 1:]
+        if not tokens or not re.fullmatch(r"\w+(\.py|/)", tokens[0]):
             continue
-        listed |= {f"wapctl/{package}{n}" for n in names if n.endswith(".py")}
+        if tokens[0].endswith("/"):  # a package; the rest of the line describes it
+            packages.append(tokens[0])
+            continue
+        # a line of module names only ("plan.py  validate.py ...") lists them all; else its
+        # first word is the module and the rest describes it
+        names = tokens if all(t.endswith(".py") for t in tokens) else tokens[:1]
+        listed |= {f"wapctl/{''.join(packages)}{n}" for n in names}
     modules = {str(p.relative_to(ROOT)) for p in (ROOT / "wapctl").rglob("*.py")}
     assert (set(), set()) == (modules - listed, listed - modules)

@@ -179,7 +179,8 @@ def test_prediction_that_differs_says_what_and_exits_1(tmp_path: Path) -> None:
 def test_readme_worked_example_is_what_the_tool_prints() -> None:
     """The README's explain example is this command's real output (trailing spaces aside)."""
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = readme.split("<!-- explain-example -->\n```console\n", 1)[1].split("\n```", 1)[0]
+    marker = "explain-example, tests/test_explain.py compares it with the real output -->\n"
+    block = readme.split(marker + "```console\n", 1)[1].split("\n```", 1)[0]
     lines = block.splitlines()
     cut = next(i for i, line in enumerate(lines) if not line.endswith("\\")) + 1
     command = " ".join(line.rstrip("\\") for line in lines[:cut]).split()

@@ -26,7 +26,6 @@ OLDER_MODULES = {
 }
 # (module, function) -> lines it may have at most until it is split
 OLDER_FUNCTIONS = {
-    ("wapctl/commands/plan.py", "plan"): 115,
     ("wapctl/load.py", "_sort_again"): 96,
     ("wapctl/load.py", "_assemble"): 152,
     ("wapctl/preemption/__init__.py", "plan_pod"): 98,

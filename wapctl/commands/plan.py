@@ -3,33 +3,45 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wapctl.commands import common
 from wapctl.errors import ExitCode, NothingPending
 
+if TYPE_CHECKING:
+    from wapctl.model import LabelSelector, Snapshot
+    from wapctl.models import BehaviourModel
+    from wapctl.preemptor import Preemptor
+
+PodOpt = Annotated[
+    str | None,
+    typer.Option("--pod", metavar="[NAMESPACE/]NAME",
+                 help="The pending pod to plan for; a bare NAME is in -n, else the "
+                 "kubeconfig context's namespace, else default.",
+                 show_default=False),
+]
+WorkloadOpt = Annotated[
+    str | None,
+    typer.Option("--workload", metavar="NAMESPACE/WORKLOAD[/GROUP]",
+                 help="The pending pod group to plan for.", show_default=False),
+]
+SamplesOpt = Annotated[
+    int,
+    typer.Option("--samples", min=0, metavar="N",
+                 help="Also replay the plan N times with seeded random tie orders (as the "
+                 "scheduler's random choices would fall) and report the spread: pods "
+                 "preempted always / sometimes, min/median/max victim count."),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", metavar="N", help="First seed of --samples.")]
+
 
 @common.boundary
 def plan(
     paths: common.SnapshotPaths = None,
-    pod: Annotated[
-        str | None,
-        typer.Option("--pod", metavar="[NAMESPACE/]NAME",
-                     help="The pending pod to plan for; a bare NAME is in -n, else the "
-                     "kubeconfig context's namespace, else default.",
-                     show_default=False),
-    ] = None,
-    workload: Annotated[
-        str | None,
-        typer.Option(
-            "--workload",
-            metavar="NAMESPACE/WORKLOAD[/GROUP]",
-            help="The pending pod group to plan for.",
-            show_default=False,
-        ),
-    ] = None,
+    pod: PodOpt = None,
+    workload: WorkloadOpt = None,
     kubeconfig: common.KubeconfigOpt = None,
     context: common.ContextOpt = None,
     namespace: common.NamespaceOpt = None,
@@ -38,14 +50,8 @@ def plan(
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
-    samples: Annotated[
-        int,
-        typer.Option("--samples", min=0, metavar="N",
-                     help="Also replay the plan N times with seeded random tie orders (as the "
-                     "scheduler's random choices would fall) and report the spread: pods "
-                     "preempted always / sometimes, min/median/max victim count."),
-    ] = 0,
-    seed: Annotated[int, typer.Option("--seed", metavar="N", help="First seed of --samples.")] = 0,
+    samples: SamplesOpt = 0,
+    seed: SeedOpt = 0,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
     output: common.ReportOutputOpt = common.ReportFormat.table,
@@ -62,7 +68,6 @@ def plan(
     from dataclasses import replace
 
     from wapctl.preemption import plan as make_plan
-    from wapctl.preemptor import whole_group_of
     from wapctl.render.names import plan_names
     from wapctl.render.plan import plan_to_dict, render_plan
     from wapctl.render.plan_wide import wide_details
@@ -85,9 +90,41 @@ def plan(
     )
     snapshot = common.load_snapshot(opts, progress=True)
     behaviour = common.behaviour_model(snapshot, model, feature_gates)
+    preemptor, notes = _preemptor(snapshot, behaviour, pod, workload, namespace,
+                                  label_selector, output)
+    result = make_plan(snapshot, preemptor, model=behaviour)
+    if notes:
+        result = replace(result, notes=tuple(notes))
+    doc = plan_to_dict(result, snapshot.warnings)
+    if samples:
+        from wapctl.samples import sample_plans, samples_to_dict
+
+        doc["samples"] = samples_to_dict(sample_plans(snapshot, preemptor, model=behaviour,
+                                                      samples=samples, seed=seed))
+    note = None if pod or workload else _highest_note(preemptor, output)
+    common.emit(
+        doc, output, no_color,
+        lambda console: render_plan(doc, console, note=note),
+        color=color,
+        names=lambda: plan_names(doc),
+        wide=lambda console: render_plan(doc, console, note=note,
+                                         wide=wide_details(snapshot, result)),
+        html=lambda: _html(doc, snapshot, result, note),
+    )
+    raise typer.Exit(int(ExitCode.UNSCHEDULABLE if result.status == "Unschedulable"
+                         else ExitCode.OK))
+
+
+def _preemptor(snapshot: Snapshot, behaviour: BehaviourModel, pod: str | None,
+               workload: str | None, namespace: str | None, selector: LabelSelector | None,
+               output: common.ReportFormat) -> tuple[Preemptor, list[str]]:
+    """The preemptor the options name (a pod of a gang: its whole group, where the model plans
+    groups whole), with the notes saying so; nothing pending ends the command with exit 0."""
+    from wapctl.preemptor import whole_group_of
+
     try:
         preemptor = common.named_preemptor(snapshot, pod=pod, workload=workload,
-                                           namespace=namespace, selector=label_selector)
+                                           namespace=namespace, selector=selector)
     except NothingPending as exc:  # not a failure: say so on stdout (stderr for machines)
         stream = sys.stdout if output.human else sys.stderr
         stream.write(f"{exc}\n")
@@ -100,34 +137,18 @@ def plan(
     if pod and preemptor.kind == "PodGroup":
         notes.append(f"pod {pod} is a member of pod group {preemptor.group_key}: group members "
                      f"do not preempt one by one, so the plan is for the whole group")
-    result = make_plan(snapshot, preemptor, model=behaviour)
-    if notes:
-        result = replace(result, notes=tuple(notes))
-    doc = plan_to_dict(result, snapshot.warnings)
-    if samples:
-        from wapctl.samples import sample_plans, samples_to_dict
+    return preemptor, notes
 
-        doc["samples"] = samples_to_dict(sample_plans(snapshot, preemptor, model=behaviour,
-                                                      samples=samples, seed=seed))
-    note = None
-    if not pod and not workload:
-        who = f"{preemptor.namespace}/{preemptor.name}"
-        if preemptor.pod_group:
-            who += f"/{preemptor.pod_group}"
-        note = f"Planning for the highest-priority pending preemptor: {preemptor.kind} {who}"
-        if not output.human:
-            sys.stderr.write(note + "\n")
-    common.emit(
-        doc, output, no_color,
-        lambda console: render_plan(doc, console, note=note),
-        color=color,
-        names=lambda: plan_names(doc),
-        wide=lambda console: render_plan(doc, console, note=note,
-                                         wide=wide_details(snapshot, result)),
-        html=lambda: _html(doc, snapshot, result, note),
-    )
-    raise typer.Exit(int(ExitCode.UNSCHEDULABLE if result.status == "Unschedulable"
-                         else ExitCode.OK))
+
+def _highest_note(preemptor: Preemptor, output: common.ReportFormat) -> str:
+    """Which preemptor was chosen when none was named (on stderr too, for machine output)."""
+    who = f"{preemptor.namespace}/{preemptor.name}"
+    if preemptor.pod_group:
+        who += f"/{preemptor.pod_group}"
+    note = f"Planning for the highest-priority pending preemptor: {preemptor.kind} {who}"
+    if not output.human:
+        sys.stderr.write(note + "\n")
+    return note
 
 
 def _html(doc: dict[str, Any], snapshot: Any, result: Any, note: str | None) -> str:

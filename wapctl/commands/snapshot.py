@@ -175,6 +175,11 @@ def snapshot(
         return
     write_atomically(output_file, text)
     os.chmod(output_file, FILE_MODE)
+    _say_written(documents, output_file, full)
+
+
+def _say_written(documents: Any, output_file: str, full: bool) -> None:
+    """One stderr line: how many objects of each kind went to the file."""
     counts = Counter(str(d.obj.get("kind")) for d in documents)
     parts = [f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: _order({"kind": k}))]
     summary = ", ".join(parts) if parts else "no objects"

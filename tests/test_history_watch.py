@@ -76,3 +76,46 @@ def test_follow_survives_a_410_and_a_dropped_connection(apiserver: Any, tmp_path
     assert result["lists"]["Event"] == 2
     assert result["watches"]["Event"][:3] == ["78", "78", "91"]
     assert fake.methods() == {"GET"}
+
+
+def test_a_relist_long_after_the_start_gets_its_own_deadline(apiserver: Any,
+                                                             tmp_path: Path) -> None:
+    """--request-timeout bounds each list, not the whole follow: a 410 that comes after the
+    timeout has passed is still answered by a new list (a merged Retrier once made the command's
+    deadline apply to the re-list, which then failed with "ran out before GET")."""
+    fake = apiserver(_objects(), workload_versions=("v1alpha2",), resource_version=78,
+                     events=True)
+    fake.watch_streams[EVENTS_PATH] = (C / "watch-events.k8s.io-v1-events.jsonl").read_bytes(
+        ).splitlines(keepends=True)
+    fake.watch_hold = 1.5  # each watch stays open 1.5 s, past the 1 s timeout below
+    kubeconfig = fake.write_kubeconfig(tmp_path / "kc")
+    stop = threading.Event()
+    result: dict[str, Any] = {}
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        import os
+
+        os.environ.pop("KUBECONFIG", None)
+        try:
+            result.update(follow(kubeconfig=str(kubeconfig), context=None, request_timeout=1,
+                                 emit=lambda seen: None, stop=stop))
+        except BaseException as exc:  # the thread's failure is the test's
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    time.sleep(0.5)
+    fake.expire_watch[EVENTS_PATH] = 1  # the second events watch (at ~1.5 s): ERROR 410
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline and thread.is_alive():
+        lists = [p for m, p in fake.requests if p.split("?")[0] == EVENTS_PATH
+                 and "watch=true" not in p]
+        if len(lists) >= 2:
+            break
+        time.sleep(0.1)
+    time.sleep(0.3)  # let the second list finish
+    stop.set()
+    thread.join(5)
+    assert errors == []
+    assert result["lists"]["Event"] == 2

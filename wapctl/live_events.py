@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wapctl import live
+from wapctl import live, live_retry
 from wapctl.errors import ClusterError, Source
 from wapctl.events import DEFAULT_SCHEDULER, Preemption, parse_preemption, read_event
 from wapctl.load import Document
@@ -37,11 +37,16 @@ WATCH_SECONDS = 300  # each watch asks the server to end after this long (timeou
 MAX_BACKOFF = 30.0
 
 
+def _retrier(request_timeout: float) -> live_retry.Retrier:
+    """GETs retried as the other live reads' are (``wapctl.live_retry``), one deadline."""
+    return live_retry.Retrier(request_timeout, policy=live_retry.DEFAULT_POLICY)
+
+
 def fetch_events(*, kubeconfig: str | None, context: str | None, request_timeout: float,
                  page_size: int) -> tuple[list[Document], tuple[LoadWarning, ...]]:
     """Every Event of the cluster (events.k8s.io/v1), as documents, and the warnings."""
     cfg, who, tls = live._client_configuration(kubeconfig, context)
-    api = live._HttpGet(cfg, who, request_timeout, tls)
+    api = live._HttpGet(cfg, who, _retrier(request_timeout), tls)
     try:
         with live._progress(False) as bar:
             docs = api.list_all(EVENTS, page_size, bar)
@@ -70,7 +75,7 @@ def _lines(api: Any, path: str, query: list[tuple[str, Any]]) -> Iterator[bytes]
     request = api.api.param_serialize(
         method="GET", resource_path=path, query_params=query,
         header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
-    connect = api.timeout
+    connect = api.retrier.request_timeout or None
     resp = api.api.call_api(*request, _request_timeout=(connect, WATCH_SECONDS + 30))
     raw = resp.response
     try:
@@ -103,10 +108,12 @@ class _Reflector:
     target: live.ListTarget
     sink: Callable[[str, str, dict[str, Any]], None]
     stop: threading.Event
+    request_timeout: float = 30.0  # the deadline of each list (retries included), not the watch
     lists: int = 0
     watches: list[str] = field(default_factory=list)  # the resourceVersion of each watch
 
     def _list(self) -> str:
+        self.api.retrier = _retrier(self.request_timeout)  # each (re)list has its own deadline
         status, doc = self.api.json(self.target.path, what=self.target.plural)
         if status != 200:
             raise self.api.status_error(status, doc, self.target.path, self.target.plural)
@@ -209,8 +216,8 @@ def follow(*, kubeconfig: str | None, context: str | None, request_timeout: floa
     reflectors = []
     for target in (PODS, EVENTS):
         cfg, who, tls = live._client_configuration(kubeconfig, context)
-        reflectors.append(_Reflector(live._HttpGet(cfg, who, request_timeout, tls), target,
-                                     sink, stop))
+        reflectors.append(_Reflector(live._HttpGet(cfg, who, _retrier(request_timeout), tls),
+                                     target, sink, stop, request_timeout))
     threads = [threading.Thread(target=r.run, daemon=True) for r in reflectors]
     for t in threads:
         t.start()

@@ -402,9 +402,9 @@ def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list
         for key, a in am.items():
             if a in rework and bm.get(key) == a:
                 moved.setdefault((a, a), []).append(key)
-    for (b, a), keys in moved.items():
+    for (was, now), keys in moved.items():
         members = [after.members.get(key) or before.members[key] for key in keys]
-        cells.append(_cell(b, a, members, sample))
+        cells.append(_cell(was, now, members, sample))
     cells.sort(key=lambda c: c.sort_key)
     return cells
 

@@ -23,11 +23,11 @@ from wapctl.errors import ExitCode
 _argument_type = typer.core.TyperArgument.display_type_rich
 
 
-def _argument_display(self: typer.core.TyperArgument, ctx: typer.core._click.Context) -> str | None:
+def _argument_display(self: typer.core.TyperArgument, ctx: Any) -> str | None:
     return None if self.metavar else _argument_type(self, ctx)
 
 
-typer.core.TyperArgument.display_type_rich = _argument_display  # type: ignore[method-assign]
+typer.core.TyperArgument.display_type_rich = _argument_display  # type: ignore[assignment]
 
 app = typer.Typer(
     name="wapctl",

@@ -262,7 +262,11 @@ def check_resources(
 # ---- pod shapes -------------------------------------------------------------------------------
 
 
-def static_key(pod: Pod) -> tuple:
+# Everything the static predicates read from a pod (``static_key``)
+StaticKey = tuple[object, ...]
+
+
+def static_key(pod: Pod) -> StaticKey:
     """Everything the static predicates read from a pod: equal keys give equal answers."""
     return (
         pod.node_name,
@@ -272,7 +276,7 @@ def static_key(pod: Pod) -> tuple:
     )
 
 
-def shape_key(pod: Pod) -> tuple:
+def shape_key(pod: Pod) -> tuple[StaticKey, RequestItems]:
     """Static key plus requests: pods with equal shapes are interchangeable for fitting."""
     return (static_key(pod), request_items(pod.requests))
 
@@ -289,11 +293,11 @@ class StaticFitCache:
     __slots__ = ("_answers", "_passing", "_rejected")
 
     def __init__(self) -> None:
-        self._answers: dict[tuple, Reason] = {}
-        self._passing: dict[tuple, tuple[tuple[int, ...], frozenset[int]]] = {}
-        self._rejected: dict[tuple, dict[str, int]] = {}
+        self._answers: dict[tuple[StaticKey, str], Reason] = {}
+        self._passing: dict[StaticKey, tuple[tuple[int, ...], frozenset[int]]] = {}
+        self._rejected: dict[StaticKey, dict[str, int]] = {}
 
-    def reason(self, pod: Pod, node: Node, key: tuple | None = None) -> Reason:
+    def reason(self, pod: Pod, node: Node, key: StaticKey | None = None) -> Reason:
         k = (static_key(pod) if key is None else key, node.name)
         try:
             return self._answers[k]
@@ -302,7 +306,7 @@ class StaticFitCache:
             return answer
 
     def passing(self, pod: Pod, nodes: Sequence[NodeState],
-                key: tuple | None = None) -> tuple[tuple[int, ...], frozenset[int]]:
+                key: StaticKey | None = None) -> tuple[tuple[int, ...], frozenset[int]]:
         """The indices (ascending, and as a set) of ``nodes`` passing every static predicate."""
         skey = static_key(pod) if key is None else key
         found = self._passing.get(skey)
@@ -312,7 +316,7 @@ class StaticFitCache:
         return found
 
     def rejected(self, pod: Pod, nodes: Sequence[NodeState],
-                 key: tuple | None = None) -> Mapping[str, int]:
+                 key: StaticKey | None = None) -> Mapping[str, int]:
         """How many of ``nodes`` each static predicate's reason rejects (same node list as
         ``passing``). The cache's own mapping: read it, never change it."""
         skey = static_key(pod) if key is None else key
@@ -369,7 +373,7 @@ class NodeState:
                     req[name] = req.get(name, 0) + amount
         else:
             for name in self.tracked:
-                amount = requests.get(name)
+                amount = requests.get(name, 0)
                 if amount:
                     req[name] += amount
         self.pod_count += pods
@@ -382,7 +386,7 @@ class NodeState:
                     req[name] = req.get(name, 0) - amount
         else:
             for name in self.tracked:
-                amount = requests.get(name)
+                amount = requests.get(name, 0)
                 if amount:
                     req[name] -= amount
         self.pod_count -= pods
@@ -664,12 +668,12 @@ class Accounting:
         added = 0
         for pod in pods:
             where, i = slot(pod)
-            if where is None:
+            if where is None or i is None:
                 continue
             where[pod.key] = (pod, i)
             added += 1
             if where is not nominated:
-                held[i].append(pod.requests)  # type: ignore[index]
+                held[i].append(pod.requests)
         for state, requests in zip(nodes, held, strict=True):  # summed node by node
             if requests:
                 req = state.requested

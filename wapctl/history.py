@@ -158,7 +158,7 @@ def _pairs(incidents: Sequence[Incident]) -> tuple[PairRow, ...]:
 def _ping_pong(pairs: Sequence[PairRow]) -> tuple[tuple[str, ...], ...]:
     import networkx as nx
 
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_edges_from((p.preemptor, p.victim) for p in pairs
                          if UNKNOWN not in (p.preemptor, p.victim) and p.preemptor != p.victim)
     out = []

@@ -336,7 +336,7 @@ class _HttpGet:
                     path, "GET", query_params=query or [], header_params=headers,
                     auth_settings=["BearerToken"], _preload_content=False,
                     _return_http_data_only=True, _request_timeout=timeout,
-                )
+                )  # type: ignore[call-arg]  # the older generator's signature
             body = self._read(resp, path)
             release = getattr(resp, "release_conn", None)
             if release is not None:

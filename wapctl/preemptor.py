@@ -117,7 +117,7 @@ def _group_preemptor(
     )
 
 
-def _queue_key(p: Preemptor) -> tuple:
+def _queue_key(p: Preemptor) -> tuple[int, bool, float, str]:
     t = p.creation_time
     return (-p.priority, t is None, t or 0.0, p.key)
 
@@ -256,8 +256,8 @@ def _select_workload(snapshot: Snapshot, text: str, namespace: str | None) -> Pr
         return _group_for(snapshot, snapshot.pod_groups[pending[0]])
     if not pending:
         raise UsageError(f"workload {wl_key} has no pending pods")
-    names = ", ".join(snapshot.pod_groups[k].name for k in pending)
-    raise UsageError(f"workload {wl_key} has several pod groups with pending pods ({names}): "
+    listed = ", ".join(snapshot.pod_groups[k].name for k in pending)
+    raise UsageError(f"workload {wl_key} has several pod groups with pending pods ({listed}): "
                      f"name one as {wl_key}/GROUP")
 
 

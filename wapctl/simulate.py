@@ -120,7 +120,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from types import MappingProxyType
-from typing import Literal
+from typing import Final, Literal
 
 from wapctl.fit import Accounting
 from wapctl.model import NEVER, Pod, Snapshot
@@ -147,8 +147,8 @@ from wapctl.preemptor import (
 
 DEFAULT_MAX_STEPS = 1000
 
-BOUND = "Bound"
-FINISHED = "Finished"
+BOUND: Final = "Bound"
+FINISHED: Final = "Finished"
 Action = Literal[
     "Bound", "RequiresPreemption", "WaitingForTermination", "Unschedulable", "Finished"
 ]
@@ -265,7 +265,7 @@ class SimulationResult:
 # ---- helpers ---------------------------------------------------------------------------------
 
 
-def _digest(item: tuple) -> int:
+def _digest(item: tuple[object, ...]) -> int:
     """A stable (not salted per process) 128-bit hash."""
     return _digest_text(repr(item))
 
@@ -275,7 +275,7 @@ def _digest_text(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
 
 
-def _pod_state(pod: Pod | None) -> tuple:
+def _pod_state(pod: Pod | None) -> tuple[object, ...]:
     """What of a pod the state comparison sees (terminating pods are hashed with their time
     left, separately)."""
     if pod is None:
@@ -306,7 +306,7 @@ class _Unit:
         self.last_reason: str | None = None
         # kept until ``pods`` changes (``pods_changed``): the scheduler-queue key, the text of
         # the sorted pod keys in the digest
-        self.queue_key: tuple | None = None
+        self.queue_key: tuple[object, ...] | None = None
         self._pods_text: str | None = None
         self.hashed = 0  # the digest this unit adds to the state hash now
 
@@ -362,7 +362,7 @@ class _Replay:
         self.removed = 0
         # the queue
         self.units: dict[str, _Unit] = {}
-        self.heap: list[tuple[tuple, int, str]] = []
+        self.heap: list[tuple[tuple[object, ...], int, str]] = []
         self.parked_unsched: dict[str, _Unit] = {}
         self.parked_idle: dict[str, _Unit] = {}
         self.waiters: dict[str, set[str]] = {}  # terminating pod -> units waiting for it
@@ -472,7 +472,7 @@ class _Replay:
         unit.hashed = unit.digest()
         self.unit_hash = (self.unit_hash + unit.hashed) & _MASK
 
-    def _queue_key(self, unit: _Unit) -> tuple:
+    def _queue_key(self, unit: _Unit) -> tuple[object, ...]:
         """``queue_key`` of the unit's preemptor: it reads the unit's priority and key and its
         pods' creation times, which change only with its pods (a recreated pod joins through
         ``_set_state``), so it is kept until they change."""

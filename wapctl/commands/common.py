@@ -359,7 +359,7 @@ class CopyableConsole(Console):
         self.quiet = True
         raise BrokenPipeError(errno.EPIPE, "stdout closed")
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def print(self, *objects: Any, **kwargs: Any) -> None:
         if len(objects) == 1 and isinstance(objects[0], Table) and "width" not in kwargs:
             table = objects[0]
             layout = self.column_widths(table)

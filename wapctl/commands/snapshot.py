@@ -59,7 +59,8 @@ FILE_MODE = 0o600
 
 def _order(obj: dict[str, Any]) -> tuple[int, str, str, str, str]:
     kind = str(obj.get("kind", ""))
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    found = obj.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     rank = KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
     return (
         rank,

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from wapctl.models import BehaviourModel
 from wapctl.preemptor import Preemptor
 
 PlanStatus = Literal["Schedulable", "WaitingForTermination", "RequiresPreemption", "Unschedulable"]
-SCHEDULABLE: PlanStatus = "Schedulable"
-WAITING: PlanStatus = "WaitingForTermination"
-REQUIRES_PREEMPTION: PlanStatus = "RequiresPreemption"
-UNSCHEDULABLE: PlanStatus = "Unschedulable"
+# Final: each is its own Literal type, so a report's narrower Literal (simulate's Action) takes it
+SCHEDULABLE: Final = "Schedulable"
+WAITING: Final = "WaitingForTermination"
+REQUIRES_PREEMPTION: Final = "RequiresPreemption"
+UNSCHEDULABLE: Final = "Unschedulable"
 
 UnitKind = Literal["Pod", "PodGroup"]
 

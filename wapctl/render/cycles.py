@@ -418,13 +418,14 @@ def render_table(
         table.add_column("where", overflow="fold")
         for v in report.violations:
             classes = f"{v.priority_class_name or '-'} / {v.preemption_priority_class_name or '-'}"
-            cycle = "yes" if v.in_cycle else ("no (Never)" if v.profile.policy == NEVER else "no")
+            on_cycle = ("yes" if v.in_cycle
+                        else "no (Never)" if v.profile.policy == NEVER else "no")
             table.add_row(
                 Text(f"{v.kind} {v.name}"),
                 str(v.profile.scheduling),
                 str(v.profile.preemption),
                 Text(classes),
-                cycle,
+                on_cycle,
                 Text(where(v.source, violation_field(v.kind, v.preemption_priority_class_name
                                                      is not None))),
             )

@@ -201,10 +201,10 @@ def test_console_script_reports_usage_errors_in_one_line(args, fragment):
 @pytest.mark.parametrize(("args", "line"), [
     (["plan", str(PLAN / "single-pod.yaml"), "-o", "JSON"],
      "error: -o/--output 'JSON' is not an accepted value: use one of table, wide, json, yaml, "
-     "name (lowercase, as kubectl takes them) (see 'wapctl plan --help')"),
+     "name, html (lowercase, as kubectl takes them) (see 'wapctl plan --help')"),
     (["check-cycles", str(PLAN / "single-pod.yaml"), "-o", "Sarif"],
      "error: -o/--output 'Sarif' is not an accepted value: use one of table, wide, json, yaml, "
-     "name, sarif, dot, mermaid (lowercase, as kubectl takes them) "
+     "name, sarif, dot, mermaid, html (lowercase, as kubectl takes them) "
      "(see 'wapctl check-cycles --help')"),
     (["plan", str(PLAN / "single-pod.yaml"), "--color", "sometimes"],
      "error: --color 'sometimes' is not an accepted value: use one of auto, always, never "

@@ -519,7 +519,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
         raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
     if "*" in text and "&" in text and _ALIAS.search(text):
         _check_events(name, text)
-    docs: list[tuple[int, Any]] = []
+    docs: list[tuple[int, Any, tuple[int | None, list[int] | None]]] = []
     number = 0
     loader = reader_keys.UniqueKeyLoader(text)
     try:
@@ -579,6 +579,7 @@ def _check_events(name: str, text: str) -> None:
     stack: list[list[Any]] = []  # open collections: [anchor, expanded size]
     anchors: dict[str, int] = {}
     try:
+        event: Any  # PyYAML's events carry ``anchor`` on the kinds tested below
         for event in yaml.parse(text, Loader=_LOADER):
             kind = type(event)
             if kind is yaml.ScalarEvent:
@@ -631,7 +632,7 @@ def _check_depth(obj: Any, source: Source) -> None:
     while level:
         if depth > MAX_DEPTH:
             raise InputError(_depth_message(), source)
-        nxt = []
+        nxt: list[Any] = []
         add = nxt.append
         for x in level:
             for v in x.values() if type(x) is dict else x:
@@ -860,7 +861,7 @@ class _ClassBook(dict):  # type: ignore[type-arg]
     ) -> PriorityClass | None:
         """The class called ``name``. Missing: None when ``number`` stands in for it (or the
         caller defers the decision), noted for a warning; otherwise an ``InputError``."""
-        found = self.get(name)
+        found: PriorityClass | None = self.get(name)
         if found is not None:
             return found
         if number is None and not deferred:
@@ -1334,7 +1335,7 @@ def _twin(cls: Any) -> Any:
     if type(slots) is not tuple or "__dict__" in slots or "__weakref__" in slots:
         return None
     twin = type(f"_{cls.__name__}Twin", (), {"__slots__": slots})
-    probe = object.__new__(twin)
+    probe: Any = object.__new__(twin)
     marks = {name: object() for name in slots}
     for name, mark in marks.items():
         setattr(probe, name, mark)
@@ -1683,12 +1684,12 @@ class _PodContext:
                 f"{who}",
                 source.describe(),
             ))
-        for key, pods in self.divergent.items():
+        for key, members in self.divergent.items():
             g = groups[key]
-            pods.sort()
-            pod, _, source = pods[0]
-            own = ", ".join(f"{p} {n}" for p, n, _ in pods[:3])
-            more = f" +{len(pods) - 3} more" if len(pods) > 3 else ""
+            members.sort()
+            pod, _, source = members[0]
+            own = ", ".join(f"{p} {n}" for p, n, _ in members[:3])
+            more = f" +{len(members) - 3} more" if len(members) > 3 else ""
             out.append(LoadWarning(
                 "PriorityDivergence", f"PodGroup {g.namespace}/{g.name}", "spec.priority",
                 f"the PodGroup's priority is {g.priority.priority} but its pods carry their own "
@@ -1891,7 +1892,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     if warnings:
         ctx.warnings.extend(warnings)
 
-    pod = _new_pod(
+    pod: Pod = _new_pod(
         namespace=ns,
         name=name,
         key=key,
@@ -1959,7 +1960,8 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
         ctx.warnings.extend(warnings)
     if hit.resolved == resolved:
         return pod  # the change left it alone (the model is immutable: both snapshots share it)
-    return _re_resolved(pod, *resolved)
+    again: Pod = _re_resolved(pod, *resolved)
+    return again
 
 
 # The fields of a Pod that _pod_priority decides, in the order _resolved gives them.
@@ -2428,7 +2430,7 @@ def _assemble(
             documents, last, reuse, ignored)  # type: ignore[arg-type]
     else:
         buckets, positions, seen = _sort(documents, reuse, ignored)
-        keys, keysets = ([list(s) for s in seen] if reuse is not None else [],  # type: ignore[assignment]
+        keys, keysets = ([list(s) for s in seen] if reuse is not None else [],
                          seen)
     learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
 
@@ -2491,7 +2493,7 @@ def _assemble(
                 hit.built = node
             nodes.append(node)
     except InputError as exc:
-        raise _named(exc, _NODE, head) from None  # type: ignore[arg-type]
+        raise _named(exc, _NODE, head) from None
     pdbs = []
     for source, obj, head in buckets[_PDB]:
         hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
@@ -2515,9 +2517,9 @@ def _assemble(
             workload=g.workload,
             name=g.name,
             key=key,
-            policy=g.policy,  # type: ignore[arg-type]
+            policy=g.policy,
             min_count=g.min_count,
-            disruption_mode=g.disruption_mode,  # type: ignore[arg-type]
+            disruption_mode=g.disruption_mode,
             priority=value,
             preemption_priority=preemption,
             preemption_policy=policy,

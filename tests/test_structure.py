@@ -27,7 +27,6 @@ OLDER_MODULES = {
 OLDER_FUNCTIONS = {
     ("wapctl/load.py", "_sort_again"): 96,
     ("wapctl/load.py", "_assemble"): 152,
-    ("wapctl/preemption/evaluator.py", "plan_pod"): 98,
     ("wapctl/render/audit.py", "render_table"): 88,
     ("wapctl/render/cycles.py", "render_table"): 112,
 }

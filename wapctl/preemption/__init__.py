@@ -25,6 +25,8 @@ The package, in the order of the algorithm:
 - ``feasibility``: the checks ``_CountCheck`` / ``_GreedyCheck`` / ``_FixedCheck`` /
   ``_RescheduleCheck`` (a pod group, the whole cluster) and ``_NodeCheck`` (one pod, one node);
 - ``evaluator``: the planner (``_Planner``, ``plan``, re-exported here);
+- ``default_preemption``: a single pod, node by node (``dry_run_preemption``,
+  ``select_victims_on_node``); a pod group's ``select_victims_on_domain`` is in ``evaluator``;
 - ``search``: the KEP's level search and upstream's reprieve;
 - ``node_choice``: ``pickOneNodeForPreemption``'s criteria, one named function each;
 - ``outcome``: what the chosen victims become (deleted, or already terminating and waited for);

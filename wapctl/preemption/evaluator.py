@@ -17,18 +17,13 @@ from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
 from wapctl.models import BehaviourModel, select_model
 from wapctl.preemption.budgets import PdbRules, _Budgets
+from wapctl.preemption.default_preemption import _PodPreemption
 from wapctl.preemption.feasibility import (
     _ClusterCheck,
     _CountCheck,
     _FixedCheck,
     _GreedyCheck,
-    _NodeCheck,
     _RescheduleCheck,
-)
-from wapctl.preemption.node_choice import (
-    _PRIORITY_OFFSET,
-    _may_beat_one,
-    _node_score,
 )
 from wapctl.preemption.outcome import actuate
 from wapctl.preemption.outcome import plural as _plural
@@ -93,7 +88,7 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
     return f"0/{len(state.nodes)} nodes are available: " + ", ".join(parts)
 
 
-class _Planner:
+class _Planner(_PodPreemption):
     """One plan run: the preemptor, its view of the cluster and the caches it shares.
 
     With an ``Accounting`` the view is lent from it (no rebuild) and ``close`` gives it back
@@ -223,7 +218,7 @@ class _Planner:
         else:
             # 2. (upstream) A preemptor nominated where lower-priority pods still terminate by
             # preemption starts no new preemption (PodEligibleToPreemptOthers).
-            blocked = self.blocked_by_termination()
+            blocked = self.pod_eligible_to_preempt_others()
             if blocked is not None:
                 return blocked
 
@@ -295,12 +290,17 @@ class _Planner:
                                               for p, i in state.terminating if i in used])
         return self.result(WAITING, reason, placed, terminating=_terminating(state, used))
 
-    def blocked_by_termination(self) -> Plan | None:
-        """Upstream ``PodEligibleToPreemptOthers`` / the pod group's
-        ``preemptorEligibleToPreemptOthers``: a preemptor with a pod nominated to a node where a
-        pod of lower priority is terminating by preemption is not eligible to preempt; it waits
-        for that node. "By preemption" needs the DisruptionTarget condition with reason
-        PreemptionByScheduler where the model says so."""
+    def pod_eligible_to_preempt_others(self) -> Plan | None:
+        """Upstream ``DefaultPreemption.PodEligibleToPreemptOthers``
+        (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go) / the pod
+        group's ``PodGroupEvaluator.preemptorEligibleToPreemptOthers``
+        (pkg/scheduler/framework/preemption/podgrouppreemption.go), 1.36 and upstream models
+        (the KEP model waits for every terminating pod instead, ``waiting``): a preemptor with
+        a pod nominated to a node where a pod of lower priority is terminating by preemption is
+        not eligible to preempt; it waits for that node. "By preemption" needs the
+        DisruptionTarget condition with reason PreemptionByScheduler where the model says so.
+        Returns that WaitingForTermination plan where the preemptor is not eligible, else None
+        (eligible; preemptionPolicy Never is step 3 of ``run``)."""
         state, pre = self.state, self.preemptor
         if pre.kind == "PodGroup" and not self.model.group_waits_for_termination:
             return None  # 1.36 preemptorEligibleToPreemptOthers: preemptionPolicy only
@@ -370,108 +370,10 @@ class _Planner:
                 per_node.setdefault(i, []).append(u)
         return per_node
 
-    def plan_pod(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
-        """Steps 5-6 with each node as its own domain, then upstream's node choice.
-
-        ``units`` are in (priority, name) order. The winner is the node of the smallest score
-        (``_node_score``: upstream ``pickOneNodeForPreemption``'s criteria in order).
-
-        With the KEP's level search, nodes may be visited in any order as long as only nodes
-        that provably score above the best so far are passed over. A node's score is at least
-        (0 PDB violations, its level): its highest victim priority *is* its level, and its level
-        is at least its lowest unit priority. Nodes are visited by that lower bound: with a
-        violation-free best, a node whose bound exceeds the best's level cannot win (nor can
-        any later one). When the best is one victim pod of level L, a node of level L beats it
-        only with exactly one victim pod too — each further victim pod adds priority + 2^31 > 0
-        to the priority sum (checked: no unit priority at or below -2^31) — that started later
-        (or at the same time, on a node whose name sorts first). Upstream's models (no level
-        search: every lower unit removed, then reprieve) score every candidate node, which also
-        tells the equal ones (a random pick upstream).
-        """
-        state, model = self.state, self.model
-        pod = self.preemptor.pods[0]
-        items = request_items(pod.requests)
-        per_node = self.units_per_node(units)
-        allowed = self.placer.allowed_set[0]  # the nodes passing the static predicates
-        nodes = state.nodes
-        filters = self.filters
-        candidates: list[tuple[int, str, int, list[_Unit]]] = [
-            (local[0].priority, nodes[i].name, i, local)
-            for i, local in per_node.items() if i in allowed
-            and (filters is None or not filters.unresolvable(pod, i))]
-        candidates.sort(key=lambda t: (t[0], t[1]))
-        binary = model.priority_search == "binary"
-        rng = self.rng
-        if rng is not None and candidates:
-            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
-            # nodes where preemption works (here: in node order, rotated)
-            offset = rng.randrange(len(nodes))
-            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
-        sample = _candidate_sample(len(nodes)) if rng is not None else len(nodes) + 1
-        prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
-        best: tuple | None = None
-        chosen: tuple[int, list[_Unit], set[str], list[_Unit]] | None = None
-        scored: list[tuple] = []
-        for low, name, i, local in candidates:
-            if binary and best is not None and best[0] == 0:
-                if best[1] < low:
-                    break
-                if (prune and best[3] == 1 and best[1] == low
-                        and not _may_beat_one(local, 0, low, best, name)):
-                    continue
-            node_check = _NodeCheck(state.nodes[i], i, items, filters, pod)
-            try:  # the filters are shared by every node's search: give each one back
-                search = _Level(local, node_check, presorted=True,
-                                search=model.priority_search)
-                level = search.level
-                if level is None:
-                    continue
-                if binary and best is not None and best[0] == 0:
-                    if best[1] < level:
-                        continue
-                    if (prune and best[3] == 1 and best[1] == level
-                            and not _may_beat_one(local, search.begin, level, best, name)):
-                        continue
-                victims, violating = search.reprieve(budgets, self.importance, None, rng)
-            finally:
-                node_check.restore()
-            key = _node_score(victims, violating, name)
-            if not binary:
-                scored.append(key)
-                if rng is not None:
-                    key = (*key[:-1], rng.random(), name)  # the final pick at random
-            if best is None or key < best:
-                best, chosen = key, (i, victims, violating, local)
-            if len(scored) >= sample:
-                break
-        if chosen is None or best is None:
-            return self.result(UNSCHEDULABLE,
-                               f"{self.desc} does not fit on any node even after preempting "
-                               f"every lower-priority unit ({self.summary()}).")
-        i, victim_units, violating, local = chosen
-        if scored and rng is None:
-            equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
-            if len(equal) > 1:
-                self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
-                                     (best[-1],), tuple(n for n in equal if n != best[-1])[:5],
-                                     len(equal)))
-            sample = _candidate_sample(len(nodes))
-            if len(scored) > sample:
-                self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
-                                     f"{len(scored)} where preemption works, from a random "
-                                     f"start)", (best[-1],), (), len(scored)))
-        if rng is None and self.tie_list is not None:  # the winner's reprieve, tie-checked
-            node_ties(local, _NodeCheck(state.nodes[i], i, items, filters, pod), budgets,
-                      self.importance, self.ties)
-        chosen_victims = _victim_records(victim_units, violating, state)
-        status, reason, victims, terminating = actuate(
-            state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
-        return self.result(status, reason, [(pod, i)], victims, terminating)
-
     def plan_group(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
         if self.model.group_reprieve == "fixed":
-            return self.plan_group_upstream(units, budgets)
+            return self.select_victims_on_domain(units, budgets)
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = self.needed
         check: _ClusterCheck
@@ -544,8 +446,11 @@ class _Planner:
             placer.filters = filters
         return None
 
-    def plan_group_upstream(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
-        """Upstream ``selectVictimsOnDomain``: remove every lower-priority unit, run the
+    def select_victims_on_domain(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
+        """Upstream ``PodGroupEvaluator.selectVictimsOnDomain``
+        (pkg/scheduler/framework/preemption/podgrouppreemption.go), the upstream model's pod
+        group (``group_reprieve == "fixed"``; 1.36 and the KEP model take ``plan_group``'s other
+        checks): remove every lower-priority unit, run the
         scheduling cycle once (filters and default scores; every pod it places is kept), fix
         that placement, then reprieve unit by unit against it."""
         preemptor, state, placer = self.preemptor, self.state, self.placer
@@ -576,11 +481,6 @@ class _Planner:
 
 
 _PLANS = "plans"  # Accounting.memo key: how many plans have borrowed it
-
-
-def _candidate_sample(nodes: int) -> int:
-    """Upstream ``calculateNumCandidates``: max(10% of the nodes, 100), at most all nodes."""
-    return min(nodes, max(nodes * 10 // 100, 100))
 
 
 def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, TypeVar
 
 from wapctl.model import Pod
 from wapctl.preemption.units import _Unit
@@ -13,6 +15,9 @@ from wapctl.preemption.units import _Unit
 # priorities cannot make a node with more victims look cheaper.
 _PRIORITY_OFFSET = 2**31
 _INF = float("inf")
+
+NodeScore = tuple[Any, ...]  # ``_node_score``
+_T = TypeVar("_T")
 
 
 def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
@@ -100,3 +105,26 @@ def node_criteria(node: str, victim_pods: Sequence[tuple[Pod, int]],
     ``pickOneNodeForPreemption`` compares, for explaining a choice after the fact."""
     c = _NodeCandidate(node, tuple(victim_pods), frozenset(violating))
     return tuple((name, criterion(c)) for name, criterion in NODE_CRITERIA)
+
+
+def may_win(best: NodeScore, prune: bool, node: str, units: Sequence[_Unit], start: int,
+            level: int) -> bool:
+    """The KEP model's node search bound (``_Planner.dry_run_preemption``), ``best`` being
+    violation-free: whether ``node``, whose victims are of level ``level`` from
+    ``units[start:]``, may still score below ``best``."""
+    if best[1] < level:
+        return False
+    return not (prune and best[3] == 1 and best[1] == level
+                and not _may_beat_one(units, start, level, best, node))
+
+
+def pick_one_node_for_preemption(candidates: Sequence[tuple[NodeScore, _T]]
+                                 ) -> tuple[NodeScore, _T] | None:
+    """Upstream ``pickOneNodeForPreemption`` (pkg/scheduler/framework/preemption/preemption.go,
+    called by ``Evaluator.SelectCandidate``), every model: the candidate of the smallest
+    ``_node_score`` (``NODE_CRITERIA`` in order, then the node name, or where the model draws
+    at random a draw first: upstream's random pick among nodes equal on every criterion);
+    None without candidates."""
+    if not candidates:
+        return None
+    return min(candidates, key=itemgetter(0))

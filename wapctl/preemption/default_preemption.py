@@ -149,8 +149,8 @@ class _PodPreemption:
         scored: list[NodeScore] = []
         for low, name, i, local in self.candidate_nodes(units):
             bound = None
-            if binary and best is not None and best[0] == 0:
-                if best[1] < low:
+            if binary and best is not None and best.pdb_violations == 0:
+                if best.highest_priority < low:
                     break
                 bound = partial(may_win, best, prune, name)
                 if not bound(local, 0, low):
@@ -163,7 +163,7 @@ class _PodPreemption:
             if not binary:
                 scored.append(key)
                 if rng is not None:
-                    key = (*key[:-1], rng.random(), name)  # the final pick at random
+                    key = key._replace(draw=rng.random())  # the final pick at random
             found.append((key, (i, victims, violating, local)))
             if best is None or key < best:
                 best = key
@@ -200,13 +200,14 @@ class _PodPreemption:
     def candidate_ties(self, best: NodeScore, scored: Sequence[NodeScore]) -> None:
         """The tie notes of an upstream node choice: nodes equal to the winner on every
         ``NODE_CRITERIA`` (a random pick upstream), and more candidates than upstream tries."""
-        equal = sorted(k[-1] for k in scored if k[:-1] == best[:-1])
+        criteria = best.criteria()
+        equal = sorted(k.node for k in scored if k.criteria() == criteria)
         if len(equal) > 1:
             self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
-                                 (best[-1],), tuple(n for n in equal if n != best[-1])[:5],
+                                 (best.node,), tuple(n for n in equal if n != best.node)[:5],
                                  len(equal)))
         sample = _candidate_sample(len(self.state.nodes))
         if len(scored) > sample:
             self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
                                  f"{len(scored)} where preemption works, from a random "
-                                 f"start)", (best[-1],), (), len(scored)))
+                                 f"start)", (best.node,), (), len(scored)))

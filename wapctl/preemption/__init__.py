@@ -85,10 +85,10 @@ from wapctl.preemption.result import (
     PlanStatus,
     TerminatingPod,
     Tie,
+    UnitKind,
     Victim,
 )
 from wapctl.preemption.search import lowest_level, reprieve
-from wapctl.preemption.units import UnitKind
 
 __all__ = [
     "NODE_CRITERIA",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
@@ -114,10 +115,10 @@ class _Planner(_PodPreemption):
         # A basic group places as many pods as fit (upstream); the KEP model asks for all.
         self.needed = preemptor.needed
         group = snapshot.pod_groups.get(preemptor.group_key or "") if not is_pod else None
-        if group is not None and group.policy == "Basic" and model.name != "kep-5710":
+        if group is not None and group.policy == "Basic" and model.basic_group_places_what_fits:
             self.needed = min(1, len(preemptor.pods))
         self.policy = preemptor.preemption_policy
-        if not is_pod and model.name != "kep-5710":
+        if not is_pod and model.group_policy_upstream:
             if model.group_policy_own and group is not None:
                 # PodGroupPreemptionPolicy: the PodGroup's own policy only
                 # (manager.go getPreemptionPolicy)
@@ -145,8 +146,8 @@ class _Planner(_PodPreemption):
         # its units from the running pods for less than the index costs to build.
         self.indexed = False
         if accounting is not None:
-            plans = accounting.memo.get(_PLANS, 0)
-            accounting.memo[_PLANS] = plans + 1  # type: ignore[operator]
+            plans = cast(int, accounting.memo.get(_PLANS, 0))
+            accounting.memo[_PLANS] = plans + 1
             self.indexed = plans > 0
         self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
         try:
@@ -419,6 +420,8 @@ class _Planner(_PodPreemption):
         try:
             search = _Level(units, check, presorted=True, search=self.model.priority_search)
             ties: list[Tie] | None = [] if self.tie_list is not None else None
+            victim_units: list[_Unit]
+            violating: set[str]
             if search.level is None:  # every unit out: no level makes room even by counts
                 victim_units, violating = [], set()
                 removed = list(search.by_priority[: search.removed])

@@ -46,7 +46,7 @@ class _Placer:
     def __init__(self, state: ClusterState, pods: Sequence[Pod], cache: StaticFitCache) -> None:
         self.state = state
         self.pods = list(pods)
-        shapes: dict[tuple, int] = {}
+        shapes: dict[tuple[object, ...], int] = {}
         self.shape_of: list[int] = []
         self.items: list[RequestItems] = []
         self.allowed: list[tuple[int, ...]] = []  # per shape: nodes passing static predicates

@@ -1,5 +1,18 @@
-"""The planner: upstream's ``Evaluator.Preempt`` steps for one preemptor (see the package
-docstring for the algorithm per model)."""
+"""The planner, after upstream's ``Evaluator.Preempt`` (pkg/scheduler/framework/preemption/
+preemption.go) for a single pod and ``PodGroupEvaluator.Preempt`` (podgrouppreemption.go) for a
+pod group; the package docstring has the algorithm per model. ``_Planner.run``'s steps:
+
+1. fits now -> Schedulable (no preemption needed: upstream never reaches PostFilter);
+2. eligibility: ``pod_eligible_to_preempt_others`` (upstream step 1, 1.36 and upstream models),
+   ``waiting`` (the KEP model: terminating pods are free space);
+3. preemptionPolicy Never (also upstream's eligibility);
+4. candidates and the best one: a single pod ``plan_pod`` (``default_preemption``: upstream
+   steps 2 ``findCandidates`` / ``DryRunPreemption``, 4 ``SelectCandidate``); a pod group
+   ``select_victims_on_domain`` (upstream model) or ``plan_group`` (1.36, KEP);
+5. prepare: ``outcome.actuate`` (upstream ``prepareCandidate``: victims deleted, the already
+   terminating ones waited for).
+
+Upstream's step 3 (extenders) has no counterpart: a snapshot has no extenders."""
 from __future__ import annotations
 
 import random

@@ -13,7 +13,7 @@ from test_fast_vs_reference import random_cluster
 
 from wapctl.fit import Accounting, ClusterState, check_static, request_items
 from wapctl.models import get_model
-from wapctl.preemption import _Planner
+from wapctl.preemption.evaluator import _Planner
 from wapctl.preemptor import pending_preemptors, pod_preemptor
 
 

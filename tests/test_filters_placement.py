@@ -13,7 +13,7 @@ from tests.constraint_builders import aff, constrained, sel, spread
 from wapctl import filters as flt
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import ClusterState, StaticFitCache, check_resources, check_static, request_items
-from wapctl.preemption import _Placer
+from wapctl.preemption.placement import _Placer
 
 
 @st.composite

@@ -12,11 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from test_fast_vs_reference import random_cluster
 from test_preemption_properties import clusters
 
-from wapctl import preemption
 from wapctl.fit import Accounting
 from wapctl.model import Pod, Snapshot
 from wapctl.models import get_model
-from wapctl.preemption import plan
+from wapctl.preemption import plan, units
 from wapctl.preemptor import pending_preemptors
 
 KEP = get_model("kep-5710")
@@ -165,7 +164,7 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     def boom(self, fn):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(preemption._Unit, "importance_by", boom)
+    monkeypatch.setattr(units._Unit, "importance_by", boom)
     pre = next(p for p in pending_preemptors(snap) if p.kind == "PodGroup")
     with pytest.raises(RuntimeError, match="boom"):
         plan(snap, pre, state=acc)
@@ -217,7 +216,7 @@ def _units(units) -> list[tuple]:
             for u in units]
 
 
-def index_content(index: preemption._UnitIndex) -> tuple:
+def index_content(index: units._UnitIndex) -> tuple:
     return (_units(index.units),
             {i: _units(local) for i, local in index.node_units.items() if local})
 
@@ -228,13 +227,13 @@ def assert_index_answers_as_built(snap: Snapshot, acc: Accounting) -> None:
     too."""
     from wapctl.fit import ClusterState
 
-    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    index = units._UnitIndex.of(acc, snap.pod_groups)
     state = ClusterState(snap)
     for pre in pending_preemptors(snap):
         for limit in sorted({pre.priority, -1, 0, 10**9, *(p.preemption_priority
                                                             for p in snap.pods.values())}):
             probe = replace(pre, priority=limit)
-            built = list(preemption._victim_units(snap, state, probe))  # in (priority, name) order
+            built = list(units._victim_units(snap, state, probe))  # in (priority, name) order
             assert _units(built) == _units(index.below(limit, pre.group_key)), (pre.key, limit)
             per_node: dict[int, list] = {}
             for u in built:
@@ -251,14 +250,14 @@ def test_unit_index_follows_updates_and_answers_as_built(seed):
     rng = random.Random(seed)
     snap = random_cluster(200 + seed)
     acc = Accounting(snap)
-    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    index = units._UnitIndex.of(acc, snap.pod_groups)
     assert_index_answers_as_built(snap, acc)
     for _ in range(3):
         snap, changes = _mutate(snap, rng)
         for old, new in changes:
             acc.update(old, new)
-        assert index is preemption._UnitIndex.of(acc, snap.pod_groups)
-        assert index_content(preemption._UnitIndex(Accounting(snap), snap.pod_groups)) == \
+        assert index is units._UnitIndex.of(acc, snap.pod_groups)
+        assert index_content(units._UnitIndex(Accounting(snap), snap.pod_groups)) == \
             index_content(index)
         assert_index_answers_as_built(snap, acc)
 
@@ -273,7 +272,7 @@ def test_unit_index_leaves_out_the_own_group_in_every_mode():
         *(member(g, f"{g.workload}-{k}", node="n1") for g in (svc, job, whole) for k in (0, 1)),
         *(member(g, f"{g.workload}-new", cpu="8") for g in (svc, job, whole))])
     acc = Accounting(snap)
-    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    index = units._UnitIndex.of(acc, snap.pod_groups)
     names = {pre.key: [u.name for u in index.below(pre.priority, pre.group_key)]
              for pre in pending_preemptors(snap)}
     assert {
@@ -290,9 +289,9 @@ def test_unit_index_is_rebuilt_for_other_pod_groups():
     listening to the accounting."""
     snap = _gang_case()
     acc = Accounting(snap)
-    first = preemption._UnitIndex.of(acc, snap.pod_groups)
-    assert first is preemption._UnitIndex.of(acc, dict(snap.pod_groups))
-    other = preemption._UnitIndex.of(acc, {})
+    first = units._UnitIndex.of(acc, snap.pod_groups)
+    assert first is units._UnitIndex.of(acc, dict(snap.pod_groups))
+    other = units._UnitIndex.of(acc, {})
     assert other is not first
     assert ["default/old-0", "default/old-1"] == [u.name for u in other.units]
     acc.update(snap.pods["default/old-0"], None)
@@ -323,7 +322,7 @@ def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed
     rng = random.Random(seed)
     snap = _whole_group_cluster(rng)
     acc = Accounting(snap)
-    index = preemption._UnitIndex.of(acc, snap.pod_groups)
+    index = units._UnitIndex.of(acc, snap.pod_groups)
     names = sorted(snap.nodes)
     for _ in range(6):
         pods = dict(snap.pods)
@@ -346,7 +345,7 @@ def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed
             if rng.random() < 0.2:  # a question in the middle of the batch
                 index.below(10**9, None)
         snap = replace(snap, pods=dict(sorted(pods.items())))
-        fresh = preemption._UnitIndex(Accounting(snap), snap.pod_groups)
+        fresh = units._UnitIndex(Accounting(snap), snap.pod_groups)
         assert index_content(fresh) == index_content(index)
         assert {g: sorted(m) for g, m in fresh.members.items()} == \
             {g: sorted(m) for g, m in index.members.items()}

@@ -140,7 +140,7 @@ def _select(snapshot: Snapshot, info: PreemptorInfo, model: BehaviourModel) -> P
     assert info.name is not None
     if info.kind == "Pod":
         chosen = select_preemptor(snapshot, pod=info.name)
-        if chosen.kind == "Pod" and model.name != "kep-5710":
+        if chosen.kind == "Pod" and model.pod_plans_its_group:
             chosen = whole_group_of(snapshot, chosen) or chosen
         return chosen
     ns, _, group = info.name.partition("/")
@@ -416,7 +416,7 @@ def explain_other(key: str, snapshot: Snapshot, inputs: Inputs, index: ObjectInd
 
         chosen = model or select_model(snapshot)
         preemptor = select_preemptor(snapshot, pod=key)
-        if preemptor.kind == "Pod" and chosen.name != "kep-5710":
+        if preemptor.kind == "Pod" and chosen.pod_plans_its_group:
             preemptor = whole_group_of(snapshot, preemptor) or preemptor
         plan = make_plan(snapshot, preemptor, model=chosen)
     return PendingExplanation(

@@ -131,6 +131,14 @@ class BehaviourModel:
     importance_pod: Callable[..., ImportanceKey]
     importance_group: Callable[..., ImportanceKey]
     group_policy_own: bool  # the PodGroup's own preemptionPolicy (gate); else any Never member
+    # a Basic pod group places as many pods as fit (upstream); else it asks for all (KEP text)
+    basic_group_places_what_fits: bool
+    # a pod group's preemptionPolicy as upstream derives it (``group_policy_own`` says from
+    # what); else the preemptor's own policy (KEP text)
+    group_policy_upstream: bool
+    # a pending pod of a pod group, named alone (--pod, explain), is planned as its whole group
+    # (upstream schedules the group); else as the pod alone (KEP text)
+    pod_plans_its_group: bool
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     reason: str = ""  # why this model was chosen
 
@@ -171,7 +179,9 @@ def _base(name: str) -> BehaviourModel:
             terminating_needs_condition=True, scored_placement=True,
             group_reprieve="reschedule", group_waits_for_termination=False,
             importance_pod=importance_136_pod, importance_group=importance_136_group,
-            group_policy_own=False)
+            group_policy_own=False,
+            basic_group_places_what_fits=True, group_policy_upstream=True,
+            pod_plans_its_group=True)
     if name == "upstream":
         return BehaviourModel(
             name="upstream", follows=f"kubernetes/kubernetes {UPSTREAM_COMMIT}",
@@ -180,7 +190,9 @@ def _base(name: str) -> BehaviourModel:
             terminating_needs_condition=True, scored_placement=True,
             group_reprieve="fixed", group_waits_for_termination=True,
             importance_pod=importance_upstream, importance_group=importance_upstream,
-            group_policy_own=False)
+            group_policy_own=False,
+            basic_group_places_what_fits=True, group_policy_upstream=True,
+            pod_plans_its_group=True)
     if name == "kep-5710":
         return BehaviourModel(
             name="kep-5710", follows="KEP-5710 design text",
@@ -189,7 +201,9 @@ def _base(name: str) -> BehaviourModel:
             terminating_needs_condition=False, scored_placement=False,
             group_reprieve="reschedule", group_waits_for_termination=True,
             importance_pod=importance_kep, importance_group=importance_kep,
-            group_policy_own=True)
+            group_policy_own=True,
+            basic_group_places_what_fits=False, group_policy_upstream=False,
+            pod_plans_its_group=False)
     raise ModelError(f"unknown model {name!r} (known: {', '.join(MODEL_NAMES)})")
 
 

@@ -130,7 +130,7 @@ def _preemptor(snapshot: Snapshot, behaviour: BehaviourModel, pod: str | None,
         stream.write(f"{exc}\n")
         raise typer.Exit(int(ExitCode.OK)) from None
     notes: list[str] = []
-    if pod and preemptor.kind == "Pod" and behaviour.name != "kep-5710":
+    if pod and preemptor.kind == "Pod" and behaviour.pod_plans_its_group:
         group = whole_group_of(snapshot, preemptor)
         if group is not None:
             preemptor = group

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import NamedTuple, TypeVar
 
 from wapctl.model import Pod
 from wapctl.preemption.units import _Unit
@@ -14,14 +16,16 @@ from wapctl.preemption.units import _Unit
 _PRIORITY_OFFSET = 2**31
 _INF = float("inf")
 
+_T = TypeVar("_T")
 
-def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: tuple,
+
+def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: NodeScore,
                   node: str) -> bool:
     """Whether ``units[start:]`` (in priority order) has a one-pod unit of priority ``level``
     that, as a node's only victim, would score below ``best`` (a one-victim-pod score of that
     level): it started later, or at the same time on a node whose name sorts first (no start
     time counts as started last, as in ``_node_score``)."""
-    earliest, best_node = -best[4], best[5]
+    earliest, best_node = -best.latest_start, best.node
     for k in range(start, len(units)):
         u = units[k]
         if u.priority != level:
@@ -72,7 +76,6 @@ def _latest_start(c: _NodeCandidate) -> float:
 
 
 # Upstream ``pickOneNodeForPreemption`` (preemption.go), in order; each a smaller-is-better key.
-# The pruning in ``_Planner.plan_pod`` reads positions 0, 1, 3 and 4 of the resulting key.
 NODE_CRITERIA: tuple[tuple[str, Callable[[_NodeCandidate], float]], ...] = (
     ("fewest PDB violations", _pdb_violations),
     ("lowest highest victim priority", _highest_priority),
@@ -82,14 +85,36 @@ NODE_CRITERIA: tuple[tuple[str, Callable[[_NodeCandidate], float]], ...] = (
 )
 
 
-def _node_score(victims: list[_Unit], violating: set[str], node: str) -> tuple:
-    """``NODE_CRITERIA`` as one ascending sort key, then the node name (upstream picks at
-    random among nodes equal on every criterion; reported as a tie)."""
+class NodeScore(NamedTuple):
+    """A candidate node's ``NODE_CRITERIA`` values as one ascending sort key (the fields in
+    ``NODE_CRITERIA``'s order, named after its functions), then ``draw`` (where the model draws
+    at random: upstream's random pick among nodes equal on every criterion; else 0) and the
+    node name (the reported winner among equal nodes, with a tie note)."""
+
+    pdb_violations: float
+    highest_priority: float
+    priority_sum: float
+    victim_count: float
+    latest_start: float
+    draw: float
+    node: str
+
+    def criteria(self) -> tuple[float, float, float, float, float]:
+        """The ``NODE_CRITERIA`` values alone (what nodes equal for upstream share)."""
+        return (self.pdb_violations, self.highest_priority, self.priority_sum,
+                self.victim_count, self.latest_start)
+
+
+# one order: NodeScore's fields are NODE_CRITERIA's functions, in that order
+assert tuple(f.__name__.lstrip("_") for _, f in NODE_CRITERIA) == NodeScore._fields[:5]
+
+
+def _node_score(victims: list[_Unit], violating: set[str], node: str) -> NodeScore:
+    """``NODE_CRITERIA`` of a candidate node as a ``NodeScore`` (no draw)."""
     c = _NodeCandidate(node, tuple((p, u.priority) for u in victims for p, _ in u.members),
                        frozenset(violating))
-    return (*(criterion(c) for _, criterion in NODE_CRITERIA), node)
-
-
+    return NodeScore(_pdb_violations(c), _highest_priority(c), _priority_sum(c),
+                     _victim_count(c), _latest_start(c), 0.0, node)
 
 
 def node_criteria(node: str, victim_pods: Sequence[tuple[Pod, int]],
@@ -100,3 +125,25 @@ def node_criteria(node: str, victim_pods: Sequence[tuple[Pod, int]],
     ``pickOneNodeForPreemption`` compares, for explaining a choice after the fact."""
     c = _NodeCandidate(node, tuple(victim_pods), frozenset(violating))
     return tuple((name, criterion(c)) for name, criterion in NODE_CRITERIA)
+
+
+def may_win(best: NodeScore, prune: bool, node: str, units: Sequence[_Unit], start: int,
+            level: int) -> bool:
+    """The KEP model's node search bound (``_Planner.dry_run_preemption``), ``best`` being
+    violation-free: whether ``node``, whose victims are of level ``level`` from
+    ``units[start:]``, may still score below ``best``."""
+    if best.highest_priority < level:
+        return False
+    return not (prune and best.victim_count == 1 and best.highest_priority == level
+                and not _may_beat_one(units, start, level, best, node))
+
+
+def pick_one_node_for_preemption(candidates: Sequence[tuple[NodeScore, _T]]
+                                 ) -> tuple[NodeScore, _T] | None:
+    """Upstream ``pickOneNodeForPreemption`` (pkg/scheduler/framework/preemption/preemption.go,
+    called by ``Evaluator.SelectCandidate``), every model: the candidate of the smallest
+    ``NodeScore`` (``NODE_CRITERIA`` in order, then the draw where the model draws at random,
+    then the node name); None without candidates."""
+    if not candidates:
+        return None
+    return min(candidates, key=itemgetter(0))

@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from wapctl.models import importance_kep
+from wapctl.models import ImportanceKey, importance_kep
 from wapctl.preemption.budgets import _Budgets
 from wapctl.preemption.result import Tie
 from wapctl.preemption.units import _LevelUnits, _Unit
@@ -83,7 +83,7 @@ class _Level:
         return self.check.feasible()
 
     def reprieve(self, budgets: _Budgets,
-                 importance: Callable[..., tuple] = importance_kep,
+                 importance: Callable[..., ImportanceKey] = importance_kep,
                  ties: list[Tie] | None = None,
                  rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
         """Step 6 from the found level: the victim units (most important first) and the
@@ -93,7 +93,7 @@ class _Level:
 
 
 def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
-             importance: Callable[..., tuple] = importance_kep,
+             importance: Callable[..., ImportanceKey] = importance_kep,
              ties: list[Tie] | None = None,
              rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
     """Upstream's reprieve (``SelectVictimsOnNode``, ``selectVictimsOnDomain``): units sorted

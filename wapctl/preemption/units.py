@@ -6,10 +6,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import attrgetter
+from typing import overload
 
 from wapctl.fit import Accounting, ClusterState
 from wapctl.model import Pod, PodGroup, Snapshot
-from wapctl.models import importance_kep
+from wapctl.models import ImportanceKey, importance_kep
 from wapctl.preemption.result import UnitKind
 from wapctl.preemptor import Preemptor
 
@@ -32,15 +33,15 @@ class _Unit:
         self.members = members  # (pod, node index), sorted by pod key
         self.tier = tier  # 0 whole group, 1 pod of a workload, 2 standalone pod
         self.nodes = nodes  # distinct node indices, sorted
-        self._importance: tuple[Callable[..., tuple], tuple] | None = None
+        self._importance: tuple[Callable[..., ImportanceKey], ImportanceKey] | None = None
         self._on_node: dict[int, tuple[dict[str, int], int]] | None = None
 
     @property
-    def importance(self) -> tuple:
+    def importance(self) -> ImportanceKey:
         """The KEP-5710 sort key, most important first (``models.importance_kep``)."""
         return self.importance_by(importance_kep)
 
-    def importance_by(self, fn: Callable[..., tuple]) -> tuple:
+    def importance_by(self, fn: Callable[..., ImportanceKey]) -> ImportanceKey:
         """Sort key of this unit under a model's importance function (most important first);
         the last element is the name, our stand-in for upstream's random order / UID."""
         cached = self._importance
@@ -179,7 +180,13 @@ class _LevelUnits(Sequence[_Unit]):
     def __len__(self) -> int:
         return self.ends[-1] if self.ends else 0
 
-    def __getitem__(self, k):  # type: ignore[override]
+    @overload
+    def __getitem__(self, k: int) -> _Unit: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[_Unit]: ...
+
+    def __getitem__(self, k: int | slice) -> _Unit | list[_Unit]:
         if isinstance(k, slice):
             _, stop, step = k.indices(len(self))
             self._make(stop if step > 0 else len(self))

@@ -1,0 +1,213 @@
+"""A single pod's preemption, after upstream's ``DefaultPreemption`` plugin
+(pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go) and the
+``Evaluator`` steps it drives (pkg/scheduler/framework/preemption/preemption.go): candidate
+nodes, ``dry_run_preemption`` over them with ``select_victims_on_node`` on each, then
+``pick_one_node_for_preemption`` (``node_choice``). Mixed into ``evaluator._Planner``."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
+
+from wapctl.filters.plan_view import PlanFilters
+from wapctl.fit import ClusterState, RequestItems, request_items
+from wapctl.models import BehaviourModel, ImportanceKey
+from wapctl.preemption.budgets import _Budgets
+from wapctl.preemption.feasibility import _NodeCheck
+from wapctl.preemption.node_choice import (
+    _PRIORITY_OFFSET,
+    NodeScore,
+    _node_score,
+    may_win,
+    pick_one_node_for_preemption,
+)
+from wapctl.preemption.outcome import actuate
+from wapctl.preemption.outcome import victim_records as _victim_records
+from wapctl.preemption.placement import _Placer
+from wapctl.preemption.result import UNSCHEDULABLE, Plan, Tie
+from wapctl.preemption.search import _Level, node_ties
+from wapctl.preemption.units import _Unit
+from wapctl.preemptor import Preemptor
+
+if TYPE_CHECKING:
+    from wapctl.model import Pod
+    from wapctl.preemption.result import PlanStatus, TerminatingPod, Victim
+
+# (node index, victim units, PDB-violating pod keys, the node's units) of a candidate node
+_Chosen = tuple[int, list[_Unit], set[str], list[_Unit]]
+
+
+def _candidate_sample(nodes: int) -> int:
+    """Upstream ``calculateNumCandidates``: max(10% of the nodes, 100), at most all nodes."""
+    return min(nodes, max(nodes * 10 // 100, 100))
+
+
+class _PodPreemption:
+    """The single-pod steps of ``evaluator._Planner`` (which sets these attributes)."""
+
+    state: ClusterState
+    preemptor: Preemptor
+    model: BehaviourModel
+    rng: random.Random | None
+    filters: PlanFilters | None
+    placer: _Placer
+    ties: list[Tie]
+    tie_list: list[Tie] | None
+    importance: Callable[..., ImportanceKey]
+    desc: str
+
+    if TYPE_CHECKING:  # the planner's own, used here
+        def result(self, status: PlanStatus, reason: str,
+                   placed: Sequence[tuple[Pod, int]] = (), victims: tuple[Victim, ...] = (),
+                   terminating: tuple[TerminatingPod, ...] = ()) -> Plan: ...
+
+        def summary(self) -> str: ...
+
+        def units_per_node(self, ordered: Sequence[_Unit]) -> dict[int, list[_Unit]]: ...
+
+    def plan_pod(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
+        """A single pod: upstream ``Evaluator.Preempt`` after eligibility
+        (pkg/scheduler/framework/preemption/preemption.go): ``findCandidates``
+        (``dry_run_preemption``, each node's victims from ``select_victims_on_node``),
+        ``SelectCandidate`` (``pick_one_node_for_preemption``), then ``prepareCandidate``
+        (``outcome.actuate``). All three models; the KEP model (SPEC.md §3) differs only
+        inside ``select_victims_on_node`` (its level search) and in pruning the node visits.
+        ``units`` are in (priority, name) order."""
+        state = self.state
+        pod = self.preemptor.pods[0]
+        candidates, scored = self.dry_run_preemption(units, budgets)
+        picked = pick_one_node_for_preemption(candidates)
+        if picked is None:
+            return self.result(UNSCHEDULABLE,
+                               f"{self.desc} does not fit on any node even after preempting "
+                               f"every lower-priority unit ({self.summary()}).")
+        best, (i, victim_units, violating, local) = picked
+        if scored and self.rng is None:
+            self.candidate_ties(best, scored)
+        if self.rng is None and self.tie_list is not None:  # the winner's reprieve, tie-checked
+            node_check = _NodeCheck(state.nodes[i], i, request_items(pod.requests),
+                                    self.filters, pod)
+            node_ties(local, node_check, budgets, self.importance, self.ties)
+        chosen_victims = _victim_records(victim_units, violating, state)
+        status, reason, victims, terminating = actuate(
+            state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
+        return self.result(status, reason, [(pod, i)], victims, terminating)
+
+    def candidate_nodes(self, units: Sequence[_Unit]) -> list[tuple[int, str, int, list[_Unit]]]:
+        """The nodes ``dry_run_preemption`` visits, as (lowest unit priority, name, index, the
+        node's units): nodes with a victim unit that pass the static predicates and no
+        unresolvable pod-dependent filter (upstream ``nodesWherePreemptionMightHelp``), by
+        (lowest priority, name); where the model draws at random, in node order from a random
+        offset (upstream ``DryRunPreemption``'s ``offset``)."""
+        pod = self.preemptor.pods[0]
+        per_node = self.units_per_node(units)
+        allowed = self.placer.allowed_set[0]  # the nodes passing the static predicates
+        nodes, filters = self.state.nodes, self.filters
+        candidates: list[tuple[int, str, int, list[_Unit]]] = [
+            (local[0].priority, nodes[i].name, i, local)
+            for i, local in per_node.items() if i in allowed
+            and (filters is None or not filters.unresolvable(pod, i))]
+        candidates.sort(key=lambda t: (t[0], t[1]))
+        if self.rng is not None and candidates:
+            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
+            # nodes where preemption works (here: in node order, rotated)
+            offset = self.rng.randrange(len(nodes))
+            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
+        return candidates
+
+    def dry_run_preemption(self, units: Sequence[_Unit], budgets: _Budgets
+                           ) -> tuple[list[tuple[NodeScore, _Chosen]], list[NodeScore]]:
+        """Upstream ``Evaluator.DryRunPreemption`` (preemption.go): ``select_victims_on_node``
+        on each candidate node (``candidate_nodes``); where the model draws at random, stop
+        after ``calculateNumCandidates`` nodes where preemption works. Returns the candidates
+        (score, (node index, victim units, PDB-violating keys, the node's units)) and, for the
+        upstream models, every candidate's score (for the tie notes).
+
+        With the KEP's level search, nodes may be visited in any order as long as only nodes
+        that provably score above the best so far are passed over. A node's score is at least
+        (0 PDB violations, its level): its highest victim priority *is* its level, and its level
+        is at least its lowest unit priority. Nodes are visited by that lower bound: with a
+        violation-free best, a node whose bound exceeds the best's level cannot win (nor can
+        any later one). When the best is one victim pod of level L, a node of level L beats it
+        only with exactly one victim pod too — each further victim pod adds priority + 2^31 > 0
+        to the priority sum (checked: no unit priority at or below -2^31) — that started later
+        (or at the same time, on a node whose name sorts first): ``node_choice.may_win``.
+        Upstream's models (no level search: every lower unit removed, then reprieve) score
+        every candidate node, which also tells the equal ones (a random pick upstream).
+        """
+        pod = self.preemptor.pods[0]
+        items = request_items(pod.requests)
+        binary = self.model.priority_search == "binary"
+        rng = self.rng
+        nodes = len(self.state.nodes)
+        sample = _candidate_sample(nodes) if rng is not None else nodes + 1
+        prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
+        best: NodeScore | None = None
+        found: list[tuple[NodeScore, _Chosen]] = []
+        scored: list[NodeScore] = []
+        for low, name, i, local in self.candidate_nodes(units):
+            bound = None
+            if binary and best is not None and best.pdb_violations == 0:
+                if best.highest_priority < low:
+                    break
+                bound = partial(may_win, best, prune, name)
+                if not bound(local, 0, low):
+                    continue
+            picked = self.select_victims_on_node(local, i, items, budgets, bound)
+            if picked is None:
+                continue
+            victims, violating = picked
+            key = _node_score(victims, violating, name)
+            if not binary:
+                scored.append(key)
+                if rng is not None:
+                    key = key._replace(draw=rng.random())  # the final pick at random
+            found.append((key, (i, victims, violating, local)))
+            if best is None or key < best:
+                best = key
+            if len(scored) >= sample:
+                break
+        return found, scored
+
+    def select_victims_on_node(self, local: list[_Unit], i: int, items: RequestItems,
+                               budgets: _Budgets,
+                               bound: Callable[[list[_Unit], int, int], bool] | None
+                               ) -> tuple[list[_Unit], set[str]] | None:
+        """Upstream ``DefaultPreemption.SelectVictimsOnNode``
+        (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go): on node
+        ``i``, remove the lower-priority units ``local`` (1.36 and upstream: all of them; the
+        KEP model: the lowest level that makes room, ``search._Level``), check that the pod
+        fits, then reprieve unit by unit, PDB-violating first, most important first
+        (``search._Level.reprieve``). Returns (victim units, PDB-violating pod keys), or None
+        where the pod does not fit even so, or where ``bound`` (the KEP model's pruning) says
+        the node cannot beat the best so far."""
+        pod = self.preemptor.pods[0]
+        node_check = _NodeCheck(self.state.nodes[i], i, items, self.filters, pod)
+        try:  # the filters are shared by every node's search: give each one back
+            search = _Level(local, node_check, presorted=True,
+                            search=self.model.priority_search)
+            level = search.level
+            if level is None:
+                return None
+            if bound is not None and not bound(local, search.begin, level):
+                return None
+            return search.reprieve(budgets, self.importance, None, self.rng)
+        finally:
+            node_check.restore()
+
+    def candidate_ties(self, best: NodeScore, scored: Sequence[NodeScore]) -> None:
+        """The tie notes of an upstream node choice: nodes equal to the winner on every
+        ``NODE_CRITERIA`` (a random pick upstream), and more candidates than upstream tries."""
+        criteria = best.criteria()
+        equal = sorted(k.node for k in scored if k.criteria() == criteria)
+        if len(equal) > 1:
+            self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
+                                 (best.node,), tuple(n for n in equal if n != best.node)[:5],
+                                 len(equal)))
+        sample = _candidate_sample(len(self.state.nodes))
+        if len(scored) > sample:
+            self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
+                                 f"{len(scored)} where preemption works, from a random "
+                                 f"start)", (best.node,), (), len(scored)))

@@ -28,7 +28,6 @@ OLDER_FUNCTIONS = {
     ("wapctl/load.py", "_sort_again"): 96,
     ("wapctl/load.py", "_assemble"): 152,
     ("wapctl/render/audit.py", "render_table"): 88,
-    ("wapctl/render/cycles.py", "render_table"): 112,
 }
 
 

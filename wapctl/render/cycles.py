@@ -80,7 +80,7 @@ objects are split over files or ordered. The table and the GitHub format name th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rich import box
@@ -389,95 +389,117 @@ def render_table(
         )
     )
     if report.cycles:
-        shown = len(report.cycles)
-        total = f"{report.cycle_count}{'' if report.cycle_count_complete else '+'}"
-        title = (
-            f"Preemption cycles ({shown})"
-            if str(shown) == total
-            else (f"Preemption cycles (the {shown} shortest of {total})")
-        )
-        table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-        table.add_column("#", justify="right")
-        table.add_column(Text("cycle: profile (scheduling/preemption) [members] → ..."),
-                         overflow="fold")
-        for i, cycle in enumerate(report.cycles, 1):
-            table.add_row(str(i), Text(cycle_path(report.graph, cycle)))
-        console.print(table)
+        _render_cycles(report, console)
     if report.violations:
-        table = Table(
-            title=f"Rule violations: preemption priority below scheduling priority "
-            f"({len(report.violations)})",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-        )
-        table.add_column("object", overflow="fold")  # long names wrap, never cut off
-        table.add_column("sched", justify="right")
-        table.add_column("preempt", justify="right")
-        table.add_column("classes", overflow="fold")
-        table.add_column("on cycle")
-        table.add_column("where", overflow="fold")
-        for v in report.violations:
-            classes = f"{v.priority_class_name or '-'} / {v.preemption_priority_class_name or '-'}"
-            on_cycle = ("yes" if v.in_cycle
-                        else "no (Never)" if v.profile.policy == NEVER else "no")
-            table.add_row(
-                Text(f"{v.kind} {v.name}"),
-                str(v.profile.scheduling),
-                str(v.profile.preemption),
-                Text(classes),
-                on_cycle,
-                Text(where(v.source, violation_field(v.kind, v.preemption_priority_class_name
-                                                     is not None))),
-            )
-        console.print(table)
+        _render_violations(report, console, where)
     if report.findings:
-        table = Table(
-            title=f"Other findings ({len(report.findings)})",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-        )
-        table.add_column("rule", overflow="fold")
-        table.add_column("finding", overflow="fold", ratio=3)
-        table.add_column("where", overflow="fold", ratio=1)
-        for x in report.findings[:TABLE_FINDINGS]:
-            table.add_row(x.rule, Text(x.message), Text(where(x.source, x.field)))
-        console.print(table)
-        more = _more_findings(report)
-        if more:
-            console.print(Text(more))
+        _render_findings(report, console, where)
     if report.exposures:
-        table = Table(
-            title="Running workloads these manifests can preempt",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-        )
-        table.add_column("manifests' members", overflow="fold")
-        table.add_column("can preempt (running)", overflow="fold")
-        for e in report.exposures:
-            table.add_row(
-                Text(f"{e.profile.id} [{_names(e.members, e.member_count)}]"),
-                Text(_names(e.victims, e.victim_count)),
-            )
-        console.print(table)
+        _render_exposures(report, console)
     if not report.clean:
-        console.print(Text(fix_title))
-        fixes = Table.grid(padding=(0, 1))  # wrapped lines hang under their text, not the dash
-        fixes.add_column(justify="right", width=3)
-        fixes.add_column(overflow="fold")
-        lines = fix_lines(report)
-        shown = len(lines) - max(0, len(report.findings) - TABLE_FINDINGS)
-        for line in lines[:shown]:
-            fixes.add_row("-", Text(line))
-        console.print(fixes)
-        more = _more_findings(report)
-        if more:
-            console.print(Text(more))
+        _render_fixes(report, console)
     if report.cycles:
         console.print(Text(LEGEND), style="dim")
     if report.clean:
         console.print("[green]OK[/]: no preemption cycles, no rule violations")
     else:
         console.print(f"[red]FAIL[/]: {count_text(report)}")
+
+
+Where = Callable[[Source | None, str | None], str]
+
+
+def _render_cycles(report: CycleReport, console: Console) -> None:
+    shown = len(report.cycles)
+    total = f"{report.cycle_count}{'' if report.cycle_count_complete else '+'}"
+    title = (
+        f"Preemption cycles ({shown})"
+        if str(shown) == total
+        else (f"Preemption cycles (the {shown} shortest of {total})")
+    )
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column(Text("cycle: profile (scheduling/preemption) [members] → ..."),
+                     overflow="fold")
+    for i, cycle in enumerate(report.cycles, 1):
+        table.add_row(str(i), Text(cycle_path(report.graph, cycle)))
+    console.print(table)
+
+
+def _render_violations(report: CycleReport, console: Console, where: Where) -> None:
+    table = Table(
+        title=f"Rule violations: preemption priority below scheduling priority "
+        f"({len(report.violations)})",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
+    table.add_column("object", overflow="fold")  # long names wrap, never cut off
+    table.add_column("sched", justify="right")
+    table.add_column("preempt", justify="right")
+    table.add_column("classes", overflow="fold")
+    table.add_column("on cycle")
+    table.add_column("where", overflow="fold")
+    for v in report.violations:
+        classes = f"{v.priority_class_name or '-'} / {v.preemption_priority_class_name or '-'}"
+        on_cycle = "yes" if v.in_cycle else ("no (Never)" if v.profile.policy == NEVER else "no")
+        table.add_row(
+            Text(f"{v.kind} {v.name}"),
+            str(v.profile.scheduling),
+            str(v.profile.preemption),
+            Text(classes),
+            on_cycle,
+            Text(where(v.source, violation_field(v.kind, v.preemption_priority_class_name
+                                                 is not None))),
+        )
+    console.print(table)
+
+
+def _render_findings(report: CycleReport, console: Console, where: Where) -> None:
+    table = Table(
+        title=f"Other findings ({len(report.findings)})",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
+    table.add_column("rule", overflow="fold")
+    table.add_column("finding", overflow="fold", ratio=3)
+    table.add_column("where", overflow="fold", ratio=1)
+    for x in report.findings[:TABLE_FINDINGS]:
+        table.add_row(x.rule, Text(x.message), Text(where(x.source, x.field)))
+    console.print(table)
+    more = _more_findings(report)
+    if more:
+        console.print(Text(more))
+
+
+def _render_exposures(report: CycleReport, console: Console) -> None:
+    table = Table(
+        title="Running workloads these manifests can preempt",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
+    table.add_column("manifests' members", overflow="fold")
+    table.add_column("can preempt (running)", overflow="fold")
+    for e in report.exposures:
+        table.add_row(
+            Text(f"{e.profile.id} [{_names(e.members, e.member_count)}]"),
+            Text(_names(e.victims, e.victim_count)),
+        )
+    console.print(table)
+
+
+def _render_fixes(report: CycleReport, console: Console) -> None:
+    console.print(Text(fix_title))
+    fixes = Table.grid(padding=(0, 1))  # wrapped lines hang under their text, not the dash
+    fixes.add_column(justify="right", width=3)
+    fixes.add_column(overflow="fold")
+    lines = fix_lines(report)
+    shown = len(lines) - max(0, len(report.findings) - TABLE_FINDINGS)
+    for line in lines[:shown]:
+        fixes.add_row("-", Text(line))
+    console.print(fixes)
+    more = _more_findings(report)
+    if more:
+        console.print(Text(more))
 
 
 # ---- GitHub Actions annotations ----------------------------------------------------------------

@@ -41,6 +41,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import msgspec
@@ -186,7 +187,8 @@ def _total(struct: Any) -> Any:
 def _list_of(struct: Any) -> Any:
     """A list of ``struct``s where JSON has a list (other elements as they are), any other
     JSON value as it is."""
-    return list[_total(struct)] | dict | str | int | float | bool | None
+    item: Any = _total(struct)
+    return list[item] | dict | str | int | float | bool | None
 
 
 # A pod's conditions and volumes are read for few pods (conditions of terminating pods only,
@@ -318,7 +320,7 @@ def _shared_tolerations(raw: Any) -> Any:
 def _objects(structs: list[Any]) -> list[dict[str, Any]]:
     """The decoded List items as plain dicts (``_plain``). Each struct is dropped once
     converted, so the two forms are never both whole in memory."""
-    out = []
+    out: list[dict[str, Any]] = []
     append = out.append
     for i, o in enumerate(structs):
         append(_plain(o))
@@ -327,7 +329,7 @@ def _objects(structs: list[Any]) -> list[dict[str, Any]]:
 
 
 def _stack_depth() -> int:
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     n = 0
     while frame is not None:
         n += 1
@@ -344,7 +346,7 @@ def _stack_depth() -> int:
 _SLACK = 90
 
 
-def _decode_bounded(decoder: Any, data: bytes) -> Any:
+def _decode_bounded(decoder: Any, data: bytes | memoryview) -> Any:
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(_stack_depth() + _SLACK)
     try:
@@ -367,7 +369,7 @@ def _recursion_bounds_decoding() -> bool:
 _BOUNDED = _recursion_bounds_decoding()
 
 
-def read_json(data: bytes, max_depth: int) -> dict[str, Any] | None:
+def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
     """The JSON document in ``data`` as the dict the builders read (its ``items``, when it has a
     list of them, as dicts too), or None: take the safe path."""
     if not _BOUNDED or max_depth < _SLACK + 3:
@@ -406,7 +408,7 @@ def _json_item_line(path: str, item: int) -> int | None:
     previous one."""
     with open(path, "rb") as fh:
         data = fh.read()
-    raws = msgspec.json.decode(data, type=_RawItems).items
+    raws: list[msgspec.Raw] = msgspec.json.decode(data, type=_RawItems).items  # type: ignore[attr-defined]
     if item >= len(raws):
         return None
     pos = 0

@@ -60,7 +60,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import re2
 import ryml
@@ -214,7 +214,7 @@ def _writable(data: mmap.mmap) -> bool:
         return False
 
 
-def _emit(tree: Any, node: int, size_hint: int) -> Any:
+def _emit(tree: Any, node: int, size_hint: int) -> memoryview:
     """The JSON text of ``node``, in an anonymous map that only takes the pages written."""
     buf = mmap.mmap(-1, max(size_hint, 4096))
     failed, size = ryml.emit_json_to_substr(tree, node, buf)
@@ -256,7 +256,7 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
     root = tree.root_id()
     nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
     hint = len(data) * 2 + 4096
-    texts = []
+    texts: list[memoryview | None] = []
     for node in nodes:
         if tree.is_val(node) and tree.val_is_null(node):
             texts.append(None)  # an empty document
@@ -273,7 +273,7 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
         obj = reader.read_json(text, max_depth)
         buf = text.obj
         text.release()
-        buf.close()
+        cast(mmap.mmap, buf).close()
         if obj is None:
             raise _Refused(f"document {number} is not what the JSON fast path reads")
         docs.append((number, obj))
@@ -381,7 +381,8 @@ def _items_of(
         out.release()
     if doc is None or type(doc.get("items")) is not list:
         raise _Refused("a List item is not what the JSON fast path reads")
-    return doc["items"]
+    items: list[Any] = doc["items"]
+    return items
 
 
 def _unique_keys(text: Any, number: int) -> None:
@@ -427,7 +428,9 @@ def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
                 continue
             if kind not in starts:
                 continue
-            line = event.start_mark.line + 1
+            mark = event.start_mark
+            assert mark is not None  # the parser marks every event it makes
+            line = mark.line + 1
             is_items = False
             if not stack:
                 if item is None:
@@ -440,7 +443,8 @@ def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
                     return line
                 if parent[0] == "map":
                     if index % 2 == 0:
-                        parent[2] = event.value if kind is yaml.ScalarEvent else None
+                        scalar = kind is yaml.ScalarEvent
+                        parent[2] = cast(yaml.ScalarEvent, event).value if scalar else None
                     elif len(stack) == 1 and parent[2] == "items":
                         is_items = True
             if kind is yaml.MappingStartEvent:

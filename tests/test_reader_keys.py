@@ -172,8 +172,8 @@ def test_json_duplicate_is_refused_on_the_fast_path(tmp_path: Path) -> None:
 def test_json_duplicate_is_refused_on_the_safe_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The safe json reader (every JSON input on Python 3.12+, where the fast reader declines,
-    and any input it declines) refuses the same input with the same line."""
+    """The safe json reader (any JSON input the fast reader declines) refuses the same input
+    with the same line."""
     monkeypatch.setattr(reader, "read_json", lambda data, depth: None)
     path = tmp_path / "list.json"
     path.write_text(DUPLICATE_CPU, encoding="utf-8")

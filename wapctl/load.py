@@ -35,8 +35,8 @@ Limits against hostile input (each gives exit 2 and one clear line, quickly, in 
   structure) is refused there too.
 - ``MAX_DEPTH`` = 100 levels of nested mappings/lists per document (a real Kubernetes object
   is about 15 deep). Checked on every YAML document and safe-path JSON by an iterative walk;
-  the fast JSON reader bounds its decoder's recursion instead (no walk; anything near the limit
-  goes to the safe path) — nothing in wapctl recurses on input structure, and a
+  the fast JSON reader checks the text's bracket nesting before decoding instead (no walk; a
+  deeper document goes to the safe path) — nothing in wapctl recurses on input structure, and a
   ``RecursionError`` from a parser is reported as this limit.
   libyaml itself refuses more than 1000 levels before building anything.
 - Very long scalars are fine up to the size limit.

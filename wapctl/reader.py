@@ -28,23 +28,23 @@ anything else takes PyYAML's path (see that module).
 A builder that starts reading a new field must add it to the schema below (the differential
 test, tests/test_reader_differential.py, builds every fixture both ways and fails otherwise).
 
-Depth: no walk. The decoder is run under a lowered recursion limit, so a document nested
-deeper than ``MAX_DEPTH`` -- in a kept field or a skipped one -- fails to decode and takes the
-safe path, which reports it exactly (see ``_SLACK``). Where the interpreter's limit does not
-bound the decoder (CPython >= 3.12 keeps a separate C limit), every JSON input takes the safe
-path.
+Depth: no walk. Before the decode, one pass of RE2's DFA over the text (``nested_within``,
+a small fraction of the decode's time) checks that its brackets nest at most ``MAX_DEPTH``
+deep -- in a kept field or a skipped one; a document nested deeper takes the safe path, which
+reports it exactly. No interpreter-wide state (recursion limit) is touched, and every
+supported Python takes the fast path alike.
 """
 
 from __future__ import annotations
 
-import sys
+import functools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import FrameType
 from typing import Any
 
 import msgspec
+import re2
 
 # The fields of each part that any builder reads (wapctl.load, load_constraints, templates,
 # drift; a List's own metadata is kept whole, for the server-version annotation). Every field
@@ -328,54 +328,45 @@ def _objects(structs: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _stack_depth() -> int:
-    frame: FrameType | None = sys._getframe(1)
-    n = 0
-    while frame is not None:
-        n += 1
-        frame = frame.f_back
-    return n
+# Depth: one pass of RE2's DFA over the text, before the decode. ``_within(depth)`` matches
+# exactly the texts whose brackets (``[``/``{`` and ``]``/``}`` outside JSON strings, a
+# string's escapes -- ``\"``, ``\\`` -- skipped as JSON reads them) never nest more than
+# ``depth`` deep, the document itself being level 1 as in ``wapctl.load._check_depth``:
+# nesting the bracket rule ``depth`` times bounds it with no counter (a bounded depth is a
+# regular language). A text it refuses -- nested deeper, or not JSON (unbalanced brackets, an
+# unterminated string) -- takes the safe path, which reports it exactly; a text it accepts that
+# is not JSON fails to decode. Linear time, no interpreter-wide state, the same on every
+# Python (a recursion limit no longer bounds C code from 3.12 on).
+_STRING = rb'"(?:[^"\\]|\\[\x00-\xff])*"'
+_FLAT = rb'[^\[\]{}"]'
 
 
-# The decoder counts one level of Python recursion per nested container, skipped ones too, and
-# raises RecursionError past the interpreter's limit. Lowering that limit around the decode to
-# the current depth plus _SLACK makes any document nested deeper than MAX_DEPTH fail there (a
-# List's items sit 3 levels down: fields nested _SLACK - 1 deeper fail, so documents from about
-# _SLACK + 2 levels on); such a document then takes the safe path, which measures it exactly.
-# Documents a little shallower than the limit take the safe path too, which is exact as well.
-_SLACK = 90
+@functools.lru_cache(maxsize=4)
+def _within(depth: int) -> Any:
+    pattern = rb"(?:" + _FLAT + rb"|" + _STRING + rb")*"
+    for _ in range(depth):
+        pattern = rb"(?:" + _FLAT + rb"|" + _STRING + rb"|[\[{]" + pattern + rb"[\]}])*"
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
+    options.max_mem = 64 << 20  # the DFA's cache: a few states per level
+    return re2.compile(pattern, options)
 
 
-def _decode_bounded(decoder: Any, data: bytes | memoryview) -> Any:
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(_stack_depth() + _SLACK)
-    try:
-        return decoder.decode(data)
-    finally:
-        sys.setrecursionlimit(old)
-
-
-def _recursion_bounds_decoding() -> bool:
-    """Whether this interpreter's recursion limit bounds the decoder (CPython 3.11 and older
-    count C recursion against it; newer ones keep a separate, fixed C limit)."""
-    deep = b"[" * (_SLACK + 20) + b"]" * (_SLACK + 20)
-    try:
-        _decode_bounded(msgspec.json.Decoder(), deep)
-    except RecursionError:
-        return True
-    return False
-
-
-_BOUNDED = _recursion_bounds_decoding()
+def nested_within(data: bytes | memoryview, depth: int) -> bool:
+    """Whether ``data``'s brackets, outside JSON strings, nest at most ``depth`` deep (False
+    also for a text with more closing brackets than opening ones somewhere, or fewer in all,
+    or an unterminated string)."""
+    return _within(depth).fullmatch(data) is not None
 
 
 def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
     """The JSON document in ``data`` as the dict the builders read (its ``items``, when it has a
     list of them, as dicts too), or None: take the safe path."""
-    if not _BOUNDED or max_depth < _SLACK + 3:
-        return None  # the depth limit could not be kept without a walk: the safe path walks
+    if not nested_within(data, max_depth):
+        return None  # too deep (or not JSON): the safe path measures it exactly
+    decoder = _OWNERS_DECODER if keeps_owner_references() else _DECODER
     try:
-        doc = _decode_bounded(_OWNERS_DECODER if keeps_owner_references() else _DECODER, data)
+        doc = decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
         return None
     out = _as_dict(doc, _DOCUMENT_FIELDS)

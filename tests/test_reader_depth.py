@@ -1,0 +1,112 @@
+"""The JSON fast path's depth pre-scan (``reader.nested_within``): brackets inside strings do
+not count, escapes are read as JSON reads them, and a document nested deeper than
+``MAX_DEPTH`` outside strings is refused exactly as the safe path refuses it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wapctl import load, reader
+from wapctl.errors import InputError
+
+DEEP_IN_STRINGS = "[{" * 150 + '\\"' + "]}" * 150  # JSON text of a string's value
+
+
+def _pod(spec: str, label: str = "x") -> str:
+    return ('{"apiVersion": "v1", "kind": "Pod", '
+            '"metadata": {"name": "p", "namespace": "n", "labels": {"a": "' + label + '"}}, '
+            '"spec": ' + spec + "}")
+
+
+def _nest(levels: int) -> str:
+    """``levels`` nested lists inside the ``spec`` mapping (itself level 2)."""
+    return '{"x": ' + "[" * levels + "]" * levels + "}"
+
+
+@pytest.fixture
+def fast(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each ``read_json`` call took the document (True) or handed it on (False)."""
+    taken: list[bool] = []
+    read_json = reader.read_json
+
+    def spy(data: Any, depth: int) -> Any:
+        out = read_json(data, depth)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(reader, "read_json", spy)
+    return taken
+
+
+def _read(tmp_path: Path, text: str) -> list[load.Document]:
+    path = tmp_path / "doc.json"
+    path.write_text(text, encoding="utf-8")
+    return list(load.read_documents([str(path)]))
+
+
+@pytest.mark.parametrize(
+    "label",
+    [DEEP_IN_STRINGS, "\\\\" + DEEP_IN_STRINGS, '\\"' * 3 + DEEP_IN_STRINGS + "\\\\"],
+    ids=["brackets", "after an escaped backslash", "between escaped quotes"],
+)
+def test_brackets_in_strings_do_not_count(
+    tmp_path: Path, fast: list[bool], label: str
+) -> None:
+    """Nesting up to the limit outside strings plus 300 brackets inside one: the fast path
+    takes it and gives what the safe path gives."""
+    text = _pod(_nest(load.MAX_DEPTH - 2), label)
+    docs = _read(tmp_path, text)
+    assert [True] == fast
+    assert json.loads(text)["metadata"]["labels"] == docs[0].obj["metadata"]["labels"]
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["", "\\\\", "[[[", "\\\"]]]", "]]]]]]"],
+    ids=["plain", "an escaped backslash last", "brackets", "escaped quote", "closers"],
+)
+def test_one_level_too_deep_outside_strings(
+    tmp_path: Path, fast: list[bool], label: str
+) -> None:
+    """One level past the limit, whatever the strings before it hold (a string ending in an
+    escaped backslash ends there): the safe path's error, naming the file and document."""
+    with pytest.raises(InputError) as exc:
+        _read(tmp_path, _pod(_nest(load.MAX_DEPTH - 1), label))
+    assert [False] == fast
+    assert f"nested deeper than {load.MAX_DEPTH} levels" == exc.value.reason
+    assert str(tmp_path / "doc.json") in str(exc.value)
+    assert "document 1" in str(exc.value)
+
+
+def _depth(x: Any) -> int:
+    """The oracle: containers nested in the parsed value (a scalar 0, ``[]`` 1)."""
+    if isinstance(x, dict):
+        return 1 + max(map(_depth, x.values()), default=0)
+    if isinstance(x, list):
+        return 1 + max(map(_depth, x), default=0)
+    return 0
+
+
+_TEXT = st.text(st.sampled_from('[]{}"\\/ab:,\n\t\u00e9\u2028\U0001f600'), max_size=12)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_JSON, st.integers(0, 8), st.sampled_from([None, 0, 2]), st.booleans())
+def test_scan_agrees_with_json(value: Any, limit: int, indent: int | None, ascii: bool) -> None:
+    """On any JSON text: within ``limit`` exactly when ``json.loads`` nests it that deep."""
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii).encode()
+    assert (_depth(json.loads(text)) <= limit) == reader.nested_within(text, limit)
+    assert reader.nested_within(memoryview(b" " + text)[1:], limit) == (
+        _depth(value) <= limit
+    )

@@ -28,11 +28,12 @@ anything else takes PyYAML's path (see that module).
 A builder that starts reading a new field must add it to the schema below (the differential
 test, tests/test_reader_differential.py, builds every fixture both ways and fails otherwise).
 
-Depth: no walk. Before the decode, one pass of RE2's DFA over the text (``nested_within``,
-a small fraction of the decode's time) checks that its brackets nest at most ``MAX_DEPTH``
-deep -- in a kept field or a skipped one; a document nested deeper takes the safe path, which
-reports it exactly. No interpreter-wide state (recursion limit) is touched, and every
-supported Python takes the fast path alike.
+Depth: no walk. Before the decode, one pass of RE2's DFA over the text (``nested_within``)
+checks that its brackets nest at most ``MAX_DEPTH`` deep -- in a kept field or a skipped one;
+a document nested deeper takes the safe path, which reports it exactly. The pass costs about
+what the decode itself costs (0.37 s against 0.28-0.32 s on a 220 MB export). No
+interpreter-wide state (recursion limit) is touched, and every supported Python takes the
+fast path alike.
 """
 
 from __future__ import annotations

@@ -506,7 +506,7 @@ def _parse_json(
 def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple[int, Any, Lines]]:
     reason = ""
     if len(data) >= FAST_YAML_FROM:
-        from wapctl import reader_yaml  # rapidyaml and RE2 load only for big YAML
+        from wapctl import reader_yaml  # rapidyaml loads only for big YAML
 
         fast, reason = reader_yaml.read_yaml(data, MAX_DEPTH)
         if fast is not None:

@@ -30,8 +30,8 @@ test, tests/test_reader_differential.py, builds every fixture both ways and fail
 
 Depth: no walk. Before the decode, one pass of RE2's DFA over the text (``nested_within``)
 checks that its brackets nest at most ``MAX_DEPTH`` deep -- in a kept field or a skipped one;
-a document nested deeper takes the safe path, which reports it exactly. The pass costs about
-what the decode itself costs (0.37 s against 0.28-0.32 s on a 220 MB export). No
+a document nested deeper takes the safe path, which reports it exactly. The pass costs as much
+as the decode or more (a 220 MB export: 0.37 s against 0.28-0.32 s; 722 MB: 1.24 s). No
 interpreter-wide state (recursion limit) is touched, and every supported Python takes the
 fast path alike.
 """

@@ -391,7 +391,8 @@ def kept(obj: dict[str, Any]) -> dict[str, Any]:
 
 # ---- lines of JSON List items, found only when an error names one ----------------------------
 
-_RawItems = msgspec.defstruct("_RawItems", [("items", list[msgspec.Raw], [])], gc=False)
+class _RawItems(msgspec.Struct, gc=False):
+    items: list[msgspec.Raw] = []
 
 
 def _json_item_line(path: str, item: int) -> int | None:
@@ -400,7 +401,7 @@ def _json_item_line(path: str, item: int) -> int | None:
     previous one."""
     with open(path, "rb") as fh:
         data = fh.read()
-    raws: list[msgspec.Raw] = msgspec.json.decode(data, type=_RawItems).items  # type: ignore[attr-defined]
+    raws = msgspec.json.decode(data, type=_RawItems).items
     if item >= len(raws):
         return None
     pos = 0

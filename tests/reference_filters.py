@@ -48,24 +48,18 @@ def toleration_tolerates(toleration: Toleration, taint: Taint) -> bool:
     """``(*Toleration).ToleratesTaint`` (staging/src/k8s.io/api/core/v1/toleration.go).
 
     A non-empty effect must equal the taint's; a non-empty key must equal the taint's; then by
-    operator: "" or Equal compare the values, Exists matches any value, Lt / Gt compare the
-    values as int64 (``compareNumericValues``: taint < toleration for Lt, taint > toleration
-    for Gt, false when either does not parse), any other operator matches nothing."""
+    operator: "" or Equal compare the values, Exists matches any value, any other operator
+    matches nothing. That includes Lt / Gt: their numeric comparison only runs with
+    ``enableComparisonOperators`` (the alpha feature gate TaintTolerationComparisonOperators,
+    off by default; rule 5 of the function's comment: "If enableComparisonOperators is false
+    and the toleration uses 'Lt' or 'Gt' operators, the toleration does not match")."""
     if toleration.effect and toleration.effect != taint.effect:
         return False
     if toleration.key and toleration.key != taint.key:
         return False
-    op = toleration.operator
-    if op in ("", "Equal"):
+    if toleration.operator in ("", "Equal"):
         return toleration.value == taint.value
-    if op == "Exists":
-        return True
-    if op in ("Lt", "Gt"):
-        bound, actual = parse_int64(toleration.value), parse_int64(taint.value)
-        if bound is None or actual is None:
-            return False
-        return actual < bound if op == "Lt" else actual > bound
-    return False
+    return toleration.operator == "Exists"
 
 
 def tolerations_tolerate(tolerations: Iterable[Toleration], taint: Taint) -> bool:

@@ -3,16 +3,22 @@
 Nothing incremental: every feasibility check recomputes node usage from the snapshot's pods
 and places the preemptor's pods greedily from scratch. It is slow and obviously follows the
 spec; ``tests/test_fast_vs_reference.py`` asserts that ``wapctl.preemption.plan`` gives the
-same answer. Only the pure static predicates of ``wapctl.fit`` are shared.
+same answer.
+
+It shares nothing with the engine but the model's plain data (``wapctl.model``): the static node
+filters and label-selector matching are its own (tests/reference_filters.py, from upstream's
+source), and of the preemptor it is asked about it reads only the question (``kind`` and
+``pods``) and works out the priority, policy, group and target itself (``resolve``).
+tests/test_reference_independence.py keeps it so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wapctl.fit import check_static, label_selector_matches
+from reference_filters import label_selector_as_selector, static_filters_pass
+
 from wapctl.model import Pod, Snapshot
-from wapctl.preemptor import Preemptor
 
 OFFSET = 2**31
 INF = float("inf")
@@ -41,11 +47,47 @@ class RefPlan:
     unplaced: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class RefPreemptor:
+    """What the oracle places, worked out from the snapshot by ``resolve``."""
+
+    kind: str  # "Pod" or "PodGroup"
+    pods: tuple[Pod, ...]  # sorted by key
+    group_key: str | None
+    priority: int
+    preemption_policy: str
+    needed: int
+
+
+def resolve(snapshot: Snapshot, asked) -> RefPreemptor:
+    """The preemptor behind the question ``asked`` (any object with ``kind`` and ``pods``, e.g.
+    a ``wapctl.preemptor.Preemptor``: which pending pods, one pod or as a pod group). The rest
+    comes from the model, as SPEC §2 / §3 say: a pod preempts with its own priority and policy
+    and needs 1 pod placed; a pod group with its group's, and needs all its pending pods placed
+    for a basic group, or for a gang its ``minCount`` (all its pending pods when unset) minus
+    its pods already bound and still running, never below 0."""
+    pods = tuple(sorted(asked.pods, key=lambda p: p.key))
+    if asked.kind == "Pod":
+        (pod,) = pods
+        return RefPreemptor("Pod", pods, pod.group_key, pod.priority, pod.preemption_policy, 1)
+    group = snapshot.pod_groups[pods[0].group_key]
+    if group.policy == "Gang":
+        running = sum(1 for p in snapshot.pods.values()
+                      if p.group_key == group.key and p.node_name is not None
+                      and not p.terminating and not p.finished)
+        declared = len(pods) if group.min_count is None else group.min_count
+        needed = max(0, declared - running)
+    else:
+        needed = len(pods)
+    return RefPreemptor("PodGroup", pods, group.key, group.priority, group.preemption_policy,
+                        needed)
+
+
 def _requests(pod: Pod) -> dict[str, int]:
     return {r: q for r, q in pod.requests.items() if r != "pods"}
 
 
-def usage(snapshot: Snapshot, preemptor: Preemptor, removed: set[str], with_terminating: bool
+def usage(snapshot: Snapshot, preemptor: RefPreemptor, removed: set[str], with_terminating: bool
           ) -> dict[str, tuple[dict[str, int], int]]:
     """Requested totals and pod count per node, from scratch."""
     own = {p.key for p in preemptor.pods}
@@ -73,7 +115,7 @@ def usage(snapshot: Snapshot, preemptor: Preemptor, removed: set[str], with_term
 
 def fits_on(snapshot: Snapshot, pod: Pod, node: str, req: dict[str, int], count: int) -> bool:
     n = snapshot.nodes[node]
-    if check_static(pod, n) is not None:
+    if not static_filters_pass(pod, n):
         return False
     if count + 1 > n.allocatable.get("pods", 0):
         return False
@@ -81,7 +123,7 @@ def fits_on(snapshot: Snapshot, pod: Pod, node: str, req: dict[str, int], count:
                for r, q in _requests(pod).items() if q > 0)
 
 
-def greedy(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[str, int], int]],
+def greedy(snapshot: Snapshot, preemptor: RefPreemptor, used: dict[str, tuple[dict[str, int], int]],
            limit: int, nodes: list[str] | None = None) -> list[tuple[str, str]]:
     """Each pod: nominated node if it fits there, else the first node by name that fits."""
     used = {n: (dict(r), c) for n, (r, c) in used.items()}
@@ -104,7 +146,7 @@ def greedy(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[
     return placed
 
 
-def victim_units(snapshot: Snapshot, preemptor: Preemptor) -> list[RefUnit]:
+def victim_units(snapshot: Snapshot, preemptor: RefPreemptor) -> list[RefUnit]:
     groups: dict[str, list[Pod]] = {}
     units = []
     for pod in snapshot.pods.values():
@@ -140,12 +182,13 @@ def violating_pods(snapshot: Snapshot, ordered: list[RefUnit],
             for pdb in snapshot.pdbs:
                 if pdb.namespace != pod.namespace:
                     continue
-                if pdb.selector is None:
+                # metav1.LabelSelectorAsSelector: invalid -> no match, nil -> Nothing(), empty ->
+                # Everything(); the scheduler's "A PDB with a nil or empty selector matches
+                # nothing" is its selector.Empty() skip, which the newest upstream drops
+                selector = label_selector_as_selector(pdb.selector)
+                if selector is None or (selector.empty() and not empty_all):
                     continue
-                if pdb.selector.empty:
-                    if not empty_all:
-                        continue
-                elif not label_selector_matches(pdb.selector, pod.labels):
+                if not selector.matches(pod.labels):
                     continue
                 if pod.name in pdb.disrupted_pods:
                     continue
@@ -261,7 +304,9 @@ def _reprieve(snapshot, units, model, group, still_fits):
     return victims, bad
 
 
-def reference_plan(snapshot: Snapshot, preemptor: Preemptor) -> RefPlan:
+def reference_plan(snapshot: Snapshot, asked) -> RefPlan:
+    """The SPEC §3 (kep-5710) plan for the preemptor ``asked`` (see ``resolve``)."""
+    preemptor = resolve(snapshot, asked)
     pods = preemptor.pods
     needed = preemptor.needed
     terminating = _terminating(snapshot)
@@ -306,7 +351,7 @@ def reference_plan(snapshot: Snapshot, preemptor: Preemptor) -> RefPlan:
             used = usage(snapshot, preemptor, _pods_of(removed), False)
             return bool(greedy(snapshot, preemptor, used, 1, nodes=[name]))
 
-        if not local or check_static(pod, snapshot.nodes[name]) is not None:
+        if not local or not static_filters_pass(pod, snapshot.nodes[name]):
             continue
         found = search(snapshot, preemptor, local, feasible)
         if found is None:
@@ -356,7 +401,7 @@ def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
                                                                       u.name)
 
 
-def upstream_units(snapshot: Snapshot, preemptor: Preemptor, model: str,
+def upstream_units(snapshot: Snapshot, preemptor: RefPreemptor, model: str,
                    terminating: bool = True) -> list[RefUnit]:
     """Every pod of a NodeInfo below the preemptor is a potential victim, a terminating one
     included (``terminating``; False once they are taken as gone)."""
@@ -419,7 +464,7 @@ def _prefer_taints(snapshot: Snapshot, pod: Pod, node: str) -> int:
     return count
 
 
-def scored(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[str, int], int]],
+def scored(snapshot: Snapshot, preemptor: RefPreemptor, used: dict[str, tuple[dict[str, int], int]],
            limit: int, nodes: list[str] | None = None) -> list[tuple[str, str]]:
     """Each pod: its nominated node if it fits there, else the feasible node of the highest
     default score, first by name among equal ones."""
@@ -430,7 +475,7 @@ def scored(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[
         if len(placed) >= limit:
             break
         passing = [n for n in sorted(snapshot.nodes)
-                   if check_static(pod, snapshot.nodes[n]) is None]
+                   if static_filters_pass(pod, snapshot.nodes[n])]
         taint_max = max((_prefer_taints(snapshot, pod, n) for n in passing), default=0)
         target = None
         nom = pod.nominated_node
@@ -454,7 +499,7 @@ def scored(snapshot: Snapshot, preemptor: Preemptor, used: dict[str, tuple[dict[
     return placed
 
 
-def _holds(snapshot: Snapshot, preemptor: Preemptor, removed: set[str],
+def _holds(snapshot: Snapshot, preemptor: RefPreemptor, removed: set[str],
            placed: list[tuple[str, str]], held: bool = True) -> bool:
     """The fixed placement still passes resource filters with only ``removed`` gone."""
     used = usage(snapshot, preemptor, removed, held)
@@ -477,7 +522,9 @@ def _holds(snapshot: Snapshot, preemptor: Preemptor, removed: set[str],
     return True
 
 
-def upstream_reference_plan(snapshot: Snapshot, preemptor: Preemptor, model: str) -> RefPlan:
+def upstream_reference_plan(snapshot: Snapshot, asked, model: str) -> RefPlan:
+    """The SPEC §0 plan under ``model`` ("1.36" or "upstream") for ``asked`` (``resolve``)."""
+    preemptor = resolve(snapshot, asked)
     pods = preemptor.pods
     is_group = preemptor.kind == "PodGroup"
     group = snapshot.pod_groups.get(preemptor.group_key or "") if is_group else None
@@ -558,7 +605,7 @@ def attempt(snapshot, preemptor, model, units, needed, terminating, done, held):
         best = None
         for name in sorted(snapshot.nodes):
             local = [u for u in units if any(p.node_name == name for p in u.pods)]
-            if not local or check_static(pod, snapshot.nodes[name]) is not None:
+            if not local or not static_filters_pass(pod, snapshot.nodes[name]):
                 continue
 
             def fits(removed, name=name):

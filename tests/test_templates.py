@@ -432,3 +432,69 @@ def test_template_profile_equals_the_pods(
     assert (p.priority, p.preemption_priority, p.preemption_policy) == (
         t.priority, t.preemption_priority, t.preemption_policy
     )
+
+
+def test_template_joining_a_pod_group_object_by_scheduling_group() -> None:
+    """spec.schedulingGroup.podGroupName names a v1alpha2 PodGroup object (pg-1 of Workload w,
+    class high over its template's low): a Job template naming it takes the group's 1000/1000
+    and its key, not its own class low (100)."""
+    wl = {"apiVersion": load.V1ALPHA2, "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"podGroupTemplates": [
+              {"name": "t", "schedulingPolicy": {"gang": {"minCount": 2}},
+               "priorityClassName": "low"}]}}
+    group = {"apiVersion": load.V1ALPHA2, "kind": "PodGroup",
+             "metadata": {"name": "pg-1", "namespace": "n"},
+             "spec": {"podGroupTemplateRef": {"workload": {"workloadName": "w",
+                                                           "podGroupTemplateName": "t"}},
+                      "priorityClassName": "high"}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "low",
+                                          "schedulingGroup": {"podGroupName": "pg-1"}}}}}
+    t = snapshot(wl, group, job).templates["Job n/j"]
+    assert (1000, 1000, "n/w/pg-1") == (t.priority, t.preemption_priority, t.group_key)
+
+
+def test_a_group_template_with_an_unknown_class_and_a_number_is_still_a_finding() -> None:
+    """A template in a pod group naming a missing class but giving spec.priority: it takes the
+    group's priorities (the number is not needed) and the missing class is still reported."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"priorityClassName": "high",
+                   "podGroups": [{"name": "g", "policy": {"gang": {"minCount": 2}}}]}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "nope", "priority": 5,
+                                          "workloadRef": {"name": "w", "podGroup": "g"}}}}}
+    t = snapshot(wl, job).templates["Job n/j"]
+    assert (1000, "n/w/g", "nope") == (t.priority, t.group_key, t.unknown_class)
+    alone = {**job, "metadata": {"name": "k", "namespace": "n"},
+             "spec": {"template": {"spec": {"priorityClassName": "nope", "priority": 5}}}}
+    t = snapshot(alone).templates["Job n/k"]
+    assert (5, None, "nope") == (t.priority, t.group_key, t.unknown_class)
+
+
+@pytest.mark.parametrize(
+    ("spec", "line"),
+    [
+        ({"priorityClassName": 5}, "field spec.template.spec.priorityClassName): must be a "
+                                   "string, not a number"),
+        ({"priorityClassName": ["a"]}, "field spec.template.spec.priorityClassName): must be a "
+                                       "string, not a list"),
+        ({"priority": "9"}, "field spec.template.spec.priority): must be a 32-bit integer"),
+        ({"priority": 2**31}, "field spec.template.spec.priority): must be a 32-bit integer"),
+        ({"preemptionPolicy": "Sometimes"},
+         "field spec.template.spec.preemptionPolicy): unknown value 'Sometimes' (expected one "
+         "of: PreemptLowerPriority, Never)"),
+    ],
+    ids=["class-number", "class-list", "priority-string", "priority-over-int32", "bad-policy"],
+)
+def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
+    spec: dict[str, Any], line: str
+) -> None:
+    """The whole error line: the object, the document of t.yaml it is in, the field, and what
+    is wrong with it."""
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "d", "namespace": "n"}, "spec": {"template": {"spec": spec}}}
+    with pytest.raises(InputError) as err:
+        snapshot(obj)
+    assert f"Deployment n/d (t.yaml, document 4, {line}" == str(err.value)

@@ -2689,8 +2689,11 @@ def _templates(
     objects = {f"{g.namespace}/{g.name}": k for k, g in groups.items() if g.api_version != V1ALPHA1}
     out: list[PodTemplateWorkload] = []
     for source, obj, (_, ns, name) in owners:
-        for raw in tmpl.extract(obj["kind"], obj, source, ns, name):
-            out.append(tmpl.resolve(raw, classes, default, groups, objects))
+        try:
+            for raw in tmpl.extract(obj["kind"], obj, source, ns, name):
+                out.append(tmpl.resolve(raw, classes, default, groups, objects))
+        except InputError as exc:  # the line names the controller, as a pod's names the pod
+            raise exc.about(f"{obj['kind']} {ns}/{name}") from None
     for wl in workloads.values():
         if wl.templates and not wl.group_names:
             out.extend(

@@ -702,3 +702,22 @@ def test_a_deployment_in_the_change_takes_part(tmp_path: Path) -> None:
     assert any(p["templates"] == ["Deployment web/api"] for p in preemptors)
     victims = {v for e in d["edges"]["added"] for v in e["victim"]["pods"]}
     assert "web/frontend-0" in victims and 0 == code
+
+
+@pytest.mark.parametrize(
+    ("deletion", "line"),
+    [
+        ("Workload/ml/trainin", "error: deletion Workload/ml/trainin: no such object in the "
+                                "snapshot (did you mean Workload/ml/training?)\n"),
+        # ml/training is close in name but in another namespace: not a suggestion
+        ("Workload/batch/trainin",
+         "error: deletion Workload/batch/trainin: no such object in the snapshot\n"),
+    ],
+    ids=["same-namespace", "other-namespace"],
+)
+def test_an_unknown_deletion_suggests_names_of_its_kind_and_namespace(
+    deletion: str, line: str
+) -> None:
+    """A mistyped --delete suggests the close names of the same kind in the same namespace."""
+    result = run("audit", CLUSTER, "--delete", deletion)
+    assert (2, "", line) == (result.exit_code, result.stdout, result.stderr)

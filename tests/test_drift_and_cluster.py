@@ -457,3 +457,28 @@ def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scop
         (x["profile"], x["members"], x["victims"]) for x in doc["newVictims"]]
     table = run("check-cycles", change, "--cluster", cluster).stdout
     assert "100/1000 [batch/train/workers]   web/cheap-0" in table
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("metadata: {}\nvalue: 5\n",
+         "error: {f}:1, document 1, field metadata.name: missing (required)\n"),
+        ("metadata: {name: ''}\nvalue: 5\n",
+         "error: {f}:1, document 1, field metadata.name: missing (required)\n"),
+        ("metadata: {name: w}\nvalue: high\n",
+         "error: WorkloadPriorityClass w ({f}:1, document 1, field value): must be an integer, "
+         "not a string\n"),
+        ("metadata: {name: w}\nvalue: true\n",
+         "error: WorkloadPriorityClass w ({f}:1, document 1, field value): must be an integer, "
+         "not a boolean\n"),
+    ],
+    ids=["no-name", "empty-name", "value-string", "value-boolean"],
+)
+def test_a_malformed_kueue_class_is_one_line(tmp_path: Path, body: str, line: str) -> None:
+    """A Kueue WorkloadPriorityClass without a name or with a value that is no integer: exit 2,
+    the line names the class (when it has a name), the file and the field."""
+    path = tmp_path / "wpc.yaml"
+    path.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\n" + body)
+    result = run("check-cycles", path)
+    assert (2, line.replace("{f}", str(path))) == (result.exit_code, result.stderr)

@@ -32,6 +32,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from wapctl import fields
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.load import Document
@@ -62,7 +63,8 @@ def kueue_classes(documents: Iterable[Document]) -> dict[str, tuple[int, Source]
             raise InputError("missing (required)", source, "metadata.name")
         value = obj.get("value")
         if type(value) is not int:
-            raise InputError("must be an integer", source, "value")
+            raise fields.type_error(value, "an integer", source, "value").about(
+                f"WorkloadPriorityClass {name}")
         out[name] = (value, source)
     return out
 

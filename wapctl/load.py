@@ -1300,7 +1300,7 @@ def _pod_group(
         _check_mode(group, where, field)
     pc, number = pick("priority") or (None, None)
     if "priority" not in own and "missing_class" in template:
-        raise _missing_class(*template["missing_class"])
+        raise _missing_class(*template["missing_class"]).about(f"Workload {ns}/{wname}")
     if pc is None and number is None and wl.priority_class is not None:
         pc = wl.priority_class
     group.priority = prio.resolve_group(

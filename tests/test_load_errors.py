@@ -1,0 +1,646 @@
+"""Every input error of the loader as the one exact line a user sees, YAML and JSON alike.
+
+One row per ``raise`` site of wapctl/load.py, wapctl/load_constraints.py and wapctl/fields.py
+that input can reach: a minimal object with one field made bad, and the whole ``str()`` of
+the ``InputError`` (``Kind ns/name (file:line, document N[, item I], field F): reason``),
+compared with ``==``. Each row is read twice: as ``snap.yaml`` and as the same object in
+``snap.json`` (the JSON fast path of wapctl/reader.py, which hands over to the safe path on a
+shape problem); the line is the same in both except where given apart (a List's items start
+on other lines in indented JSON than in YAML). Several objects are written as one ``List``.
+
+Rows of raw text (``RAW``) cover the reading sites: files, sizes, encodings, syntax, duplicate
+keys, depth and alias limits.
+
+Raise sites not covered, and why:
+
+- load.py ``parse_size`` (2 sites): a command-line option (UsageError), not input; tested in
+  tests/test_load.py.
+- load.py ``_read_path`` stdin too large, ``_read_file`` too large after reading (a FIFO or
+  other non-regular file): stdin / special files, not a YAML-or-JSON file row; stdin's is
+  tested in tests/test_load.py.
+- load.py ``_directory_files`` "cannot list directory", ``_read_file`` "cannot read" (open
+  fails after stat succeeded): need a permission or I/O failure; the tests run as root.
+- load.py ``_slow_path_bytes``: needs a file over 256 MiB.
+- load.py ``_parse_yaml`` RecursionError: libyaml refuses 1000 levels first (a YAMLError).
+- load.py bare ``raise`` re-raising an InputError in ``_read_file`` / ``_parse_yaml``: not a
+  site of its own.
+- load.py ``_classify`` "an object must be a mapping": ``_flatten`` only hands on mappings.
+- load.py ``_slot_replacer`` TypeError: internal, on wapctl's own field names.
+- load.py ``_sort_again`` / ``_pods`` ``_Fallback`` (3 sites): internal, caught by ``_build``.
+- load.py ``_assemble`` "pod group defined twice": a guard, unreachable with unique names.
+- load.py ``_about`` / ``_assemble`` / ``_pods`` / ``_templates`` re-raising with the object
+  named: wrappers, reached by every Workload/PriorityClass/PodGroup/PDB, Node, Pod and
+  controller row.
+- load_constraints.py ``host_ports`` container not a mapping: ``_pod_requests`` refuses such a
+  container first (``_container_requests``, row "container not a mapping").
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+import yaml
+
+from wapctl import load
+from wapctl.errors import InputError
+
+V1A1 = "scheduling.k8s.io/v1alpha1"
+V1A2 = "scheduling.k8s.io/v1alpha2"
+V1A3 = "scheduling.k8s.io/v1alpha3"
+AFF = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+PAF = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+CLASS_GOLD = (
+    "PriorityClass 'gold' does not exist in the snapshot and no priority number stands in for "
+    "it: add it to the snapshot (kubectl get priorityclass gold -o yaml)"
+)
+BASIC_WHOLE = (
+    "needs a gang policy: a basic group has no whole to preempt together (upstream forbids it)"
+)
+
+# ---- minimal objects -----------------------------------------------------------------------
+
+
+def pod(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                 **spec},
+    }
+
+
+def node(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "n"},
+        "spec": spec,
+        "status": {"allocatable": {"cpu": "4"}},
+    }
+
+
+def pclass(**fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "c"}, "value": 10, **fields}
+
+
+def pdb(*exprs: Any) -> dict[str, Any]:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "b", "namespace": "d"},
+            "spec": {"selector": {"matchExpressions": list(exprs)}}}
+
+
+def wl1(*groups: Any, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": V1A1, "kind": "Workload", "metadata": {"name": "w", "namespace": "d"},
+            "spec": {"podGroups": list(groups), **spec}}
+
+
+def wl2(*templates: Any, api: str = V1A2, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": api, "kind": "Workload", "metadata": {"name": "w", "namespace": "d"},
+            "spec": {"podGroupTemplates": list(templates), **spec}}
+
+
+def gang(name: str = "g", min_count: Any = 2, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "policy": {"gang": {"minCount": min_count}}, **extra}
+
+
+def basic(name: str = "g", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "policy": {"basic": {}}, **extra}
+
+
+def tmpl(name: str = "t", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "schedulingPolicy": {"gang": {"minCount": 2}}, **extra}
+
+
+def pg(tname: str = "t", **spec: Any) -> dict[str, Any]:
+    ref = {"podGroupTemplateRef": {"workload": {"workloadName": "w",
+                                                "podGroupTemplateName": tname}}}
+    return {"apiVersion": V1A2, "kind": "PodGroup", "metadata": {"name": "pg", "namespace": "d"},
+            "spec": {**ref, **spec}}
+
+
+def put(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of ``obj`` with the field at dotted ``path`` (list indices as numbers) set."""
+    out = copy.deepcopy(obj)
+    *parents, last = path.split(".")
+    target: Any = out
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target.setdefault(part, {})
+    if isinstance(target, list):
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return out
+
+
+def drop(obj: dict[str, Any], path: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    *parents, last = path.split(".")
+    target: Any = out
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    del target[last]
+    return out
+
+
+def term(**t: Any) -> dict[str, Any]:
+    """A pod with one required node affinity term."""
+    return pod(affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [t]}}})
+
+
+def pod_term(**t: Any) -> dict[str, Any]:
+    """A pod with one required pod affinity term."""
+    return pod(affinity={"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "z", **t}]}})
+
+
+def spread(**c: Any) -> dict[str, Any]:
+    return pod(topologySpreadConstraints=[c])
+
+
+def tol(*t: Any) -> dict[str, Any]:
+    return pod(tolerations=list(t))
+
+
+def taint(**t: Any) -> dict[str, Any]:
+    return node(taints=[t])
+
+
+def ports(*p: Any) -> dict[str, Any]:
+    return pod(containers=[{"name": "c", "ports": list(p)}])
+
+
+def res(**r: Any) -> dict[str, Any]:
+    return pod(containers=[{"name": "c", "resources": r}])
+
+
+def terminating(status: Any) -> dict[str, Any]:
+    out = pod(nodeName="n")
+    out["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    out["status"] = {"phase": "Running", "conditions": [
+        {"type": "DisruptionTarget", "status": status, "reason": "PreemptionByScheduler"}]}
+    return out
+
+
+def listed(*items: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "List", "items": list(items)}
+
+
+class Row(NamedTuple):
+    id: str
+    doc: Any  # the one document of the file (several objects: a List)
+    yaml: str  # the whole line, reading snap.yaml
+    json: str | None = None  # reading snap.json, when not the same with the file renamed
+
+
+P = "Pod d/p (snap.yaml:1, document 1, field "
+N = "Node n (snap.yaml:1, document 1, field "
+W = "Workload d/w (snap.yaml:1, document 1, field "
+G = "PodGroup d/pg (snap.yaml:1, document 1, field "
+B = "PodDisruptionBudget d/b (snap.yaml:1, document 1, field "
+C = "PriorityClass c (snap.yaml:1, document 1, field "
+ONE = "snap.yaml:1, document 1, field "
+# a List's item 0 starts on line 4 of its YAML (apiVersion, kind, items:) and line 5 of its
+# indented JSON ({, apiVersion, kind, items: [)
+I0 = "(snap.yaml:4, document 1, item 0, field "
+J0 = "(snap.json:5, document 1, item 0, field "
+
+
+def two(label: str, field: str, reason: str) -> tuple[str, str]:
+    """The YAML and JSON lines of an error about item 0 of a List."""
+    return f"{label} {I0}{field}): {reason}", f"{label} {J0}{field}): {reason}"
+
+
+ROWS: list[Row] = [
+    # ---- fields.py -----------------------------------------------------------------------
+    Row("mapping: pod spec a number", put(pod(), "spec", 5),
+        P + "spec): must be a mapping, not a number"),
+    Row("list_field: taints a string", node(taints="x"),
+        N + "spec.taints): must be a list, not a string"),
+    Row("opt_str: taint value a number", taint(key="k", value=5, effect="NoSchedule"),
+        N + "spec.taints[0].value): must be a string, not a number"),
+    Row("req_str: taint key missing", taint(effect="NoSchedule"),
+        N + "spec.taints[0].key): missing (required)"),
+    Row("req_str: taint key a number", taint(key=5, effect="NoSchedule"),
+        N + "spec.taints[0].key): must be a string, not a number"),
+    Row("opt_int: PDB disruptionsAllowed a float",
+        put(pdb(), "status", {"disruptionsAllowed": 1.5}),
+        B + "status.disruptionsAllowed): must be an integer, not a number"),
+    Row("opt_bool: unschedulable a string", node(unschedulable="yes"),
+        N + "spec.unschedulable): must be true or false, not a string"),
+    Row("enum: taint effect unknown", taint(key="k", effect="Sometimes"),
+        N + "spec.taints[0].effect): unknown value 'Sometimes' "
+        "(expected one of: NoSchedule, PreferNoSchedule, NoExecute)"),
+    Row("str_map: labels an empty list", put(node(), "metadata.labels", []),
+        N + "metadata.labels): must be a mapping, not a list"),
+    Row("str_map: labels a string", put(node(), "metadata.labels", "a=b"),
+        N + "metadata.labels): must be a mapping, not a string"),
+    Row("str_map: label value a boolean", put(node(), "metadata.labels", {"gpu": True}),
+        N + "metadata.labels.gpu): must map strings to strings, but has a boolean True "
+        "(quote it)"),
+    Row("requirement: PDB expression a string", pdb("x"),
+        B + "spec.selector.matchExpressions[0]): must be a mapping, not a string"),
+    Row("requirement: PDB operator missing", pdb({"key": "a"}),
+        B + "spec.selector.matchExpressions[0].operator): missing (required)"),
+    Row("requirement: PDB value a number", pdb({"key": "a", "operator": "In", "values": [1]}),
+        B + "spec.selector.matchExpressions[0].values[0]): must be a string (quote it), "
+        "not a number"),
+    Row("requirement: In without values", pdb({"key": "a", "operator": "In"}),
+        B + "spec.selector.matchExpressions[0].values): operator In needs at least one value"),
+    Row("requirement: Exists with values",
+        pdb({"key": "a", "operator": "Exists", "values": ["x"]}),
+        B + "spec.selector.matchExpressions[0].values): operator Exists takes no values"),
+    Row("requirement: Gt not an integer",
+        term(matchExpressions=[{"key": "k", "operator": "Gt", "values": ["x"]}]),
+        P + AFF + ".nodeSelectorTerms[0].matchExpressions[0].values): "
+        "operator Gt needs exactly one integer value"),
+    # ---- load_constraints.py -------------------------------------------------------------
+    Row("pod affinity namespace a number", pod_term(namespaces=[1]),
+        P + PAF + "[0].namespaces[0]): must be a string, not a number"),
+    Row("pod affinity key in both lists", pod_term(matchLabelKeys=["a"], mismatchLabelKeys=["a"]),
+        P + PAF + "[0].mismatchLabelKeys): key 'a' is in both matchLabelKeys and "
+        "mismatchLabelKeys"),
+    Row("spread constraint a string", pod(topologySpreadConstraints=["x"]),
+        P + "spec.topologySpreadConstraints[0]): must be a mapping, not a string"),
+    Row("spread whenUnsatisfiable missing", spread(maxSkew=1, topologyKey="z"),
+        P + "spec.topologySpreadConstraints[0].whenUnsatisfiable): missing (required)"),
+    Row("spread maxSkew 0", spread(maxSkew=0, topologyKey="z", whenUnsatisfiable="DoNotSchedule"),
+        P + "spec.topologySpreadConstraints[0].maxSkew): must be an integer greater than 0"),
+    Row("spread minDomains 0", spread(maxSkew=1, topologyKey="z", minDomains=0,
+                                      whenUnsatisfiable="DoNotSchedule"),
+        P + "spec.topologySpreadConstraints[0].minDomains): must be greater than 0"),
+    Row("spread minDomains with ScheduleAnyway",
+        spread(maxSkew=1, topologyKey="z", minDomains=2, whenUnsatisfiable="ScheduleAnyway"),
+        P + "spec.topologySpreadConstraints[0].minDomains): may only be set with "
+        "whenUnsatisfiable DoNotSchedule"),
+    Row("port a string", ports("x"),
+        P + "spec.containers[0].ports[0]): must be a mapping, not a string"),
+    Row("hostPort out of range", ports({"hostPort": 70000}),
+        P + "spec.containers[0].ports[0].hostPort): must be between 1 and 65535"),
+    # ---- load.py: documents and kinds ----------------------------------------------------
+    Row("document a list", ["a"],
+        "snap.yaml, document 1: a document must be a mapping (a Kubernetes object or List), "
+        "not a list"),
+    Row("List items a string", {"apiVersion": "v1", "kind": "List", "items": "x"},
+        ONE + "items: must be a list, not a string"),
+    Row("List item a number", listed(5),
+        "snap.yaml:4, document 1, item 0: a List item must be a mapping (a Kubernetes "
+        "object), not a number",
+        "snap.json:5, document 1, item 0: a List item must be a mapping (a Kubernetes "
+        "object), not a number"),
+    Row("kind missing", drop(node(), "kind"), ONE + "kind: missing (required)"),
+    Row("kind a number", put(node(), "kind", 5), ONE + "kind: must be a string, not a number"),
+    Row("Workload without apiVersion", drop(wl1(gang()), "apiVersion"),
+        ONE + "apiVersion: missing: needed to tell the Workload API shape "
+        "(scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
+        "scheduling.k8s.io/v1beta1)"),
+    Row("apiVersion a number", put(node(), "apiVersion", 1),
+        ONE + "apiVersion: must be a string, not a number"),
+    Row("Workload version unsupported", put(wl1(gang()), "apiVersion", "scheduling.k8s.io/v9"),
+        ONE + "apiVersion: unsupported Workload version 'scheduling.k8s.io/v9' (supported: "
+        "scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
+        "scheduling.k8s.io/v1beta1)"),
+    Row("PodGroup version unsupported", put(pg(), "apiVersion", V1A1),
+        ONE + "apiVersion: unsupported PodGroup version 'scheduling.k8s.io/v1alpha1' "
+        "(supported: scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
+        "scheduling.k8s.io/v1beta1)"),
+    Row("metadata missing", drop(node(), "metadata"), ONE + "metadata.name: missing (required)"),
+    Row("metadata a number", put(node(), "metadata", 5),
+        ONE + "metadata: must be a mapping, not a number"),
+    Row("name empty", put(node(), "metadata.name", ""),
+        ONE + "metadata.name: missing (required)"),
+    Row("name a number", put(node(), "metadata.name", 5),
+        ONE + "metadata.name: must be a string, not a number"),
+    Row("namespace a number", put(pod(), "metadata.namespace", 5),
+        ONE + "metadata.namespace: must be a string, not a number"),
+    Row("duplicate Node", listed({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}},
+                                 {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}),
+        "snap.yaml:8, document 1, item 1, field metadata.name: duplicate Node n "
+        "(first defined at snap.yaml, document 1, item 0, line 4)",
+        "snap.json:12, document 1, item 1, field metadata.name: duplicate Node n "
+        "(first defined at snap.json, document 1, item 0, line 5)"),
+    # ---- load.py: Node -------------------------------------------------------------------
+    Row("allocatable unparsable", put(node(), "status.allocatable.cpu", "lots"),
+        N + "status.allocatable.cpu): no digits in 'lots'"),
+    Row("allocatable negative", put(node(), "status.allocatable.cpu", "-1"),
+        N + "status.allocatable.cpu): negative quantity '-1'"),
+    Row("taint a string", node(taints=["x"]),
+        N + "spec.taints[0]): must be a mapping, not a string"),
+    Row("taint effect missing", taint(key="k"),
+        N + "spec.taints[0].effect): missing (required)"),
+    # ---- load.py: PriorityClass ----------------------------------------------------------
+    Row("class value missing", drop(pclass(), "value"), C + "value): missing (required)"),
+    Row("class value a string", pclass(value="1"), C + "value): must be an integer, not a string"),
+    Row("class value out of int32", pclass(value=2**31),
+        C + "value): 2147483648 is out of range: a priority is a 32-bit integer "
+        "(-2147483648 to 2147483647)"),
+    # ---- load.py: Workload ---------------------------------------------------------------
+    Row("Workload spec missing", drop(wl1(), "spec"), W + "spec): missing (required)"),
+    Row("v1alpha1 podGroups missing", put(wl1(), "spec", {}),
+        W + "spec.podGroups): missing (required)"),
+    Row("v1alpha1 with podGroupTemplates", wl1(gang(), podGroupTemplates=[]),
+        W + "spec.podGroupTemplates): scheduling.k8s.io/v1alpha1 Workloads list podGroups "
+        "(podGroupTemplates is the v1alpha2+ shape)"),
+    Row("v1alpha1 group a string", wl1("g"),
+        W + "spec.podGroups[0]): must be a mapping, not a string"),
+    Row("v1alpha1 duplicate group", wl1(gang(), gang()),
+        W + "spec.podGroups[1].name): duplicate pod group name 'g'"),
+    Row("policy missing", wl1({"name": "g"}),
+        W + "spec.podGroups[0].policy): missing (required): basic or gang"),
+    Row("policy both", wl1({"name": "g", "policy": {"basic": {}, "gang": {"minCount": 1}}}),
+        W + "spec.podGroups[0].policy): exactly one of basic or gang must be set"),
+    Row("policy neither", wl1({"name": "g", "policy": {}}),
+        W + "spec.podGroups[0].policy): missing: basic or gang"),
+    Row("minCount missing", wl1({"name": "g", "policy": {"gang": {}}}),
+        W + "spec.podGroups[0].policy.gang.minCount): missing (required)"),
+    Row("minCount a string", wl1(gang(min_count="two")),
+        W + "spec.podGroups[0].policy.gang.minCount): must be an integer, not a string"),
+    Row("minCount 0", wl1(gang(min_count=0)),
+        W + "spec.podGroups[0].policy.gang.minCount): must be at least 1, got 0"),
+    Row("modes differ", wl1(gang(disruptionMode="Pod", preemptionMode="PodGroup")),
+        W + "spec.podGroups[0].preemptionMode): disruption mode given twice with different "
+        "values (spec.podGroups[0].disruptionMode=Pod, spec.podGroups[0].preemptionMode=PodGroup)"),
+    Row("v1alpha1 basic with PodGroup mode", wl1(basic(disruptionMode="PodGroup")),
+        W + "spec.podGroups[0].disruptionMode): disruption mode PodGroup " + BASIC_WHOLE),
+    Row("composite templates", wl2(api=V1A3, compositePodGroupTemplates=[{"name": "c"}]),
+        W + "spec.compositePodGroupTemplates): CompositePodGroup templates are not supported "
+        "by wapctl yet"),
+    Row("v1alpha2 with podGroups", put(wl1(gang()), "apiVersion", V1A2),
+        W + "spec.podGroups): scheduling.k8s.io/v1alpha2 Workloads list podGroupTemplates "
+        "(podGroups is the v1alpha1 shape)"),
+    Row("v1alpha2 templates missing", put(wl2(), "spec", {}),
+        W + "spec.podGroupTemplates): missing (required)"),
+    Row("template a string", wl2("t"),
+        W + "spec.podGroupTemplates[0]): must be a mapping, not a string"),
+    Row("duplicate template", wl2(tmpl(), tmpl()),
+        W + "spec.podGroupTemplates[1].name): duplicate template name 't'"),
+    Row("v1alpha2 basic template with PodGroup mode",
+        wl2({"name": "t", "schedulingPolicy": {"basic": {}}, "disruptionMode": "PodGroup"}),
+        W + "spec.podGroupTemplates[0].disruptionMode): disruption mode PodGroup " + BASIC_WHOLE),
+    # ---- load.py: PodGroup ---------------------------------------------------------------
+    Row("PodGroup spec missing", drop(pg(), "spec"), G + "spec): missing (required)"),
+    Row("PodGroup without template ref", put(pg(), "spec", {"schedulingPolicy": {"basic": {}}}),
+        G + "spec.podGroupTemplateRef): missing: a PodGroup without a Workload template "
+        "reference is not supported by wapctl yet"),
+    Row("PodGroup Workload missing", pg(),
+        G + "spec.podGroupTemplateRef.workload.workloadName): Workload d/w does not exist in "
+        "the snapshot and the PodGroup has no schedulingPolicy of its own: add the Workload to "
+        "the snapshot"),
+    Row("PodGroup of a v1alpha1 Workload", listed(pg(), wl1(gang())),
+        *two("PodGroup d/pg", "spec.podGroupTemplateRef.workload.workloadName",
+             "Workload d/w is scheduling.k8s.io/v1alpha1, which has no podGroupTemplates to "
+             "refer to")),
+    Row("PodGroup template missing", listed(pg("nope"), wl2(tmpl())),
+        *two("PodGroup d/pg", "spec.podGroupTemplateRef.workload.podGroupTemplateName",
+             "Workload d/w has no podGroupTemplate 'nope' (it has: t)")),
+    # the class is the Workload's template's: the line names the Workload, whose line and field
+    # it gives (it named the PodGroup inheriting it, with the Workload's line and field)
+    Row("PodGroup inherits a missing class",
+        listed(pg(), wl2(tmpl(priorityClassName="gold"))),
+        "Workload d/w (snap.yaml:14, document 1, item 1, field "
+        "spec.podGroupTemplates[0].priorityClassName): " + CLASS_GOLD,
+        "Workload d/w (snap.json:21, document 1, item 1, field "
+        "spec.podGroupTemplates[0].priorityClassName): " + CLASS_GOLD),
+    # ---- load.py: Pod --------------------------------------------------------------------
+    Row("containers a mapping", pod(containers={"name": "c"}),
+        P + "spec.containers): must be a list, not a mapping"),
+    Row("container a string", pod(containers=["c"]),
+        P + "spec.containers[0]): must be a mapping, not a string"),
+    Row("resources an empty list", pod(containers=[{"name": "c", "resources": []}]),
+        P + "spec.containers[0].resources): must be a mapping, not a list"),
+    Row("resources a string", pod(containers=[{"name": "c", "resources": "x"}]),
+        P + "spec.containers[0].resources): must be a mapping, not a string"),
+    Row("requests a string", res(requests="x"),
+        P + "spec.containers[0].resources.requests): must be a mapping, not a string"),
+    Row("requests an empty list", res(requests=[]),
+        P + "spec.containers[0].resources.requests): must be a mapping, not a list"),
+    Row("limits a string", res(limits="x"),
+        P + "spec.containers[0].resources.limits): must be a mapping, not a string"),
+    Row("limits an empty list", res(limits=[]),
+        P + "spec.containers[0].resources.limits): must be a mapping, not a list"),
+    Row("request unparsable", res(requests={"memory": "1 Gi"}),
+        P + "spec.containers[0].resources.requests.memory): expected a number with an optional "
+        "suffix, e.g. 100m, 1.5, 2Gi in '1 Gi'"),
+    Row("limit negative", res(limits={"cpu": "-1"}),
+        P + "spec.containers[0].resources.limits.cpu): negative quantity '-1'"),
+    Row("initContainers a string", pod(initContainers="x"),
+        P + "spec.initContainers): must be a list, not a string"),
+    Row("initContainers an empty mapping", pod(initContainers={}),
+        P + "spec.initContainers): must be a list, not a mapping"),
+    Row("overhead a string", pod(overhead="x"),
+        P + "spec.overhead): must be a mapping, not a string"),
+    Row("tolerations a number", pod(tolerations=5),
+        P + "spec.tolerations): must be a list, not a number"),
+    Row("toleration a string", tol("x"),
+        P + "spec.tolerations[0]): must be a mapping, not a string"),
+    Row("toleration empty key with Equal", tol({"operator": "Equal"}),
+        P + "spec.tolerations[0].operator): an empty key needs operator Exists"),
+    Row("toleration value a number", tol({"key": "k", "value": 5}),
+        P + "spec.tolerations[0].value): must be a string (quote it), not a number"),
+    Row("toleration Exists with a value", tol({"key": "k", "operator": "Exists", "value": "v"}),
+        P + "spec.tolerations[0].value): must be empty when operator is Exists"),
+    Row("matchFields key not metadata.name",
+        term(matchFields=[{"key": "x", "operator": "In", "values": ["a"]}]),
+        P + AFF + ".nodeSelectorTerms[0].matchFields[0].key): only metadata.name can be "
+        "matched, not 'x'"),
+    Row("matchFields two values",
+        term(matchFields=[{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]),
+        P + AFF + ".nodeSelectorTerms[0].matchFields[0].values): operator In takes exactly "
+        "one value in matchFields"),
+    Row("pod class missing", pod(priorityClassName="gold"),
+        P + "spec.priorityClassName): " + CLASS_GOLD),
+    Row("pod both group references",
+        pod(workloadRef={"name": "w", "podGroup": "g"}, schedulingGroup={"podGroupName": "pg"}),
+        P + "spec.schedulingGroup): set spec.workloadRef (v1alpha1) or spec.schedulingGroup "
+        "(v1alpha2+), not both"),
+    Row("pod workloadRef to a v1alpha2 Workload",
+        listed(pod(workloadRef={"name": "w", "podGroup": "t"}), wl2(tmpl())),
+        *two("Pod d/p", "spec.workloadRef", "Workload d/w is scheduling.k8s.io/v1alpha2: its "
+             "pods join a PodGroup through spec.schedulingGroup.podGroupName")),
+    Row("pod to a missing v1alpha1 group",
+        listed(pod(workloadRef={"name": "w", "podGroup": "x"}), wl1(gang())),
+        *two("Pod d/p", "spec.workloadRef.podGroup",
+             "Workload d/w has no pod group 'x' (it has: g)")),
+    Row("pod priority a string", pod(priority="high"),
+        P + "spec.priority): must be an integer, not a string"),
+    Row("pod priority out of int32", pod(priority=-(2**31) - 1),
+        P + "spec.priority): -2147483649 is out of range: a priority is a 32-bit integer "
+        "(-2147483648 to 2147483647)"),
+    Row("pod priorityClassName a number", pod(priorityClassName=5),
+        P + "spec.priorityClassName): must be a string, not a number"),
+    Row("pod phase unknown", put(pod(), "status", {"phase": "Sleeping"}),
+        P + "status.phase): unknown value 'Sleeping' "
+        "(expected one of: Pending, Running, Succeeded, Failed, Unknown)"),
+    Row("nodeName a number", pod(nodeName=5), P + "spec.nodeName): must be a string, not a number"),
+    Row("nominatedNodeName a number", put(pod(), "status", {"nominatedNodeName": 5}),
+        P + "status.nominatedNodeName): must be a string, not a number"),
+    Row("schedulingGates a string", pod(schedulingGates="x"),
+        P + "spec.schedulingGates): must be a list, not a string"),
+    Row("creationTimestamp a number", put(pod(), "metadata.creationTimestamp", 5),
+        P + "metadata.creationTimestamp): must be an RFC3339 timestamp string, not a number"),
+    Row("creationTimestamp not a time", put(pod(), "metadata.creationTimestamp", "yesterday"),
+        P + "metadata.creationTimestamp): not an RFC3339 timestamp: 'yesterday'"),
+    Row("startTime month 13", put(pod(), "status", {"startTime": "2026-13-01T00:00:00Z"}),
+        P + "status.startTime): not an RFC3339 timestamp: '2026-13-01T00:00:00Z' "
+        "(month must be in 1..12)"),
+    Row("DisruptionTarget status a boolean", terminating(True),
+        P + 'status.conditions[0].status): must be a string: "True", "False" or "Unknown" '
+        "(quote it), not a boolean"),
+    # ---- load.py: controllers (templates.py, named by load._templates) -------------------
+    Row("Deployment template priorityClassName a number",
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "dep", "namespace": "d"},
+         "spec": {"template": {"spec": {"containers": [{"name": "c"}], "priorityClassName": 5}}}},
+        "Deployment d/dep (snap.yaml:1, document 1, field spec.template.spec.priorityClassName): "
+        "must be a string, not a number"),
+]
+
+
+def _write(path: Path, doc: Any, form: str) -> None:
+    if form == "yaml":
+        path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+
+
+def _error(paths: list[str], **kwargs: Any) -> str:
+    with pytest.raises(InputError) as info:
+        load.build_snapshot(load.read_documents(paths, **kwargs))
+    return str(info.value)
+
+
+@pytest.mark.parametrize("form", ["yaml", "json"])
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_object_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: Row,
+                           form: str) -> None:
+    """The whole line of each malformed or contradictory object, read from YAML and JSON."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / f"snap.{form}", row.doc, form)
+    if form == "yaml":
+        expected = row.yaml
+    else:
+        expected = row.json if row.json is not None else row.yaml.replace("snap.yaml", "snap.json")
+    assert expected == _error([f"snap.{form}"])
+
+
+def test_resource_name_not_a_string(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """YAML alone can write a mapping key that is not a string (JSON keys are strings)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {1: '2'}}\n",
+        encoding="utf-8")
+    assert ("Node n (snap.yaml:1, document 1, field status.allocatable): resource names must "
+            "be strings") == _error(["snap.yaml"])
+
+
+# ---- reading: raw text -------------------------------------------------------------------
+
+DEEP = b"[" * 101 + b"]" * 101
+NODE_DUP_YAML = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  name: m\n"
+NODE_DUP_JSON = b'{"apiVersion": "v1", "kind": "Node",\n "metadata": {"name": "n",\n "name": "m"}}'
+
+
+class Raw(NamedTuple):
+    id: str
+    name: str  # the file written (in the test's directory)
+    data: bytes
+    expected: str
+
+
+RAW: list[Raw] = [
+    Raw("empty YAML", "snap.yaml", b"  \n\n", "snap.yaml: empty input: no YAML or JSON documents"),
+    Raw("empty JSON", "snap.json", b"  \n\n", "snap.json: empty input: no YAML or JSON documents"),
+    Raw("only empty YAML documents", "snap.yaml", b"# nothing\n---\n---\n",
+        "snap.yaml: no YAML or JSON documents (only empty ones)"),
+    Raw("JSON null", "snap.json", b"null",
+        "snap.json, document 1: a document must be a mapping (a Kubernetes object or List), "
+        "not null"),
+    Raw("binary YAML", "snap.yaml", b"kind: \x00Node\n",
+        "snap.yaml: binary data (NUL bytes), not YAML or JSON"),
+    Raw("binary JSON", "snap.json", b'{"kind": "\x00"}',
+        "snap.json: binary data (NUL bytes), not YAML or JSON"),
+    Raw("not UTF-8 YAML", "snap.yaml", b"kind: Node\nmetadata: {name: caf\xe9}\n",
+        "snap.yaml: not UTF-8 text (a binary file?)"),
+    Raw("not UTF-8 JSON", "snap.json", b'{"kind": "Node", "metadata": {"name": "caf\xe9"}}',
+        "snap.json: not UTF-8 text (a binary file?)"),
+    Raw("invalid JSON", "snap.json", b'{"kind": "Node",\n "metadata": {name: "a"}}',
+        "snap.json:2, document 1: invalid JSON: Expecting property name enclosed in double "
+        "quotes (line 2, column 15)"),
+    Raw("JSON integer too long", "snap.json",
+        b'{"kind": "Node", "metadata": {"name": ' + b"1" * 5000 + b"}}",
+        "snap.json, document 1: invalid JSON: Exceeds the limit (4300 digits) for integer "
+        "string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to "
+        "increase the limit"),
+    Raw("YAML integer too long", "snap.yaml", b"kind: Node\nx: " + b"1" * 5000 + b"\n",
+        "snap.yaml, document 1: invalid YAML value: Exceeds the limit (4300 digits) for "
+        "integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() "
+        "to increase the limit"),
+    Raw("YAML date month 13", "snap.yaml", b"kind: Node\nx: 2026-13-01\n",
+        "snap.yaml, document 1: invalid YAML value: month must be in 1..12"),
+    Raw("YAML explicit timestamp tag", "snap.yaml", b"kind: Node\nx: !!timestamp soon\n",
+        "snap.yaml, document 1: invalid YAML value (AttributeError: 'NoneType' object has no "
+        "attribute 'groupdict')"),
+    Raw("duplicate key YAML", "snap.yaml", NODE_DUP_YAML,
+        "Node m (snap.yaml:1, document 1, field metadata.name): duplicate key 'name': first at "
+        "snap.yaml:4, again at snap.yaml:5 (kubectl refuses duplicate keys)"),
+    Raw("duplicate key JSON (fast path)", "snap.json", NODE_DUP_JSON,
+        "Node m (snap.json, document 1, field metadata.name): duplicate key 'name': first at "
+        "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
+    Raw("duplicate key JSON (safe path: nested too deep for the fast one)", "snap.json",
+        NODE_DUP_JSON[:-1] + b', "x": ' + DEEP + b"}",
+        "Node m (snap.json, document 1, field metadata.name): duplicate key 'name': first at "
+        "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
+    Raw("YAML nested too deep", "snap.yaml", b"a: " + DEEP,
+        "snap.yaml:1, document 1: nested deeper than 100 levels"),
+    Raw("JSON nested too deep", "snap.json", DEEP,
+        "snap.json, document 1: nested deeper than 100 levels"),
+    Raw("JSON nested past the parser", "snap.json", b"[" * 100_000 + b"]" * 100_000,
+        "snap.json, document 1: nested deeper than 100 levels"),
+    Raw("YAML nested too deep, with aliases", "snap.yaml",
+        b"a: &x 1\nb: *x\nc: " + DEEP + b"\n",
+        "snap.yaml, document 1: nested deeper than 100 levels"),
+    Raw("YAML alias undefined", "snap.yaml", b"a: &x 1\nb: *y\n",
+        "snap.yaml, document 1: YAML alias *y refers to no complete anchor (undefined, or a "
+        "recursive structure)"),
+    Raw("YAML alias bomb", "snap.yaml", b"a: &x 1\nb: [" + b"*x, " * 101 + b"]\n",
+        "snap.yaml, document 1: YAML aliases exceed the limits (100 aliases, 100000 expanded "
+        "nodes per document): an alias bomb?"),
+]
+
+
+@pytest.mark.parametrize("raw", RAW, ids=[r.id for r in RAW])
+def test_reading_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: Raw) -> None:
+    """The whole line of each input that cannot be read as documents."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / raw.name).write_bytes(raw.data)
+    assert raw.expected == _error([raw.name])
+
+
+def test_yaml_syntax_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A YAML syntax error, found while composing and (with aliases) while checking them."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_bytes(b"kind: Node\nmetadata: {name: [x\n")
+    (tmp_path / "b.yaml").write_bytes(b"a: &x 1\nb: *x\nc: [x\n")
+    assert ("a.yaml, document 1: invalid YAML: did not find expected ',' or ']' "
+            "(line 3, column 1)") == _error(["a.yaml"])
+    assert ("b.yaml, document 1: invalid YAML: did not find expected ',' or ']' "
+            "(line 4, column 1)") == _error(["b.yaml"])
+
+
+def test_file_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing file, a path through a file, a directory without inputs, a file too large."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_bytes(b"kind: Node\n")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "readme.txt").write_bytes(b"x")
+    assert "nope.yaml: no such file or directory" == _error(["nope.yaml"])
+    assert "snap.yaml/x: cannot read: Not a directory" == _error(["snap.yaml/x"])
+    assert "dir: directory has no *.yaml, *.yml or *.json files" == _error(["dir"])
+    assert ("snap.yaml: file is 11 bytes, larger than the 10 bytes limit (raise it with "
+            "--max-input-size)") == _error(["snap.yaml"], max_input_size=10)

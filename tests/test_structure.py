@@ -27,7 +27,6 @@ OLDER_MODULES = {
 OLDER_FUNCTIONS = {
     ("wapctl/load.py", "_sort_again"): 96,
     ("wapctl/load.py", "_assemble"): 152,
-    ("wapctl/render/audit.py", "render_table"): 88,
 }
 
 

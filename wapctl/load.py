@@ -2331,15 +2331,6 @@ def _sort_again(
         raise _Fallback
     runs, fresh = aligned
     ignored.update(last.ignored)
-    # the documents of the earlier build that are gone, as ranges of positions
-    gone: list[tuple[int, int]] = []
-    p = 0
-    for _, q, k in runs:
-        if q > p:
-            gone.append((p, q))
-        p = q + k
-    if p < len(last.docs):
-        gone.append((p, len(last.docs)))
     added: list[list[tuple[int, Any, str]]] = [[] for _ in range(8)]
     learnt = reuse.get
     for j in fresh:
@@ -2349,57 +2340,70 @@ def _sort_again(
             continue
         which, key, entry = found
         added[which].append((j, entry, key))
-    buckets, positions, keys, keysets = [], [], [], []
-    kept_docs = 0
-    for which in range(8):
-        entries, where, names = last.buckets[which], last.positions[which], last.keys[which]
-        slices = []
-        for j, q, k in runs:
-            lo, hi = bisect_left(where, q), bisect_left(where, q + k)
-            if lo < hi:
-                slices.append((j - q, lo, hi))
-        kept = sum(hi - lo for _, lo, hi in slices)
-        kept_docs += kept
-        if not added[which] and kept == len(entries):  # the same entries: shared
-            buckets.append(entries)
-            if any(d for d, _, _ in slices):  # documents before them came or went
-                where = [x for d, lo, hi in slices
-                         for x in (where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))]
-            positions.append(where)
-            keys.append(names)
-            keysets.append(last.keysets[which])
+    made = [_bucket_again(last, which, runs, added[which]) for which in range(8)]
+    buckets, positions, keys, keysets, kept = map(list, zip(*made, strict=True))
+    _forget_gone(last, runs, sum(kept), ignored)
+    return buckets, positions, keys, keysets
+
+
+def _bucket_again(
+    last: _Memory, which: int, runs: list[tuple[int, int, int]], added: list[tuple[int, Any, str]],
+) -> tuple[list[Any], list[int], list[str], Any, int]:
+    """Bucket ``which`` of ``_sort_again`` (entries, positions, keys, key set), and its kept."""
+    entries, where, names = last.buckets[which], last.positions[which], last.keys[which]
+    slices = []
+    for j, q, k in runs:
+        lo, hi = bisect_left(where, q), bisect_left(where, q + k)
+        if lo < hi:
+            slices.append((j - q, lo, hi))
+    kept = sum(hi - lo for _, lo, hi in slices)
+    if not added and kept == len(entries):  # the same entries: shared
+        if any(d for d, _, _ in slices):  # documents before them came or went
+            where = [x for d, lo, hi in slices
+                     for x in (where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))]
+        return entries, where, names, last.keysets[which], kept
+    keyset = set(last.keysets[which])
+    covered = 0
+    for _, lo, hi in slices:
+        keyset.difference_update(names[covered:lo])
+        covered = hi
+    keyset.difference_update(names[covered:])
+    parts: list[tuple[int, int, Any]] = [(where[lo] + d, 0, (d, lo, hi))
+                                         for d, lo, hi in slices]
+    for j, entry, key in added:
+        if key in keyset:  # a duplicate: the ordinary build names both places
+            raise _Fallback
+        keyset.add(key)
+        parts.append((j, 1, (entry, key)))
+    parts.sort(key=lambda t: t[0])
+    b_entries: list[Any] = []
+    b_where: list[int] = []
+    b_names: list[str] = []
+    for j, is_added, part in parts:
+        if is_added:
+            b_entries.append(part[0])
+            b_where.append(j)
+            b_names.append(part[1])
             continue
-        keyset = set(last.keysets[which])
-        covered = 0
-        for _, lo, hi in slices:
-            keyset.difference_update(names[covered:lo])
-            covered = hi
-        keyset.difference_update(names[covered:])
-        parts: list[tuple[int, int, Any]] = [(where[lo] + d, 0, (d, lo, hi))
-                                             for d, lo, hi in slices]
-        for j, entry, key in added[which]:
-            if key in keyset:  # a duplicate: the ordinary build names both places
-                raise _Fallback
-            keyset.add(key)
-            parts.append((j, 1, (entry, key)))
-        parts.sort(key=lambda t: t[0])
-        b_entries: list[Any] = []
-        b_where: list[int] = []
-        b_names: list[str] = []
-        for j, is_added, part in parts:
-            if is_added:
-                b_entries.append(part[0])
-                b_where.append(j)
-                b_names.append(part[1])
-                continue
-            d, lo, hi = part
-            b_entries.extend(entries[lo:hi])
-            b_where.extend(where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))
-            b_names.extend(names[lo:hi])
-        buckets.append(b_entries)
-        positions.append(b_where)
-        keys.append(b_names)
-        keysets.append(keyset)
+        d, lo, hi = part
+        b_entries.extend(entries[lo:hi])
+        b_where.extend(where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))
+        b_names.extend(names[lo:hi])
+    return b_entries, b_where, b_names, keyset, kept
+
+
+def _forget_gone(last: _Memory, runs: list[tuple[int, int, int]], kept_docs: int,
+                 ignored: Counter[str]) -> None:
+    """Takes the ignored documents of ``last`` that ``runs`` leave out (gone) off ``ignored``."""
+    # the documents of the earlier build that are gone, as ranges of positions
+    gone: list[tuple[int, int]] = []
+    p = 0
+    for _, q, k in runs:
+        if q > p:
+            gone.append((p, q))
+        p = q + k
+    if p < len(last.docs):
+        gone.append((p, len(last.docs)))
     # the ignored documents among those gone no longer count
     gone_total = sum(b - a for a, b in gone)
     read_gone = sum(len(last.buckets[w]) for w in range(8)) - kept_docs
@@ -2415,7 +2419,6 @@ def _sort_again(
         ignored.subtract(scratch)
         for kind in [k for k, v in ignored.items() if v <= 0]:
             del ignored[kind]
-    return buckets, positions, keys, keysets
 
 
 def _assemble(

@@ -117,7 +117,7 @@ import stat
 import sys
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from itertools import compress, count, repeat
@@ -2433,8 +2433,7 @@ def _assemble(
             documents, last, reuse, ignored)  # type: ignore[arg-type]
     else:
         buckets, positions, seen = _sort(documents, reuse, ignored)
-        keys, keysets = ([list(s) for s in seen] if reuse is not None else [],
-                         seen)
+        keys, keysets = ([list(s) for s in seen] if reuse is not None else [], seen)
     learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
 
     classes = {}
@@ -2445,27 +2444,7 @@ def _assemble(
     default = prio.global_default(classes.values())
     book = _ClassBook(classes)  # plus the built-in system-* classes
     load_warnings: list[LoadWarning] = []
-
-    workloads: dict[str, _WorkloadDef] = {}
-    for source, obj, head in buckets[_WORKLOAD]:
-        with _about(_WORKLOAD, head):
-            wl = _workload(obj, source, head, book)
-        workloads[f"{wl.namespace}/{wl.name}"] = wl
-    groups: dict[str, _Group] = {}
-    for wl in workloads.values():
-        for group in wl.groups.values():  # v1alpha1
-            group.priority = prio.resolve_group(
-                priority_class=wl.priority_class, preemption_class=wl.preemption_class
-            )
-            groups[group.key] = group
-    pod_groups: dict[str, _Group] = {}
-    for source, obj, head in buckets[_PODGROUP]:
-        with _about(_PODGROUP, head):
-            group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
-        pod_groups[f"{group.namespace}/{group.name}"] = group
-        if group.key in groups:  # unreachable with unique names, kept as a guard
-            raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
-        groups[group.key] = group
+    workloads, groups, pod_groups = _groups(buckets, book, default, load_warnings)
 
     ctx = _PodContext(book, default, workloads, pod_groups, reuse)
     ctx.warnings.extend(load_warnings)
@@ -2483,69 +2462,8 @@ def _assemble(
         for source, obj, head in buckets[which]:
             ctx.warnings.extend(
                 constraints.group_warnings(obj, f"{label} {head[1]}/{head[2]}", source))
-    nodes = []
-    head = None
-    try:
-        for source, obj, head in buckets[_NODE]:
-            hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
-            if hit is not None and hit.built is not None:
-                nodes.append(hit.built)  # a node depends on its document alone
-                continue
-            node = _node(obj, source, head)
-            if hit is not None:
-                hit.built = node
-            nodes.append(node)
-    except InputError as exc:
-        raise _named(exc, _NODE, head) from None
-    pdbs = []
-    for source, obj, head in buckets[_PDB]:
-        hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
-        if hit is not None and hit.built is not None:
-            pdbs.append(hit.built)  # as a node, a PDB depends on its document alone
-            continue
-        with _about(_PDB, head):
-            pdb = _pdb(obj, source, head)
-        if hit is not None:
-            hit.built = pdb
-        pdbs.append(pdb)
-
-    model_groups = {}
-    for key in sorted(groups):
-        g = groups[key]
-        value, preemption, policy = prio.group_values(
-            g.priority, g.members, member_never=g.member_never, default=default
-        )
-        model_groups[key] = _new_pod_group(
-            namespace=g.namespace,
-            workload=g.workload,
-            name=g.name,
-            key=key,
-            policy=g.policy,
-            min_count=g.min_count,
-            disruption_mode=g.disruption_mode,
-            priority=value,
-            preemption_priority=preemption,
-            preemption_policy=policy,
-            declared_preemption_policy=g.priority.preemption_policy,
-            priority_class_name=g.priority.priority_class_name,
-            preemption_priority_class_name=g.priority.preemption_priority_class_name,
-            api_version=g.api_version,
-            source=g.source,
-        )
-
-    model_workloads = {}
-    for key in sorted(workloads):
-        wl = workloads[key]
-        model_workloads[key] = _new_workload(
-            namespace=wl.namespace,
-            name=wl.name,
-            key=key,
-            api_version=wl.api_version,
-            group_names=tuple(sorted(wl.group_names)),
-            priority_class_name=_workload_class(wl, "priority"),
-            preemption_priority_class_name=_workload_class(wl, "preemption_class"),
-            source=wl.source,
-        )
+    nodes, pdbs = _nodes_and_pdbs(buckets, learnt)
+    model_groups, model_workloads = _models(groups, workloads, default)
 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     if pod_namespaces is None:
@@ -2573,6 +2491,95 @@ def _assemble(
         memory.pod_namespaces = pod_namespaces  # type: ignore[union-attr]
         reuse.last = memory
     return snapshot
+
+
+def _groups(
+    buckets: list[list[Any]], book: _ClassBook, default: PriorityClass | None,
+    load_warnings: list[LoadWarning],
+) -> tuple[dict[str, _WorkloadDef], dict[str, _Group], dict[str, _Group]]:
+    """The Workloads and PodGroups by key, and every group (theirs, v1alpha1's) by group key."""
+    workloads: dict[str, _WorkloadDef] = {}
+    for source, obj, head in buckets[_WORKLOAD]:
+        with _about(_WORKLOAD, head):
+            wl = _workload(obj, source, head, book)
+        workloads[f"{wl.namespace}/{wl.name}"] = wl
+    groups: dict[str, _Group] = {}
+    for wl in workloads.values():
+        for group in wl.groups.values():  # v1alpha1
+            group.priority = prio.resolve_group(
+                priority_class=wl.priority_class, preemption_class=wl.preemption_class
+            )
+            groups[group.key] = group
+    pod_groups: dict[str, _Group] = {}
+    for source, obj, head in buckets[_PODGROUP]:
+        with _about(_PODGROUP, head):
+            group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
+        pod_groups[f"{group.namespace}/{group.name}"] = group
+        if group.key in groups:  # unreachable with unique names, kept as a guard
+            raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
+        groups[group.key] = group
+    return workloads, groups, pod_groups
+
+
+def _nodes_and_pdbs(
+    buckets: list[list[Any]], learnt: Callable[[int], Any] | None,
+) -> tuple[list[Node], list[PodDisruptionBudget]]:
+    """The nodes and PDBs of their buckets, each taken from ``learnt`` when built before."""
+    nodes = []
+    head = None
+    try:
+        for source, obj, head in buckets[_NODE]:
+            hit = learnt(id(obj)) if learnt is not None else None  # checked or made by _learn
+            if hit is not None and hit.built is not None:
+                nodes.append(hit.built)  # a node depends on its document alone
+                continue
+            node = _node(obj, source, head)
+            if hit is not None:
+                hit.built = node
+            nodes.append(node)
+    except InputError as exc:
+        raise _named(exc, _NODE, head) from None  # type: ignore[arg-type]
+    pdbs = []
+    for source, obj, head in buckets[_PDB]:
+        hit = learnt(id(obj)) if learnt is not None else None  # checked or made by _learn
+        if hit is not None and hit.built is not None:
+            pdbs.append(hit.built)  # as a node, a PDB depends on its document alone
+            continue
+        with _about(_PDB, head):
+            pdb = _pdb(obj, source, head)
+        if hit is not None:
+            hit.built = pdb
+        pdbs.append(pdb)
+    return nodes, pdbs
+
+
+def _models(
+    groups: dict[str, _Group], workloads: dict[str, _WorkloadDef], default: PriorityClass | None,
+) -> tuple[dict[str, PodGroup], dict[str, Workload]]:
+    """The model's pod groups (priorities resolved) and Workloads (classes named), by key."""
+    model_groups = {}
+    for key in sorted(groups):
+        g = groups[key]
+        value, preemption, policy = prio.group_values(
+            g.priority, g.members, member_never=g.member_never, default=default)
+        model_groups[key] = _new_pod_group(
+            namespace=g.namespace, workload=g.workload, name=g.name, key=key, policy=g.policy,
+            min_count=g.min_count, disruption_mode=g.disruption_mode, priority=value,
+            preemption_priority=preemption, preemption_policy=policy,
+            declared_preemption_policy=g.priority.preemption_policy,
+            priority_class_name=g.priority.priority_class_name,
+            preemption_priority_class_name=g.priority.preemption_priority_class_name,
+            api_version=g.api_version, source=g.source)
+    model_workloads = {}
+    for key in sorted(workloads):
+        wl = workloads[key]
+        model_workloads[key] = _new_workload(
+            namespace=wl.namespace, name=wl.name, key=key, api_version=wl.api_version,
+            group_names=tuple(sorted(wl.group_names)),
+            priority_class_name=_workload_class(wl, "priority"),
+            preemption_priority_class_name=_workload_class(wl, "preemption_class"),
+            source=wl.source)
+    return model_groups, model_workloads
 
 
 def _pods(

@@ -117,7 +117,7 @@ import stat
 import sys
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from itertools import compress, count, repeat
@@ -2331,15 +2331,6 @@ def _sort_again(
         raise _Fallback
     runs, fresh = aligned
     ignored.update(last.ignored)
-    # the documents of the earlier build that are gone, as ranges of positions
-    gone: list[tuple[int, int]] = []
-    p = 0
-    for _, q, k in runs:
-        if q > p:
-            gone.append((p, q))
-        p = q + k
-    if p < len(last.docs):
-        gone.append((p, len(last.docs)))
     added: list[list[tuple[int, Any, str]]] = [[] for _ in range(8)]
     learnt = reuse.get
     for j in fresh:
@@ -2349,57 +2340,70 @@ def _sort_again(
             continue
         which, key, entry = found
         added[which].append((j, entry, key))
-    buckets, positions, keys, keysets = [], [], [], []
-    kept_docs = 0
-    for which in range(8):
-        entries, where, names = last.buckets[which], last.positions[which], last.keys[which]
-        slices = []
-        for j, q, k in runs:
-            lo, hi = bisect_left(where, q), bisect_left(where, q + k)
-            if lo < hi:
-                slices.append((j - q, lo, hi))
-        kept = sum(hi - lo for _, lo, hi in slices)
-        kept_docs += kept
-        if not added[which] and kept == len(entries):  # the same entries: shared
-            buckets.append(entries)
-            if any(d for d, _, _ in slices):  # documents before them came or went
-                where = [x for d, lo, hi in slices
-                         for x in (where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))]
-            positions.append(where)
-            keys.append(names)
-            keysets.append(last.keysets[which])
+    made = [_bucket_again(last, which, runs, added[which]) for which in range(8)]
+    buckets, positions, keys, keysets, kept = map(list, zip(*made, strict=True))
+    _forget_gone(last, runs, sum(kept), ignored)
+    return buckets, positions, keys, keysets
+
+
+def _bucket_again(
+    last: _Memory, which: int, runs: list[tuple[int, int, int]], added: list[tuple[int, Any, str]],
+) -> tuple[list[Any], list[int], list[str], Any, int]:
+    """Bucket ``which`` of ``_sort_again`` (entries, positions, keys, key set), and its kept."""
+    entries, where, names = last.buckets[which], last.positions[which], last.keys[which]
+    slices = []
+    for j, q, k in runs:
+        lo, hi = bisect_left(where, q), bisect_left(where, q + k)
+        if lo < hi:
+            slices.append((j - q, lo, hi))
+    kept = sum(hi - lo for _, lo, hi in slices)
+    if not added and kept == len(entries):  # the same entries: shared
+        if any(d for d, _, _ in slices):  # documents before them came or went
+            where = [x for d, lo, hi in slices
+                     for x in (where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))]
+        return entries, where, names, last.keysets[which], kept
+    keyset = set(last.keysets[which])
+    covered = 0
+    for _, lo, hi in slices:
+        keyset.difference_update(names[covered:lo])
+        covered = hi
+    keyset.difference_update(names[covered:])
+    parts: list[tuple[int, int, Any]] = [(where[lo] + d, 0, (d, lo, hi))
+                                         for d, lo, hi in slices]
+    for j, entry, key in added:
+        if key in keyset:  # a duplicate: the ordinary build names both places
+            raise _Fallback
+        keyset.add(key)
+        parts.append((j, 1, (entry, key)))
+    parts.sort(key=lambda t: t[0])
+    b_entries: list[Any] = []
+    b_where: list[int] = []
+    b_names: list[str] = []
+    for j, is_added, part in parts:
+        if is_added:
+            b_entries.append(part[0])
+            b_where.append(j)
+            b_names.append(part[1])
             continue
-        keyset = set(last.keysets[which])
-        covered = 0
-        for _, lo, hi in slices:
-            keyset.difference_update(names[covered:lo])
-            covered = hi
-        keyset.difference_update(names[covered:])
-        parts: list[tuple[int, int, Any]] = [(where[lo] + d, 0, (d, lo, hi))
-                                             for d, lo, hi in slices]
-        for j, entry, key in added[which]:
-            if key in keyset:  # a duplicate: the ordinary build names both places
-                raise _Fallback
-            keyset.add(key)
-            parts.append((j, 1, (entry, key)))
-        parts.sort(key=lambda t: t[0])
-        b_entries: list[Any] = []
-        b_where: list[int] = []
-        b_names: list[str] = []
-        for j, is_added, part in parts:
-            if is_added:
-                b_entries.append(part[0])
-                b_where.append(j)
-                b_names.append(part[1])
-                continue
-            d, lo, hi = part
-            b_entries.extend(entries[lo:hi])
-            b_where.extend(where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))
-            b_names.extend(names[lo:hi])
-        buckets.append(b_entries)
-        positions.append(b_where)
-        keys.append(b_names)
-        keysets.append(keyset)
+        d, lo, hi = part
+        b_entries.extend(entries[lo:hi])
+        b_where.extend(where[lo:hi] if d == 0 else map(add, where[lo:hi], repeat(d)))
+        b_names.extend(names[lo:hi])
+    return b_entries, b_where, b_names, keyset, kept
+
+
+def _forget_gone(last: _Memory, runs: list[tuple[int, int, int]], kept_docs: int,
+                 ignored: Counter[str]) -> None:
+    """Takes the ignored documents of ``last`` that ``runs`` leave out (gone) off ``ignored``."""
+    # the documents of the earlier build that are gone, as ranges of positions
+    gone: list[tuple[int, int]] = []
+    p = 0
+    for _, q, k in runs:
+        if q > p:
+            gone.append((p, q))
+        p = q + k
+    if p < len(last.docs):
+        gone.append((p, len(last.docs)))
     # the ignored documents among those gone no longer count
     gone_total = sum(b - a for a, b in gone)
     read_gone = sum(len(last.buckets[w]) for w in range(8)) - kept_docs
@@ -2415,7 +2419,6 @@ def _sort_again(
         ignored.subtract(scratch)
         for kind in [k for k, v in ignored.items() if v <= 0]:
             del ignored[kind]
-    return buckets, positions, keys, keysets
 
 
 def _assemble(
@@ -2430,8 +2433,7 @@ def _assemble(
             documents, last, reuse, ignored)  # type: ignore[arg-type]
     else:
         buckets, positions, seen = _sort(documents, reuse, ignored)
-        keys, keysets = ([list(s) for s in seen] if reuse is not None else [],
-                         seen)
+        keys, keysets = ([list(s) for s in seen] if reuse is not None else [], seen)
     learnt = reuse.get if reuse is not None else None  # id(document) -> _Seen
 
     classes = {}
@@ -2442,27 +2444,7 @@ def _assemble(
     default = prio.global_default(classes.values())
     book = _ClassBook(classes)  # plus the built-in system-* classes
     load_warnings: list[LoadWarning] = []
-
-    workloads: dict[str, _WorkloadDef] = {}
-    for source, obj, head in buckets[_WORKLOAD]:
-        with _about(_WORKLOAD, head):
-            wl = _workload(obj, source, head, book)
-        workloads[f"{wl.namespace}/{wl.name}"] = wl
-    groups: dict[str, _Group] = {}
-    for wl in workloads.values():
-        for group in wl.groups.values():  # v1alpha1
-            group.priority = prio.resolve_group(
-                priority_class=wl.priority_class, preemption_class=wl.preemption_class
-            )
-            groups[group.key] = group
-    pod_groups: dict[str, _Group] = {}
-    for source, obj, head in buckets[_PODGROUP]:
-        with _about(_PODGROUP, head):
-            group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
-        pod_groups[f"{group.namespace}/{group.name}"] = group
-        if group.key in groups:  # unreachable with unique names, kept as a guard
-            raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
-        groups[group.key] = group
+    workloads, groups, pod_groups = _groups(buckets, book, default, load_warnings)
 
     ctx = _PodContext(book, default, workloads, pod_groups, reuse)
     ctx.warnings.extend(load_warnings)
@@ -2480,69 +2462,8 @@ def _assemble(
         for source, obj, head in buckets[which]:
             ctx.warnings.extend(
                 constraints.group_warnings(obj, f"{label} {head[1]}/{head[2]}", source))
-    nodes = []
-    head = None
-    try:
-        for source, obj, head in buckets[_NODE]:
-            hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
-            if hit is not None and hit.built is not None:
-                nodes.append(hit.built)  # a node depends on its document alone
-                continue
-            node = _node(obj, source, head)
-            if hit is not None:
-                hit.built = node
-            nodes.append(node)
-    except InputError as exc:
-        raise _named(exc, _NODE, head) from None
-    pdbs = []
-    for source, obj, head in buckets[_PDB]:
-        hit = learnt(id(obj)) if learnt is not None else None  # checked or made above
-        if hit is not None and hit.built is not None:
-            pdbs.append(hit.built)  # as a node, a PDB depends on its document alone
-            continue
-        with _about(_PDB, head):
-            pdb = _pdb(obj, source, head)
-        if hit is not None:
-            hit.built = pdb
-        pdbs.append(pdb)
-
-    model_groups = {}
-    for key in sorted(groups):
-        g = groups[key]
-        value, preemption, policy = prio.group_values(
-            g.priority, g.members, member_never=g.member_never, default=default
-        )
-        model_groups[key] = _new_pod_group(
-            namespace=g.namespace,
-            workload=g.workload,
-            name=g.name,
-            key=key,
-            policy=g.policy,
-            min_count=g.min_count,
-            disruption_mode=g.disruption_mode,
-            priority=value,
-            preemption_priority=preemption,
-            preemption_policy=policy,
-            declared_preemption_policy=g.priority.preemption_policy,
-            priority_class_name=g.priority.priority_class_name,
-            preemption_priority_class_name=g.priority.preemption_priority_class_name,
-            api_version=g.api_version,
-            source=g.source,
-        )
-
-    model_workloads = {}
-    for key in sorted(workloads):
-        wl = workloads[key]
-        model_workloads[key] = _new_workload(
-            namespace=wl.namespace,
-            name=wl.name,
-            key=key,
-            api_version=wl.api_version,
-            group_names=tuple(sorted(wl.group_names)),
-            priority_class_name=_workload_class(wl, "priority"),
-            preemption_priority_class_name=_workload_class(wl, "preemption_class"),
-            source=wl.source,
-        )
+    nodes, pdbs = _nodes_and_pdbs(buckets, learnt)
+    model_groups, model_workloads = _models(groups, workloads, default)
 
     templates = _templates(buckets[_TEMPLATE], workloads, classes, default, model_groups)
     if pod_namespaces is None:
@@ -2570,6 +2491,95 @@ def _assemble(
         memory.pod_namespaces = pod_namespaces  # type: ignore[union-attr]
         reuse.last = memory
     return snapshot
+
+
+def _groups(
+    buckets: list[list[Any]], book: _ClassBook, default: PriorityClass | None,
+    load_warnings: list[LoadWarning],
+) -> tuple[dict[str, _WorkloadDef], dict[str, _Group], dict[str, _Group]]:
+    """The Workloads and PodGroups by key, and every group (theirs, v1alpha1's) by group key."""
+    workloads: dict[str, _WorkloadDef] = {}
+    for source, obj, head in buckets[_WORKLOAD]:
+        with _about(_WORKLOAD, head):
+            wl = _workload(obj, source, head, book)
+        workloads[f"{wl.namespace}/{wl.name}"] = wl
+    groups: dict[str, _Group] = {}
+    for wl in workloads.values():
+        for group in wl.groups.values():  # v1alpha1
+            group.priority = prio.resolve_group(
+                priority_class=wl.priority_class, preemption_class=wl.preemption_class
+            )
+            groups[group.key] = group
+    pod_groups: dict[str, _Group] = {}
+    for source, obj, head in buckets[_PODGROUP]:
+        with _about(_PODGROUP, head):
+            group = _pod_group(obj, source, head, book, workloads, default, load_warnings)
+        pod_groups[f"{group.namespace}/{group.name}"] = group
+        if group.key in groups:  # unreachable with unique names, kept as a guard
+            raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
+        groups[group.key] = group
+    return workloads, groups, pod_groups
+
+
+def _nodes_and_pdbs(
+    buckets: list[list[Any]], learnt: Callable[[int], Any] | None,
+) -> tuple[list[Node], list[PodDisruptionBudget]]:
+    """The nodes and PDBs of their buckets, each taken from ``learnt`` when built before."""
+    nodes = []
+    head = None
+    try:
+        for source, obj, head in buckets[_NODE]:
+            hit = learnt(id(obj)) if learnt is not None else None  # checked or made by _learn
+            if hit is not None and hit.built is not None:
+                nodes.append(hit.built)  # a node depends on its document alone
+                continue
+            node = _node(obj, source, head)
+            if hit is not None:
+                hit.built = node
+            nodes.append(node)
+    except InputError as exc:
+        raise _named(exc, _NODE, head) from None  # type: ignore[arg-type]
+    pdbs = []
+    for source, obj, head in buckets[_PDB]:
+        hit = learnt(id(obj)) if learnt is not None else None  # checked or made by _learn
+        if hit is not None and hit.built is not None:
+            pdbs.append(hit.built)  # as a node, a PDB depends on its document alone
+            continue
+        with _about(_PDB, head):
+            pdb = _pdb(obj, source, head)
+        if hit is not None:
+            hit.built = pdb
+        pdbs.append(pdb)
+    return nodes, pdbs
+
+
+def _models(
+    groups: dict[str, _Group], workloads: dict[str, _WorkloadDef], default: PriorityClass | None,
+) -> tuple[dict[str, PodGroup], dict[str, Workload]]:
+    """The model's pod groups (priorities resolved) and Workloads (classes named), by key."""
+    model_groups = {}
+    for key in sorted(groups):
+        g = groups[key]
+        value, preemption, policy = prio.group_values(
+            g.priority, g.members, member_never=g.member_never, default=default)
+        model_groups[key] = _new_pod_group(
+            namespace=g.namespace, workload=g.workload, name=g.name, key=key, policy=g.policy,
+            min_count=g.min_count, disruption_mode=g.disruption_mode, priority=value,
+            preemption_priority=preemption, preemption_policy=policy,
+            declared_preemption_policy=g.priority.preemption_policy,
+            priority_class_name=g.priority.priority_class_name,
+            preemption_priority_class_name=g.priority.preemption_priority_class_name,
+            api_version=g.api_version, source=g.source)
+    model_workloads = {}
+    for key in sorted(workloads):
+        wl = workloads[key]
+        model_workloads[key] = _new_workload(
+            namespace=wl.namespace, name=wl.name, key=key, api_version=wl.api_version,
+            group_names=tuple(sorted(wl.group_names)),
+            priority_class_name=_workload_class(wl, "priority"),
+            preemption_priority_class_name=_workload_class(wl, "preemption_class"),
+            source=wl.source)
+    return model_groups, model_workloads
 
 
 def _pods(

@@ -307,6 +307,17 @@ def _render_kept(report: AuditReport, console: Console) -> None:
 def render_table(report: AuditReport, console: Console) -> None:
     """The report for people: the change, edges, protection, cycles, violations, plans."""
     s = summary_to_dict(report)
+    _render_change(report, s, console)
+    _render_graph_changes(report, s, console)
+    if report.kept_old_values:
+        _render_kept(report, console)
+    if report.dangling:
+        _render_dangling(report, console)
+    _render_verdict(report, s, console)
+
+
+def _render_change(report: AuditReport, s: dict[str, Any], console: Console) -> None:
+    """The change's table: each object with its action and priority fields."""
     ignored = f"; {s['changesIgnored']} of other kinds ignored" if s["changesIgnored"] else ""
     objects = "1 object" if s["changes"] == 1 else f"{s['changes']} objects"
     table = _table(f"Change ({objects}{ignored})", "action", "object", "priority fields")
@@ -314,6 +325,9 @@ def render_table(report: AuditReport, console: Console) -> None:
         table.add_row(item.action, Text(item.ref.spec), Text(change_text(report, item)))
     console.print(table)
 
+
+def _render_graph_changes(report: AuditReport, s: dict[str, Any], console: Console) -> None:
+    """The tables of edges added and removed, lost protection, cycles and rule violations."""
     for edges, total, word in (
         (report.edges_added, s["edgesAdded"], "now may preempt"),
         (report.edges_removed, s["edgesRemoved"], "no longer may preempt"),
@@ -355,10 +369,10 @@ def render_table(report: AuditReport, console: Console) -> None:
             for v in violations:
                 table.add_row(Text(f"{v.kind} {v.name}"), v.profile.id)
             console.print(table)
-    if report.kept_old_values:
-        _render_kept(report, console)
-    if report.dangling:
-        _render_dangling(report, console)
+
+
+def _render_verdict(report: AuditReport, s: dict[str, Any], console: Console) -> None:
+    """The plans that change, the notes on what was left out, and the RISKY/OK line."""
     planned = f"{s['preemptorsPlanned']} of {s['preemptorsPending']} pending preemptors planned"
     if report.plans:
         table = _table(

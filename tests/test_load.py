@@ -218,6 +218,27 @@ def test_stdin_json_is_read_as_json() -> None:
     assert [Source("<stdin>", 1, 0)] == [d.source for d in docs]
 
 
+def test_stdin_over_a_mib_is_read_whole() -> None:
+    """stdin of more than the first MiB (which decides the size limit) is read to its end: a
+    List of 3,000 labelled nodes, ~1.5 MiB of JSON, gives all 3,000."""
+    items = [node(f"n{i:04}") | {"metadata": {"name": f"n{i:04}", "labels": {"pad": "x" * 400}}}
+             for i in range(3000)]
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
+    assert len(data) > load.FAST_FROM
+    snap = load.build_snapshot(load.read_documents(["-"], stdin=io.BytesIO(data)))
+    assert (3000, "n2999") == (len(snap.nodes), list(snap.nodes)[-1])
+
+
+def test_an_unreadable_path_is_one_line_naming_it(tmp_path: Path) -> None:
+    """A path through a file (not a directory) cannot be read: the line names the path and
+    the operating system's reason."""
+    (tmp_path / "f.yaml").write_text("{}")
+    path = str(tmp_path / "f.yaml" / "x.yaml")
+    with pytest.raises(InputError) as info:
+        load.read_documents([path])
+    assert f"{path}: cannot read: Not a directory" == str(info.value)
+
+
 def test_yaml_file_starting_with_brace_falls_back_to_yaml(tmp_path: Path) -> None:
     """Flow-style YAML that is not JSON (unquoted keys) in a .yaml file still loads."""
     path = tmp_path / "flow.yaml"

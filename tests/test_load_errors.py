@@ -8,18 +8,16 @@ compared with ``==``. Each row is read twice: as ``snap.yaml`` and as the same o
 shape problem); the line is the same in both except where given apart (a List's items start
 on other lines in indented JSON than in YAML). Several objects are written as one ``List``.
 
-Rows of raw text (``RAW``) cover the reading sites: files, sizes, encodings, syntax, duplicate
-keys, depth and alias limits.
+Rows of raw text (``RAW``) and the last tests cover the reading sites: files, sizes,
+encodings, syntax, duplicate keys, depth and alias limits. The CLI prints each object row's
+line alone on stderr (``error: ...``) and exits 2 (a sample of the rows).
 
 Raise sites not covered, and why:
 
 - load.py ``parse_size`` (2 sites): a command-line option (UsageError), not input; tested in
   tests/test_load.py.
-- load.py ``_read_path`` stdin too large, ``_read_file`` too large after reading (a FIFO or
-  other non-regular file): stdin / special files, not a YAML-or-JSON file row; stdin's is
-  tested in tests/test_load.py.
-- load.py ``_directory_files`` "cannot list directory", ``_read_file`` "cannot read" (open
-  fails after stat succeeded): need a permission or I/O failure; the tests run as root.
+- load.py ``_directory_files`` "cannot list directory": needs a permission or I/O failure,
+  and the tests may run as root. (``_read_file``'s "cannot read" is reached with a socket.)
 - load.py ``_slow_path_bytes``: needs a file over 256 MiB.
 - load.py ``_parse_yaml`` RecursionError: libyaml refuses 1000 levels first (a YAMLError).
 - load.py bare ``raise`` re-raising an InputError in ``_read_file`` / ``_parse_yaml``: not a
@@ -38,14 +36,18 @@ Raise sites not covered, and why:
 from __future__ import annotations
 
 import copy
+import io
 import json
+import socket
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from wapctl import load
+from wapctl.cli import app
 from wapctl.errors import InputError
 
 V1A1 = "scheduling.k8s.io/v1alpha1"
@@ -492,6 +494,271 @@ ROWS: list[Row] = [
     Row("DisruptionTarget status a boolean", terminating(True),
         P + 'status.conditions[0].status): must be a string: "True", "False" or "Unknown" '
         "(quote it), not a boolean"),
+    # ---- each field path the loader names through the fields.py checks --------------------
+    Row("Node status a string", put(node(), "status", "x"),
+        N + "status): must be a mapping, not a string"),
+    Row("Node spec a string", put(node(), "spec", "x"),
+        N + "spec): must be a mapping, not a string"),
+    Row("allocatable a string", put(node(), "status", {"allocatable": "x"}),
+        N + "status.allocatable): must be a mapping, not a string"),
+    Row("capacity a string", put(node(), "status", {"capacity": "x"}),
+        N + "status.capacity): must be a mapping, not a string"),
+    Row("capacity negative", put(node(), "status", {"allocatable": {}, "capacity": {"cpu": "-1"}}),
+        N + "status.capacity.cpu): negative quantity '-1'"),
+    Row("class value a boolean", pclass(value=True),
+        C + "value): must be an integer, not a boolean"),
+    Row("class globalDefault a string", pclass(globalDefault="yes"),
+        C + "globalDefault): must be true or false, not a string"),
+    Row("class preemptionPolicy unknown", pclass(preemptionPolicy="Sometimes"),
+        C + "preemptionPolicy): unknown value 'Sometimes' "
+        "(expected one of: PreemptLowerPriority, Never)"),
+    Row("PDB spec a string", put(pdb(), "spec", "x"), B + "spec): must be a mapping, not a string"),
+    Row("PDB status a string", put(pdb(), "status", "x"),
+        B + "status): must be a mapping, not a string"),
+    Row("PDB disruptedPods a string", put(pdb(), "status", {"disruptedPods": "x"}),
+        B + "status.disruptedPods): must be a mapping, not a string"),
+    Row("PDB selector a string", put(pdb(), "spec.selector", "x"),
+        B + "spec.selector): must be a mapping, not a string"),
+    Row("PDB matchExpressions a string", put(pdb(), "spec.selector.matchExpressions", "x"),
+        B + "spec.selector.matchExpressions): must be a list, not a string"),
+    Row("PDB matchLabels value a number", put(pdb(), "spec.selector.matchLabels", {"a": 1}),
+        B + "spec.selector.matchLabels.a): must map strings to strings, but has a number 1 "
+        "(quote it)"),
+    Row("PDB expression key missing", pdb({"operator": "Exists"}),
+        B + "spec.selector.matchExpressions[0].key): missing (required)"),
+    Row("Workload spec a string", put(wl1(), "spec", "x"),
+        W + "spec): must be a mapping, not a string"),
+    Row("Workload priorityClassName a number", wl1(gang(), priorityClassName=5),
+        W + "spec.priorityClassName): must be a string, not a number"),
+    Row("Workload priorityClassName missing class", wl1(gang(), priorityClassName="gold"),
+        W + "spec.priorityClassName): PriorityClass 'gold' does not exist in the snapshot"),
+    Row("Workload preemptionPriorityClassName a number",
+        wl1(gang(), preemptionPriorityClassName=5),
+        W + "spec.preemptionPriorityClassName): must be a string, not a number"),
+    Row("Workload preemptionPriorityClassName missing class",
+        wl1(gang(), preemptionPriorityClassName="gold"),
+        W + "spec.preemptionPriorityClassName): PriorityClass 'gold' does not exist in the "
+        "snapshot"),
+    Row("v1alpha1 podGroups a string", put(wl1(), "spec.podGroups", "x"),
+        W + "spec.podGroups): must be a list, not a string"),
+    Row("v1alpha1 group name missing", wl1({"policy": {"basic": {}}}),
+        W + "spec.podGroups[0].name): missing (required)"),
+    Row("policy a string", wl1({"name": "g", "policy": "x"}),
+        W + "spec.podGroups[0].policy): must be a mapping, not a string"),
+    Row("policy basic a string", wl1({"name": "g", "policy": {"basic": "x"}}),
+        W + "spec.podGroups[0].policy.basic): must be a mapping, not a string"),
+    Row("policy gang a string", wl1({"name": "g", "policy": {"gang": "x"}}),
+        W + "spec.podGroups[0].policy.gang): must be a mapping, not a string"),
+    Row("v1alpha1 disruptionMode unknown", wl1(gang(disruptionMode="Foo")),
+        W + "spec.podGroups[0].disruptionMode): unknown value 'Foo' (expected one of: Pod, "
+        "PodGroup)"),
+    Row("v1alpha1 preemptionMode unknown", wl1(gang(preemptionMode="Foo")),
+        W + "spec.podGroups[0].preemptionMode): unknown value 'Foo' (expected one of: Pod, "
+        "PodGroup)"),
+    Row("v1alpha1 gang disruptionMode unknown",
+        wl1({"name": "g", "policy": {"gang": {"minCount": 2, "disruptionMode": "Foo"}}}),
+        W + "spec.podGroups[0].policy.gang.disruptionMode): unknown value 'Foo' (expected one "
+        "of: Pod, PodGroup)"),
+    Row("v1alpha2 templates a string", put(wl2(), "spec.podGroupTemplates", "x"),
+        W + "spec.podGroupTemplates): must be a list, not a string"),
+    Row("template name missing", wl2(drop(tmpl(), "name")),
+        W + "spec.podGroupTemplates[0].name): missing (required)"),
+    Row("template schedulingPolicy missing", wl2({"name": "t"}),
+        W + "spec.podGroupTemplates[0].schedulingPolicy): missing (required): basic or gang"),
+    Row("template minCount 0", wl2({"name": "t", "schedulingPolicy": {"gang": {"minCount": 0}}}),
+        W + "spec.podGroupTemplates[0].schedulingPolicy.gang.minCount): must be at least 1, "
+        "got 0"),
+    Row("template disruptionMode unknown", wl2(tmpl(disruptionMode="Foo")),
+        W + "spec.podGroupTemplates[0].disruptionMode): unknown value 'Foo' (expected one of: "
+        "Pod, PodGroup)"),
+    Row("template priorityClassName a number", wl2(tmpl(priorityClassName=5)),
+        W + "spec.podGroupTemplates[0].priorityClassName): must be a string, not a number"),
+    Row("template priority a string", wl2(tmpl(priority="x")),
+        W + "spec.podGroupTemplates[0].priority): must be an integer, not a string"),
+    Row("template priority out of int32", wl2(tmpl(priority=2**31)),
+        W + "spec.podGroupTemplates[0].priority): 2147483648 is out of range: a priority is a "
+        "32-bit integer (-2147483648 to 2147483647)"),
+    Row("template preemptionPriorityClassName a number",
+        wl2(tmpl(preemptionPriorityClassName=5)),
+        W + "spec.podGroupTemplates[0].preemptionPriorityClassName): must be a string, not a "
+        "number"),
+    Row("template preemptionPriorityClassName missing class",
+        wl2(tmpl(preemptionPriorityClassName="gold")),
+        W + "spec.podGroupTemplates[0].preemptionPriorityClassName): PriorityClass 'gold' does "
+        "not exist in the snapshot"),
+    Row("v1alpha3 template preemptionPolicy unknown", wl2(tmpl(preemptionPolicy="x"), api=V1A3),
+        W + "spec.podGroupTemplates[0].preemptionPolicy): unknown value 'x' (expected one of: "
+        "PreemptLowerPriority, Never)"),
+    Row("v1alpha3 disruptionMode a string", wl2(tmpl(disruptionMode="PodGroup"), api=V1A3),
+        W + "spec.podGroupTemplates[0].disruptionMode): must be {single: {}} or {all: {}} in "
+        "scheduling.k8s.io/v1alpha3, not 'PodGroup'"),
+    Row("v1alpha3 basic template with all", wl2({"name": "t", "schedulingPolicy": {"basic": {}},
+                                                 "disruptionMode": {"all": {}}}, api=V1A3),
+        W + "spec.podGroupTemplates[0].disruptionMode): disruption mode all " + BASIC_WHOLE),
+    Row("PodGroup spec a string", put(pg(), "spec", "x"),
+        G + "spec): must be a mapping, not a string"),
+    Row("PodGroup templateRef a string", put(pg(), "spec.podGroupTemplateRef", "x"),
+        G + "spec.podGroupTemplateRef): must be a mapping, not a string"),
+    Row("PodGroup templateRef.workload a string",
+        put(pg(), "spec.podGroupTemplateRef.workload", "x"),
+        G + "spec.podGroupTemplateRef.workload): must be a mapping, not a string"),
+    Row("PodGroup workloadName missing",
+        drop(pg(), "spec.podGroupTemplateRef.workload.workloadName"),
+        G + "spec.podGroupTemplateRef.workload.workloadName): missing (required)"),
+    Row("PodGroup template name a number",
+        put(pg(), "spec.podGroupTemplateRef.workload.podGroupTemplateName", 5),
+        G + "spec.podGroupTemplateRef.workload.podGroupTemplateName): must be a string, not a "
+        "number"),
+    Row("PodGroup flat templateRef name missing",
+        put(pg(), "spec.podGroupTemplateRef", {"workloadName": "w"}),
+        G + "spec.podGroupTemplateRef.podGroupTemplateName): missing (required)"),
+    Row("v1alpha3 PodGroup templateName missing",
+        {**put(pg(), "spec", {"workloadRef": {"workloadName": "w"}}), "apiVersion": V1A3},
+        G + "spec.workloadRef.templateName): missing (required)"),
+    Row("PodGroup schedulingPolicy a string", pg(schedulingPolicy="x"),
+        G + "spec.schedulingPolicy): must be a mapping, not a string"),
+    Row("PodGroup priority a string", pg(priority="x"),
+        G + "spec.priority): must be an integer, not a string"),
+    Row("PodGroup own basic policy under a PodGroup-mode template",
+        listed(pg(schedulingPolicy={"basic": {}}), wl2(tmpl(disruptionMode="PodGroup"))),
+        *two("PodGroup d/pg", "spec.schedulingPolicy", "disruption mode PodGroup " + BASIC_WHOLE)),
+    Row("pod status a string", put(pod(), "status", "x"),
+        P + "status): must be a mapping, not a string"),
+    Row("pod schedulingGroup a string", pod(schedulingGroup="x"),
+        P + "spec.schedulingGroup): must be a mapping, not a string"),
+    Row("pod podGroupName a number", pod(schedulingGroup={"podGroupName": 5}),
+        P + "spec.schedulingGroup.podGroupName): must be a string, not a number"),
+    Row("pod workloadRef a string", pod(workloadRef="x"),
+        P + "spec.workloadRef): must be a mapping, not a string"),
+    Row("pod workloadRef name missing", pod(workloadRef={"podGroup": "g"}),
+        P + "spec.workloadRef.name): missing (required)"),
+    Row("pod workloadRef podGroup missing", pod(workloadRef={"name": "w"}),
+        P + "spec.workloadRef.podGroup): missing (required)"),
+    Row("pod preemptionPolicy unknown", pod(preemptionPolicy="Always"),
+        P + "spec.preemptionPolicy): unknown value 'Always' (expected one of: "
+        "PreemptLowerPriority, Never)"),
+    Row("pod labels value a number", put(pod(), "metadata.labels", {"a": 1}),
+        P + "metadata.labels.a): must map strings to strings, but has a number 1 (quote it)"),
+    Row("nodeSelector value a boolean", pod(nodeSelector={"gpu": False}),
+        P + "spec.nodeSelector.gpu): must map strings to strings, but has a boolean False "
+        "(quote it)"),
+    Row("pod-level resources a string", pod(resources="x"),
+        P + "spec.resources): must be a mapping, not a string"),
+    Row("overhead negative", pod(overhead={"cpu": "-1"}),
+        P + "spec.overhead.cpu): negative quantity '-1'"),
+    Row("init container request negative",
+        pod(initContainers=[{"name": "i", "resources": {"requests": {"cpu": "-1"}}}]),
+        P + "spec.initContainers[0].resources.requests.cpu): negative quantity '-1'"),
+    Row("init container a string", pod(initContainers=["i"]),
+        P + "spec.initContainers[0]): must be a mapping, not a string"),
+    Row("toleration operator unknown", tol({"key": "k", "operator": "Like"}),
+        P + "spec.tolerations[0].operator): unknown value 'Like' (expected one of: Equal, "
+        "Exists)"),
+    Row("toleration effect unknown", tol({"key": "k", "effect": "Sometimes"}),
+        P + "spec.tolerations[0].effect): unknown value 'Sometimes' (expected one of: "
+        "NoSchedule, PreferNoSchedule, NoExecute)"),
+    Row("toleration key a number", tol({"key": 5}),
+        P + "spec.tolerations[0].key): must be a string, not a number"),
+    Row("second toleration a string", tol({"key": "k"}, "x"),
+        P + "spec.tolerations[1]): must be a mapping, not a string"),
+    Row("affinity a string", pod(affinity="x"),
+        P + "spec.affinity): must be a mapping, not a string"),
+    Row("nodeAffinity a string", pod(affinity={"nodeAffinity": "x"}),
+        P + "spec.affinity.nodeAffinity): must be a mapping, not a string"),
+    Row("node affinity required a string",
+        pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": "x"}}),
+        P + AFF + "): must be a mapping, not a string"),
+    Row("nodeSelectorTerms a string", pod(affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": "x"}}}),
+        P + AFF + ".nodeSelectorTerms): must be a list, not a string"),
+    Row("node selector term a string", pod(affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": ["x"]}}}),
+        P + AFF + ".nodeSelectorTerms[0]): must be a mapping, not a string"),
+    Row("term matchExpressions a string", term(matchExpressions="x"),
+        P + AFF + ".nodeSelectorTerms[0].matchExpressions): must be a list, not a string"),
+    Row("term matchFields a string", term(matchFields="x"),
+        P + AFF + ".nodeSelectorTerms[0].matchFields): must be a list, not a string"),
+    Row("matchFields operator Exists",
+        term(matchFields=[{"key": "metadata.name", "operator": "Exists"}]),
+        P + AFF + ".nodeSelectorTerms[0].matchFields[0].operator): unknown value 'Exists' "
+        "(expected one of: In, NotIn)"),
+    Row("node affinity operator unknown", term(matchExpressions=[{"key": "k", "operator": "Near"}]),
+        P + AFF + ".nodeSelectorTerms[0].matchExpressions[0].operator): unknown value 'Near' "
+        "(expected one of: In, NotIn, Exists, DoesNotExist, Gt, Lt)"),
+    Row("Lt with two values",
+        term(matchExpressions=[{"key": "k", "operator": "Lt", "values": ["1", "2"]}]),
+        P + AFF + ".nodeSelectorTerms[0].matchExpressions[0].values): operator Lt needs "
+        "exactly one integer value"),
+    Row("podAffinity a string", pod(affinity={"podAffinity": "x"}),
+        P + "spec.affinity.podAffinity): must be a mapping, not a string"),
+    Row("podAntiAffinity required a string",
+        pod(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": "x"}}),
+        P + "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution): "
+        "must be a list, not a string"),
+    Row("pod affinity term a string",
+        pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["x"]}}),
+        P + PAF + "[0]): must be a mapping, not a string"),
+    Row("pod affinity topologyKey empty", pod_term(topologyKey=""),
+        P + PAF + "[0].topologyKey): missing (required)"),
+    Row("pod affinity labelSelector a string", pod_term(labelSelector="x"),
+        P + PAF + "[0].labelSelector): must be a mapping, not a string"),
+    Row("pod affinity namespaceSelector matchLabels a string",
+        pod_term(namespaceSelector={"matchLabels": "x"}),
+        P + PAF + "[0].namespaceSelector.matchLabels): must be a mapping, not a string"),
+    Row("pod affinity namespaces a string", pod_term(namespaces="x"),
+        P + PAF + "[0].namespaces): must be a list, not a string"),
+    Row("pod affinity matchLabelKeys a number", pod_term(matchLabelKeys=[1]),
+        P + PAF + "[0].matchLabelKeys[0]): must be a string, not a number"),
+    Row("pod affinity mismatchLabelKeys a string", pod_term(mismatchLabelKeys="x"),
+        P + PAF + "[0].mismatchLabelKeys): must be a list, not a string"),
+    Row("spread constraints a string", pod(topologySpreadConstraints="x"),
+        P + "spec.topologySpreadConstraints): must be a list, not a string"),
+    Row("spread whenUnsatisfiable unknown", spread(maxSkew=1, topologyKey="z",
+                                                    whenUnsatisfiable="Never"),
+        P + "spec.topologySpreadConstraints[0].whenUnsatisfiable): unknown value 'Never' "
+        "(expected one of: DoNotSchedule, ScheduleAnyway)"),
+    Row("spread maxSkew a string", spread(maxSkew="1", topologyKey="z",
+                                          whenUnsatisfiable="DoNotSchedule"),
+        P + "spec.topologySpreadConstraints[0].maxSkew): must be an integer, not a string"),
+    Row("spread topologyKey missing", spread(maxSkew=1, whenUnsatisfiable="DoNotSchedule"),
+        P + "spec.topologySpreadConstraints[0].topologyKey): missing (required)"),
+    Row("spread labelSelector a string", spread(maxSkew=1, topologyKey="z", labelSelector="x",
+                                                whenUnsatisfiable="DoNotSchedule"),
+        P + "spec.topologySpreadConstraints[0].labelSelector): must be a mapping, not a string"),
+    Row("spread minDomains a string", spread(maxSkew=1, topologyKey="z", minDomains="2",
+                                             whenUnsatisfiable="DoNotSchedule"),
+        P + "spec.topologySpreadConstraints[0].minDomains): must be an integer, not a string"),
+    Row("spread nodeAffinityPolicy unknown",
+        spread(maxSkew=1, topologyKey="z", whenUnsatisfiable="DoNotSchedule",
+               nodeAffinityPolicy="x"),
+        P + "spec.topologySpreadConstraints[0].nodeAffinityPolicy): unknown value 'x' "
+        "(expected one of: Honor, Ignore)"),
+    Row("spread nodeTaintsPolicy unknown",
+        spread(maxSkew=1, topologyKey="z", whenUnsatisfiable="DoNotSchedule",
+               nodeTaintsPolicy="x"),
+        P + "spec.topologySpreadConstraints[0].nodeTaintsPolicy): unknown value 'x' "
+        "(expected one of: Honor, Ignore)"),
+    Row("spread matchLabelKeys a string",
+        spread(maxSkew=1, topologyKey="z", whenUnsatisfiable="DoNotSchedule",
+               matchLabelKeys="x"),
+        P + "spec.topologySpreadConstraints[0].matchLabelKeys): must be a list, not a string"),
+    Row("ports a string", pod(containers=[{"name": "c", "ports": "x"}]),
+        P + "spec.containers[0].ports): must be a list, not a string"),
+    Row("hostPort a string", ports({"hostPort": "80"}),
+        P + "spec.containers[0].ports[0].hostPort): must be an integer, not a string"),
+    Row("port protocol unknown", ports({"hostPort": 80, "protocol": "HTTP"}),
+        P + "spec.containers[0].ports[0].protocol): unknown value 'HTTP' (expected one of: "
+        "TCP, UDP, SCTP)"),
+    Row("hostIP a number", ports({"hostPort": 80, "hostIP": 5}),
+        P + "spec.containers[0].ports[0].hostIP): must be a string, not a number"),
+    Row("sidecar hostPort out of range",
+        pod(initContainers=[{"name": "i", "restartPolicy": "Always",
+                             "ports": [{"hostPort": 70000}]}]),
+        P + "spec.initContainers[0].ports[0].hostPort): must be between 1 and 65535"),
+    # not named "Namespace d" as other kinds are: Namespaces are read outside load._about
+    Row("Namespace label value a number",
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d", "labels": {"a": 1}}},
+        ONE + "metadata.labels.a: must map strings to strings, but has a number 1 (quote it)"),
     # ---- load.py: controllers (templates.py, named by load._templates) -------------------
     Row("Deployment template priorityClassName a number",
         {"apiVersion": "apps/v1", "kind": "Deployment",
@@ -515,6 +782,12 @@ def _error(paths: list[str], **kwargs: Any) -> str:
     return str(info.value)
 
 
+def _expected(row: Row, form: str) -> str:
+    if form == "yaml":
+        return row.yaml
+    return row.json if row.json is not None else row.yaml.replace("snap.yaml", "snap.json")
+
+
 @pytest.mark.parametrize("form", ["yaml", "json"])
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_object_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: Row,
@@ -522,11 +795,21 @@ def test_object_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row:
     """The whole line of each malformed or contradictory object, read from YAML and JSON."""
     monkeypatch.chdir(tmp_path)
     _write(tmp_path / f"snap.{form}", row.doc, form)
-    if form == "yaml":
-        expected = row.yaml
-    else:
-        expected = row.json if row.json is not None else row.yaml.replace("snap.yaml", "snap.json")
-    assert expected == _error([f"snap.{form}"])
+    assert _expected(row, form) == _error([f"snap.{form}"])
+
+
+@pytest.mark.parametrize("form", ["yaml", "json"])
+def test_cli_prints_each_line_alone_and_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                form: str) -> None:
+    """``wapctl validate`` prints that line, and only it, on stderr, and exits 2: no
+    traceback (every tenth row: the CLI reports every InputError alike)."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for row in ROWS[::10]:
+        _write(tmp_path / f"snap.{form}", row.doc, form)
+        result = runner.invoke(app, ["validate", f"snap.{form}"], catch_exceptions=False)
+        assert (2, "", f"error: {_expected(row, form)}\n") == (
+            result.exit_code, result.stdout, result.stderr), row.id
 
 
 def test_resource_name_not_a_string(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -572,6 +855,7 @@ RAW: list[Raw] = [
     Raw("invalid JSON", "snap.json", b'{"kind": "Node",\n "metadata": {name: "a"}}',
         "snap.json:2, document 1: invalid JSON: Expecting property name enclosed in double "
         "quotes (line 2, column 15)"),
+    # Python's own text, hint included (a user of the CLI cannot call set_int_max_str_digits)
     Raw("JSON integer too long", "snap.json",
         b'{"kind": "Node", "metadata": {"name": ' + b"1" * 5000 + b"}}",
         "snap.json, document 1: invalid JSON: Exceeds the limit (4300 digits) for integer "
@@ -589,6 +873,7 @@ RAW: list[Raw] = [
     Raw("duplicate key YAML", "snap.yaml", NODE_DUP_YAML,
         "Node m (snap.yaml:1, document 1, field metadata.name): duplicate key 'name': first at "
         "snap.yaml:4, again at snap.yaml:5 (kubectl refuses duplicate keys)"),
+    # JSON's duplicate-key line gives no line for the document (YAML's does: 1)
     Raw("duplicate key JSON (fast path)", "snap.json", NODE_DUP_JSON,
         "Node m (snap.json, document 1, field metadata.name): duplicate key 'name': first at "
         "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
@@ -600,6 +885,8 @@ RAW: list[Raw] = [
         "snap.yaml:1, document 1: nested deeper than 100 levels"),
     Raw("JSON nested too deep", "snap.json", DEEP,
         "snap.json, document 1: nested deeper than 100 levels"),
+    Raw("YAML nested past libyaml's own limit", "snap.yaml", b"a: " + b"[" * 1200 + b"]" * 1200,
+        "snap.yaml, document 1: nested deeper than 100 levels"),
     Raw("JSON nested past the parser", "snap.json", b"[" * 100_000 + b"]" * 100_000,
         "snap.json, document 1: nested deeper than 100 levels"),
     Raw("YAML nested too deep, with aliases", "snap.yaml",
@@ -644,3 +931,12 @@ def test_file_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "dir: directory has no *.yaml, *.yml or *.json files" == _error(["dir"])
     assert ("snap.yaml: file is 11 bytes, larger than the 10 bytes limit (raise it with "
             "--max-input-size)") == _error(["snap.yaml"], max_input_size=10)
+    # not a regular file: measured as it is read
+    assert ("/dev/zero: input is larger than the 10 bytes limit (raise it with "
+            "--max-input-size)") == _error(["/dev/zero"], max_input_size=10)
+    assert ("<stdin>: input is larger than the 10 bytes limit (raise it with "
+            "--max-input-size)") == _error(["-"], max_input_size=10, stdin=io.BytesIO(b"x" * 99))
+    # stat succeeds, open does not (a socket)
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind("snap.sock")
+        assert "snap.sock: cannot read: No such device or address" == _error(["snap.sock"])

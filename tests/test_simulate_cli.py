@@ -137,6 +137,7 @@ def test_namespace_limits_the_queue():
     doc = json.loads(run("simulate", FIXTURES / "cascade.yaml", "-n", "dev", "-o", "json").stdout)
     assert [] == doc["steps"]
     assert True is doc["converged"]
+    assert {"maxSteps": 1000, "requeue": True, "namespace": "dev"} == doc["settings"]
 
 
 @pytest.mark.parametrize(

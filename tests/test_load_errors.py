@@ -755,10 +755,10 @@ ROWS: list[Row] = [
         pod(initContainers=[{"name": "i", "restartPolicy": "Always",
                              "ports": [{"hostPort": 70000}]}]),
         P + "spec.initContainers[0].ports[0].hostPort): must be between 1 and 65535"),
-    # not named "Namespace d" as other kinds are: Namespaces are read outside load._about
     Row("Namespace label value a number",
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d", "labels": {"a": 1}}},
-        ONE + "metadata.labels.a: must map strings to strings, but has a number 1 (quote it)"),
+        "Namespace d (snap.yaml:1, document 1, field metadata.labels.a): must map strings to "
+        "strings, but has a number 1 (quote it)"),
     # ---- load.py: controllers (templates.py, named by load._templates) -------------------
     Row("Deployment template priorityClassName a number",
         {"apiVersion": "apps/v1", "kind": "Deployment",

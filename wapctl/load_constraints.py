@@ -239,8 +239,12 @@ def host_ports(spec: dict[str, Any], source: Source) -> tuple[HostPort, ...]:
 
 
 def namespace_labels(obj: dict[str, Any], name: str, source: Source) -> dict[str, str]:
-    meta = fields.mapping(obj.get("metadata"), source, "metadata")
-    labels = fields.str_map(meta.get("labels"), source, "metadata.labels")
+    """The Namespace's labels (for namespaceSelector terms); an error names the Namespace."""
+    try:
+        meta = fields.mapping(obj.get("metadata"), source, "metadata")
+        labels = fields.str_map(meta.get("labels"), source, "metadata.labels")
+    except InputError as exc:
+        raise exc.about(f"Namespace {name}") from None
     labels.setdefault(NAMESPACE_NAME_LABEL, name)
     return labels
 

@@ -496,7 +496,8 @@ def _parse_json(
             hint = ": it holds YAML, not JSON (name it .yaml)" * reader_hints.yaml_not_json(data)
             raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
                              f"{hint}", Source(name, 1, line=exc.lineno)) from None
-        raise InputError(f"invalid JSON: {exc}", Source(name, 1)) from None
+        raise InputError(f"invalid JSON: {reader_hints.value_problem(exc)}",
+                         Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
     if type(obj) is dict and type(obj.get("items")) is list:
         reader.register_json_lines(name)
@@ -542,7 +543,8 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
     except RecursionError:
         raise InputError(_depth_message(), Source(name, number + 1)) from None
     except (ValueError, OverflowError) as exc:  # e.g. a 5000-digit integer, a bad date
-        raise InputError(f"invalid YAML value: {exc}", Source(name, number + 1)) from None
+        raise InputError(f"invalid YAML value: {reader_hints.value_problem(exc)}",
+                         Source(name, number + 1)) from None
     except Exception as exc:  # PyYAML's constructors trip over some explicit tags (!!timestamp x)
         raise InputError(
             f"invalid YAML value ({type(exc).__name__}: {exc})", Source(name, number + 1)

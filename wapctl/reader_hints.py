@@ -10,10 +10,14 @@
   objects or Lists), so the error can say so. Run only once the JSON reader has failed, on
   inputs up to ``HINT_MAX`` bytes. (The other way round needs no hint: YAML reads JSON, and a
   ``.yaml`` file holding broken JSON gets PyYAML's error at the broken place.)
+- Python refuses to convert an integer of more than 4,300 digits and says to call
+  ``sys.set_int_max_str_digits()``, which a user of the CLI cannot: ``value_problem`` says what
+  is wrong in the input instead.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import yaml
@@ -75,3 +79,11 @@ def yaml_error(
             f"invalid YAML: {tab} {where}", Source(file, document, line=mark.line + 1)
         )
     return InputError(f"invalid YAML: {problem} {where}", Source(file, document))
+
+
+def value_problem(exc: Exception) -> str:
+    """What a parser's ``ValueError`` says is wrong with a value, in the input's terms."""
+    text = str(exc)
+    if text.startswith("Exceeds the limit") and "integer string conversion" in text:
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
+    return text

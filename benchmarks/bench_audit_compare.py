@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from msgspec.structs import replace as struct_replace
+
 from wapctl import audit, load
 from wapctl import graph as g
 from wapctl.model import Snapshot
@@ -105,7 +107,8 @@ def _extra_pending(before: Snapshot, after: Snapshot, n: int) -> tuple[Snapshot,
         pods = dict(snap.pods)
         for k in keys:
             p = pods[k]
-            pods[k] = replace(p, node_name=None, phase="Pending", priority=p.priority + 10**6)
+            pods[k] = struct_replace(p, node_name=None, phase="Pending",
+                                     priority=p.priority + 10**6)
         return replace(snap, pods=pods)
 
     return unbind(before), unbind(after)

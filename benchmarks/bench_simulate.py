@@ -28,6 +28,8 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from msgspec.structs import replace as struct_replace
+
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / "out" / "bench-simulate-n2000-ppn15-g256-s1.json"
 
@@ -69,7 +71,7 @@ def main() -> None:
         src = rng.choice(bound)
         prio = rng.choice(values)
         name = f"bench-pending-{i:05d}"
-        pods[f"{src.namespace}/{name}"] = replace(
+        pods[f"{src.namespace}/{name}"] = struct_replace(
             src, name=name, key=f"{src.namespace}/{name}", node_name=None, phase="Pending",
             nominated_node=None, start_time=None, creation_time=latest + 1 + i, group_key=None,
             priority=prio, preemption_priority=prio, priority_class_name=None)

@@ -1,6 +1,6 @@
 """Terse builders for model objects, for tests.
 
-They construct the ``wapctl.model`` dataclasses directly (no loader involved), with defaults that
+They construct the ``wapctl.model`` objects directly (no loader involved), with defaults that
 keep hand-worked cases short::
 
     snap = snapshot(

@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
+
+import msgspec
 
 from wapctl.model import (
     HostPort,
@@ -54,6 +55,6 @@ def port(text: str) -> HostPort:
 def constrained(p: Pod, *, affinity: Iterable[PodAffinityTerm] = (),
                 anti: Iterable[PodAffinityTerm] = (), spread: Iterable[SpreadConstraint] = (),
                 ports: Iterable[str] = ()) -> Pod:
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         p, affinity_terms=tuple(affinity), anti_affinity_terms=tuple(anti),
         spread_constraints=tuple(spread), host_ports=tuple(port(t) for t in ports))

@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from wapctl import load
@@ -29,6 +30,8 @@ def _strip(obj: Any) -> Any:
     changes: dict[str, Any] = {"source": None}
     if hasattr(obj, "api_version"):
         changes["api_version"] = None
+    if isinstance(obj, msgspec.Struct):  # Pod, PodGroup, Workload
+        return msgspec.structs.replace(obj, **changes)
     return dataclasses.replace(obj, **changes)
 
 

@@ -11,6 +11,7 @@ from builders import basic, gang, member, node, pod, snapshot
 from constraint_builders import aff, constrained, sel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace as struct_replace
 from test_fast_vs_reference import random_cluster
 from test_preemption_state import accounting_state, plans_agree_and_leave_state
 
@@ -76,7 +77,7 @@ def pod_states(draw) -> Snapshot:
                  prio=draw(st.integers(0, 3)), **kw)
              if where is None else member(groups[where], f"p{k}", **kw))
         if draw(st.integers(0, 5)) == 0:
-            p = replace(p, gated=True)
+            p = struct_replace(p, gated=True)
         pods.append(p)
     return snapshot(nodes=[node("n1")], pods=pods, groups=groups)
 
@@ -109,19 +110,21 @@ def _reprioritised(snap: Snapshot, rng: random.Random, moved: float = 0.0) -> Sn
     for key, p in snap.pods.items():
         if rng.random() < 0.35:
             value = rng.choice([0, 5, 50, 150, 500, 5000, 10**6])
-            p = replace(p, priority=value, preemption_priority=value + rng.choice([0, 0, 7]))
+            p = struct_replace(p, priority=value, preemption_priority=value + rng.choice([0, 0, 7]))
         if rng.random() < 0.1:  # relabelled: the PDBs matching it may change
-            p = replace(p, labels={"app": rng.choice(["web", "db", "batch"])})
+            p = struct_replace(p, labels={"app": rng.choice(["web", "db", "batch"])})
         if rng.random() < moved:
             how = rng.randrange(6)
             if how == 5:
                 continue
-            p = [replace(p, node_name=rng.choice(names), phase="Running"),
-                 replace(p, node_name=None, phase="Pending"),
-                 replace(p, phase="Succeeded"), replace(p, terminating=not p.terminating),
-                 replace(p, requests={**p.requests, "cpu": p.requests.get("cpu", 0) + 1})][how]
+            cpu = p.requests.get("cpu", 0) + 1
+            p = [struct_replace(p, node_name=rng.choice(names), phase="Running"),
+                 struct_replace(p, node_name=None, phase="Pending"),
+                 struct_replace(p, phase="Succeeded"),
+                 struct_replace(p, terminating=not p.terminating),
+                 struct_replace(p, requests={**p.requests, "cpu": cpu})][how]
         pods[key] = p
-    groups = {k: replace(g, priority=g.priority + 1) if rng.random() < 0.3 else g
+    groups = {k: struct_replace(g, priority=g.priority + 1) if rng.random() < 0.3 else g
               for k, g in snap.pod_groups.items()}
     pdbs = tuple(replace(b) for b in snap.pdbs)
     if pdbs and rng.random() < 0.3:
@@ -177,9 +180,9 @@ def test_derive_refuses_other_nodes_and_other_pods():
     acc = Accounting(old)
     assert acc.derive(old, replace(old, nodes={"n1": node("n1", cpu="3")})) is None
     assert acc.derive(old, replace(old, pods={**old.pods, "default/w": pod("w")})) is None
-    more = replace(v, requests={"cpu": 1001})
+    more = struct_replace(v, requests={"cpu": 1001})
     assert acc.derive(old, replace(old, pods={**old.pods, v.key: more})) is None
-    higher = replace(v, priority=7, preemption_priority=7)
+    higher = struct_replace(v, priority=7, preemption_priority=7)
     derived = acc.derive(old, replace(old, pods={**old.pods, v.key: higher}))
     assert derived is not None and [(higher, 0)] == derived.bound_pods()
     assert [(v, 0)] == acc.bound_pods()

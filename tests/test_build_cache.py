@@ -11,16 +11,17 @@ pod documents stay the same objects (as ``audit.apply_change`` keeps them).
 from __future__ import annotations
 
 import copy
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 
 from wapctl import load
 from wapctl.errors import InputError
+from wapctl.model import Pod, PodGroup, Workload
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = sorted(
@@ -215,146 +216,65 @@ def test_pods_read_again_still_give_their_group_its_priority(tmp_path: Path) -> 
     assert all(after.pods[k] is before.pods[k] for k in before.pods)
 
 
-# ---- load._slot_constructor: the pod builder's constructor is the dataclass's ---------------
+# ---- the model objects: what the loader makes is what their constructors make --------------
 
 
-def test_slot_constructor_makes_what_the_dataclass_makes() -> None:
-    """Every field given, or left to its default or default factory: an object equal to
-    ``Pod(**kwargs)``, of the same class, with fresh mutable defaults, still frozen."""
-    import dataclasses
-
-    from wapctl.model import Pod
-
-    required = {"namespace": "ns", "name": "p", "key": "ns/p", "requests": {"cpu": 100},
-                "priority": 5, "preemption_priority": 7}
-    given = {f.name: getattr(load._new_pod(**required), f.name)
-             for f in dataclasses.fields(Pod)}
-    given.update(labels={"a": "b"}, phase="Running", node_name="n1", own_priority=3)
-    for kwargs in (required, given):
-        made, expected = load._new_pod(**kwargs), Pod(**kwargs)
-        assert type(made) is Pod
-        assert made == expected
-    a, b = load._new_pod(**required), load._new_pod(**required)
-    assert a.labels == {} and a.labels is not b.labels  # default_factory: one dict each
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        a.priority = 1  # type: ignore[misc]
-    with pytest.raises(TypeError):
-        load._new_pod(**{k: v for k, v in required.items() if k != "key"})
-
-
-def test_slot_code_without_a_twin_sets_the_slots_through_their_descriptors(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Where no twin class fits (``_twin`` None), the generated constructor and replacer set
-    each slot through its descriptor and make the same objects as the dataclass."""
-    import dataclasses
-
-    from wapctl.model import Pod
-
-    monkeypatch.setattr(load, "_twin", lambda cls: None)
-    make, replace = load._slot_constructor(Pod), load._slot_replacer(Pod, ("priority",))
-    kwargs = {"namespace": "ns", "name": "p", "key": "ns/p", "requests": {"cpu": 100},
-              "priority": 5, "preemption_priority": 7, "labels": {"a": "b"}}
-    made = make(**kwargs)
-    assert type(made) is Pod and made == Pod(**kwargs)
-    assert replace(made, 9) == dataclasses.replace(made, priority=9)
+def test_loaded_pods_groups_and_workloads_are_built_by_their_constructors() -> None:
+    """preemption-priority.yaml's pending pod, a Workload member, its group and its Workload,
+    worked out by hand from the fixture (classes high=1000, batch-low=100, protected=2000),
+    equal what ``Pod(...)``, ``PodGroup(...)`` and ``Workload(...)`` make; they are frozen."""
+    snap = load.build_snapshot(
+        load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")]))
+    urgent = Pod(namespace="default", name="urgent", key="default/urgent",
+                 requests={"cpu": 4000}, priority=1000, preemption_priority=1000,
+                 own_preemption_policy="PreemptLowerPriority", priority_class_name="high",
+                 own_priority=1000)
+    sim = Pod(namespace="research", name="sim-0", key="research/sim-0", requests={"cpu": 4000},
+              priority=100, preemption_priority=2000,
+              own_preemption_policy="PreemptLowerPriority", node_name="n1", phase="Running",
+              group_key="research/sim/main", start_time=1767258000.0)
+    group = PodGroup(namespace="research", workload="sim", name="main", key="research/sim/main",
+                     policy="Basic", min_count=None, disruption_mode="Pod", priority=100,
+                     preemption_priority=2000, preemption_policy="PreemptLowerPriority",
+                     priority_class_name="batch-low", preemption_priority_class_name="protected",
+                     declared_preemption_policy="PreemptLowerPriority")  # batch-low's default
+    workload = Workload(namespace="research", name="sim", key="research/sim",
+                        api_version="scheduling.k8s.io/v1alpha1", group_names=("main",),
+                        priority_class_name="batch-low",
+                        preemption_priority_class_name="protected")
+    loaded = (snap.pods["default/urgent"], snap.pods["research/sim-0"],
+              snap.pod_groups["research/sim/main"], snap.workloads["research/sim"])
+    for obj, expected in zip(loaded, (urgent, sim, group, workload), strict=True):
+        assert type(obj) is type(expected)
+        assert msgspec.structs.replace(obj, source=None) == expected
+        with pytest.raises(AttributeError):
+            obj.name = "other"  # type: ignore[misc]
 
 
-def test_twin_only_for_classes_whose_slots_it_can_fill() -> None:
-    """A twin is made for a slotted dataclass, and its instances become the class with every
-    slot where the class reads it; none for a class with a __weakref__ slot or without
-    slots."""
-    import dataclasses
+def test_a_second_build_re_resolves_a_changed_class_into_a_new_pod() -> None:
+    """A class whose value and policy change (high: 1000 -> 1007, Never): the second build with
+    the cache gives its pod the new priorities and policies -- the pod a first build makes, by
+    hand ``Pod(...)`` -- and leaves the first snapshot's pod as it was."""
+    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    cache = load.BuildCache()
+    before = load.build_snapshot(docs, reuse=cache)
+    first = before.pods["default/urgent"]
+    kept = msgspec.structs.asdict(first)
 
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Plain:
-        b: int
-        a: str
-        c: Any = None
+    def change(obj: dict[str, Any]) -> dict[str, Any]:
+        return _never(_bump(obj)) if obj["metadata"]["name"] == "high" else obj
 
-    class Weak:  # a slotted class with a __weakref__ slot (weakref_slot=True from 3.11 on)
-        __slots__ = ("__weakref__", "x")
-
-        def __init__(self, x: int) -> None:
-            self.x = x
-
-        def __eq__(self, other: object) -> bool:
-            return type(other) is Weak and other.x == self.x
-
-    @dataclasses.dataclass(frozen=True)
-    class Unslotted:
-        x: int
-
-    twin = load._twin(Plain)
-    assert twin is not None
-    made = load._slot_constructor(Plain)(b=1, a="x")
-    assert type(made) is Plain and made == Plain(1, "x")
-    assert (made.b, made.a, made.c) == (1, "x", None)
-    assert load._twin(Weak) is None and load._twin(Unslotted) is None
-    if sys.version_info >= (3, 11):  # dataclass(weakref_slot=...) is new in 3.11
-        WeakData = dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)(
-            type("WeakData", (), {"__annotations__": {"x": int}}))
-        assert load._twin(WeakData) is None
-        assert load._slot_constructor(WeakData)(x=3) == WeakData(3)
-
-
-def test_slot_constructor_leaves_a_class_with_post_init_alone() -> None:
-    import dataclasses
-
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Checked:
-        x: int
-
-        def __post_init__(self) -> None:
-            if self.x < 0:
-                raise ValueError("negative")
-
-    assert load._slot_constructor(Checked) is Checked
-
-
-def test_slot_replacer_replaces_as_dataclasses_replace_does() -> None:
-    """The second build's re-resolved pods: every fixture pod with its resolved fields changed
-    equals ``dataclasses.replace``'s copy, field for field, and the pod itself is untouched."""
-    import dataclasses
-
-    from wapctl.model import Pod
-
-    values = (1, 2, "Never", "Never", "gold", "ns/group", 3)
-    changes = dict(zip(load._RESOLVED, values, strict=True))
-    pods = []
-    for path in SNAPSHOTS:
-        docs = _readable(path)
-        try:
-            pods.extend(load.build_snapshot(docs).pods.values() if docs else ())
-        except InputError:
-            continue
-    assert len(pods) > 100
-    for pod in pods:
-        before = dataclasses.astuple(pod)
-        made = load._re_resolved(pod, *values)
-        assert type(made) is Pod
-        assert dataclasses.astuple(made) == dataclasses.astuple(dataclasses.replace(pod, **changes))
-        assert dataclasses.astuple(pod) == before
-
-
-def test_slot_replacer_of_a_class_with_post_init_goes_through_it() -> None:
-    import dataclasses
-
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Checked:
-        x: int
-        y: int = 0
-
-        def __post_init__(self) -> None:
-            if self.x < 0:
-                raise ValueError("negative")
-
-    replacer = load._slot_replacer(Checked, ("x",))
-    assert replacer(Checked(1, 2), 5) == Checked(5, 2)
-    with pytest.raises(ValueError, match="negative"):
-        replacer(Checked(1, 2), -1)
-    with pytest.raises(TypeError, match="no fields"):  # as dataclasses.replace refuses it
-        load._slot_replacer(Checked, ("x", "z"))
+    changed = _changed(docs, "PriorityClass", change)
+    after = load.build_snapshot(changed, reuse=cache)
+    assert after == load.build_snapshot(changed)
+    again = after.pods["default/urgent"]
+    assert type(again) is Pod and again is not first
+    assert msgspec.structs.replace(again, source=None) == Pod(
+        namespace="default", name="urgent", key="default/urgent", requests={"cpu": 4000},
+        priority=1007, preemption_priority=1007, preemption_policy="Never",
+        own_preemption_policy="Never", priority_class_name="high", own_priority=1007)
+    assert again.source == first.source
+    assert msgspec.structs.asdict(first) == kept
 
 
 # ---- audit.plan_changes: a plan the change cannot touch is planned once --------------------

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 from constraint_builders import aff, constrained, sel
+from msgspec.structs import replace as struct_replace
 from test_fast_vs_reference import random_cluster
 
 from wapctl.fit import Accounting, ClusterState, check_static, request_items
@@ -54,7 +55,7 @@ def test_summary_equals_the_node_by_node_count(seed):
             if rng.random() < 0.3:
                 p = constrained(p, anti=[rng.choice(terms)])
         else:  # pending: labels other pods' terms select, some with a term of their own
-            p = replace(p, labels={"app": rng.choice(["web", "db", "batch"])})
+            p = struct_replace(p, labels={"app": rng.choice(["web", "db", "batch"])})
             if rng.random() < 0.2:
                 p = constrained(p, anti=[terms[0]])
         pods[k] = p

@@ -8,6 +8,7 @@ import pytest
 from builders import node, pod, req, snapshot, taint, term, toleration
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace as struct_replace
 
 from wapctl.fit import (
     REASON_NODE_AFFINITY,
@@ -111,7 +112,7 @@ def test_check_node_unschedulable(cordoned, tols, expected):
 
 def _with_node_name(name: str | None) -> Pod:
     p = pod("p")
-    return Pod(**{**{f: getattr(p, f) for f in p.__slots__}, "node_name": name})
+    return struct_replace(p, node_name=name)
 
 
 @pytest.mark.parametrize(
@@ -404,12 +405,12 @@ def test_update_moves_a_pod_between_pending_bound_terminating_and_gone():
     snap = _cluster()
     acc = Accounting(snap)
     low = snap.pods["default/nom-low"]
-    running = replace(low, node_name="n1", nominated_node=None, phase="Running")
+    running = struct_replace(low, node_name="n1", nominated_node=None, phase="Running")
     acc.update(low, running)
     assert ([("n1", 4000, 3), ("n2", 0, 0)], ["default/nom-low", "default/run"],
             ["default/me", "default/nom-high"]) == (
         _counts(acc), _keys(acc.bound_pods()), sorted(acc.nominated))
-    going = replace(running, terminating=True)
+    going = struct_replace(running, terminating=True)
     acc.update(running, going)
     assert (["default/run"], ["default/nom-low", "default/term"]) == (
         _keys(acc.bound_pods()), sorted(acc.terminating))
@@ -438,9 +439,9 @@ def test_update_takes_an_equal_copy_of_the_pod_it_holds_but_not_another_version(
     acc = Accounting(_cluster())
     [(held, _)] = [t for t in acc.bound_pods() if t[0].key == "default/run"]
     with pytest.raises(ValueError, match="pod default/run is not accounted as given"):
-        acc.update(replace(held, requests={**held.requests, "cpu": held.requests["cpu"] + 1}),
-                   None)
-    acc.update(replace(held), None)
+        acc.update(struct_replace(held, requests={**held.requests,
+                                                  "cpu": held.requests["cpu"] + 1}), None)
+    acc.update(struct_replace(held), None)
     assert "default/run" not in {p.key for p, _ in acc.bound_pods()}
 
 

@@ -4,7 +4,6 @@ discovery, config resolution, clean exit-4 errors, ``wapctl snapshot``, and neve
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import socket
 import subprocess
@@ -13,6 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from fake_apiserver import SCHEDULING, synthetic_cluster
@@ -171,8 +171,8 @@ def test_live_documents_equal_the_documents_of_a_file(apiserver, tmp_path):
                for c in d.obj["spec"]["containers"])  # live reads keep everything
     live, from_file = load.build_snapshot(live_docs), load.build_snapshot(file_docs)
     assert live.pods.keys() == from_file.pods.keys()
-    assert [dataclasses.replace(p, source=None) for p in live.pods.values()] == [
-        dataclasses.replace(p, source=None) for p in from_file.pods.values()
+    assert [msgspec.structs.replace(p, source=None) for p in live.pods.values()] == [
+        msgspec.structs.replace(p, source=None) for p in from_file.pods.values()
     ]
 
 

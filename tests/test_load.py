@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -260,15 +261,11 @@ def test_json_and_yaml_give_equal_snapshots(tmp_path: Path) -> None:
     j.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}), encoding="utf-8")
     a = load.build_snapshot(load.read_documents([y]))
     b = load.build_snapshot(load.read_documents([str(j)]))
-    assert {k: v.__class__(**{**_fields(v), "source": None}) for k, v in a.pods.items()} == {
-        k: v.__class__(**{**_fields(v), "source": None}) for k, v in b.pods.items()
+    assert {k: msgspec.structs.replace(v, source=None) for k, v in a.pods.items()} == {
+        k: msgspec.structs.replace(v, source=None) for k, v in b.pods.items()
     }
     assert a.pod_groups.keys() == b.pod_groups.keys()
     assert [n.allocatable for n in a.nodes.values()] == [n.allocatable for n in b.nodes.values()]
-
-
-def _fields(obj: Any) -> dict[str, Any]:
-    return {f: getattr(obj, f) for f in obj.__slots__}
 
 
 def test_input_files_are_not_modified(tmp_path: Path) -> None:

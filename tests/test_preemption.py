@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from builders import (
     basic,
@@ -16,6 +14,7 @@ from builders import (
     taint,
     toleration,
 )
+from msgspec.structs import replace  # Pods are msgspec Structs
 
 from wapctl.model import NEVER, Snapshot
 from wapctl.models import get_model

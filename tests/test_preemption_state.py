@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from builders import basic, gang, member, node, pdb, pod, snapshot
 from hypothesis import HealthCheck, given, settings
+from msgspec.structs import replace as struct_replace
 from test_fast_vs_reference import random_cluster
 from test_preemption_properties import clusters
 
@@ -107,14 +108,15 @@ def _mutate(snap: Snapshot, rng: random.Random) -> tuple[Snapshot, list[tuple[Po
         old = pods[key]
         if old.node_name is None and not old.terminating:
             new = rng.choice([
-                replace(old, node_name=rng.choice(names), phase="Running", nominated_node=None),
-                replace(old, nominated_node=rng.choice([None, *names])),
+                struct_replace(old, node_name=rng.choice(names), phase="Running",
+                               nominated_node=None),
+                struct_replace(old, nominated_node=rng.choice([None, *names])),
             ])
         elif not old.terminating:
-            new = rng.choice([replace(old, terminating=True), None])
+            new = rng.choice([struct_replace(old, terminating=True), None])
         else:
-            new = rng.choice([None, replace(old, node_name=None, phase="Pending",
-                                            terminating=False, nominated_node=None)])
+            new = rng.choice([None, struct_replace(old, node_name=None, phase="Pending",
+                                                   terminating=False, nominated_node=None)])
         if new is None:
             del pods[key]
         else:
@@ -331,12 +333,12 @@ def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed
         for key in rng.sample(keys, rng.randrange(1, len(keys) + 1)):
             old = pods[key]
             if old.node_name is None:
-                new = replace(old, node_name=rng.choice(names), phase="Running")
+                new = struct_replace(old, node_name=rng.choice(names), phase="Running")
             elif not old.terminating:
-                new = rng.choice([replace(old, terminating=True), None])
+                new = rng.choice([struct_replace(old, terminating=True), None])
             else:
-                new = rng.choice([None, replace(old, node_name=None, phase="Pending",
-                                                terminating=False)])
+                new = rng.choice([None, struct_replace(old, node_name=None, phase="Pending",
+                                                       terminating=False)])
             if new is None:
                 del pods[key]
             else:
@@ -400,8 +402,10 @@ def test_an_accounting_built_at_once_equals_one_told_every_pod(seed):
     with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
         Accounting(replace(snap, pods={**snap.pods, "again": twice}))
     # the same key in two slots: running, and as a pending pod nominated to the same node
-    nominated = replace(twice, node_name=None, phase="Pending", nominated_node=twice.node_name)
+    nominated = struct_replace(twice, node_name=None, phase="Pending",
+                               nominated_node=twice.node_name)
     with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
         Accounting(replace(snap, pods={**snap.pods, "again": nominated}))
     with pytest.raises(ValueError, match=f"pod {twice.key} is already accounted"):
-        Accounting(replace(snap, pods={**snap.pods, "again": replace(twice, terminating=True)}))
+        gone = struct_replace(twice, terminating=True)
+        Accounting(replace(snap, pods={**snap.pods, "again": gone}))

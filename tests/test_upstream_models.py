@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from builders import basic, gang, member, node, pod, snapshot
+from msgspec.structs import replace as struct_replace
 
 from wapctl.models import get_model
 from wapctl.preemption import plan
@@ -94,7 +95,8 @@ def test_nominated_preemptor_waits_only_for_a_preemption_victim():
     pre = select_preemptor(snap, pod="default/p")
     assert ("RequiresPreemption", ["default/v"], [("default/p", "n2")], []) == _outcome(
         plan(snap, pre, model=M136))
-    marked = replace(snap, pods={**snap.pods, t.key: replace(t, preempted_by_scheduler=True)})
+    marked = replace(snap, pods={**snap.pods,
+                                 t.key: struct_replace(t, preempted_by_scheduler=True)})
     assert ("WaitingForTermination", [], [("default/p", "n1")], ["default/t"]) == _outcome(
         plan(marked, pre, model=M136))
 
@@ -136,11 +138,11 @@ def test_podgroup_preemption_policy_gate_reads_the_group_not_its_pods():
     """Gate off (1.36, upstream default): members' own policies decide, the PodGroup's declared
     Never is not read; gate on: the PodGroup's declared policy only (manager.go
     getPreemptionPolicy)."""
-    g = replace(gang("train", min_count=1, prio=100, policy="Never"),
-                declared_preemption_policy="Never")
+    g = struct_replace(gang("train", min_count=1, prio=100, policy="Never"),
+                       declared_preemption_policy="Never")
     snap = snapshot(nodes=[node("n1", cpu="2")], groups=[g], pods=[
         pod("v", cpu="2", prio=1, node="n1"),
-        replace(member(g, "w-0", cpu="2"), own_preemption_policy="PreemptLowerPriority")])
+        struct_replace(member(g, "w-0", cpu="2"), own_preemption_policy="PreemptLowerPriority")])
     pre = select_preemptor(snap, workload="default/train")
     assert "RequiresPreemption" == plan(snap, pre, model=M136).status
     assert "RequiresPreemption" == plan(snap, pre, model=UPSTREAM).status
@@ -158,8 +160,8 @@ def test_a_pod_group_waits_for_its_nominated_node_in_upstream_only():
     fit n1 — then old back leaves one member without room: the chosen victim is old, already
     terminating, which prepareCandidate does not delete again: no new victim, the gang waits for
     old on n1 (WaitingForTermination, both members placed on n1)."""
-    old = replace(pod("old", cpu="2", prio=10, node="n1", terminating=True),
-                  preempted_by_scheduler=True)
+    old = struct_replace(pod("old", cpu="2", prio=10, node="n1", terminating=True),
+                         preempted_by_scheduler=True)
     g = gang("train", min_count=2, prio=1000)
     snap = snapshot(nodes=[node("n1", cpu="4"), node("n2", cpu="4")], groups=[g], pods=[
         old, pod("v", cpu="4", prio=20, node="n2"),
@@ -176,8 +178,8 @@ def test_a_terminating_pod_of_equal_priority_does_not_block():
     preemption on the nominated node. t (prio 100, like p) terminates by preemption on n1,
     where p is nominated: p is still eligible; t (not below p) is no victim, so p preempts v
     (prio 1) on n2."""
-    t = replace(pod("t", cpu="2", prio=100, node="n1", terminating=True),
-                preempted_by_scheduler=True)
+    t = struct_replace(pod("t", cpu="2", prio=100, node="n1", terminating=True),
+                       preempted_by_scheduler=True)
     snap = snapshot(nodes=[node("n1", cpu="2"), node("n2", cpu="2")], pods=[
         t, pod("v", cpu="2", prio=1, node="n2"),
         pod("p", cpu="2", prio=100, nominated="n1")])

@@ -108,7 +108,6 @@ ignored. Nothing here modifies its input.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import mmap
 import os
@@ -122,8 +121,9 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from itertools import compress, count, repeat
 from operator import add, attrgetter, is_not
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, cast
 
+import msgspec
 import yaml
 
 from wapctl import load_constraints as constraints
@@ -147,6 +147,8 @@ from wapctl.gcpause import gc_paused
 from wapctl.model import (
     NEVER,
     PREEMPT_LOWER,
+    DisruptionMode,
+    GroupPolicy,
     LoadWarning,
     Node,
     NodeSelectorTerm,
@@ -984,9 +986,9 @@ class _Group:
         self.key = f"{namespace}/{workload}/{name}"
         self.api_version = api_version
         self.source = source
-        self.policy = "Basic"
+        self.policy: GroupPolicy = "Basic"
         self.min_count: int | None = None
-        self.disruption_mode = "Pod"
+        self.disruption_mode: DisruptionMode = "Pod"
         self.priority = prio.GroupPriority()
         self.members: list[int] = []
         self.member_never = False
@@ -1017,7 +1019,9 @@ class _WorkloadDef:
         self.group_names: list[str] = []
 
 
-def _policy(value: Any, source: Source, field: str) -> tuple[str, int | None, dict[str, Any]]:
+def _policy(
+    value: Any, source: Source, field: str
+) -> tuple[GroupPolicy, int | None, dict[str, Any]]:
     """``basic: {}`` or ``gang: {minCount}`` -> (policy, minCount, gang mapping)."""
     if value is None:
         raise InputError("missing (required): basic or gang", source, field)
@@ -1186,7 +1190,7 @@ def _workload_v1alpha1(wl: _WorkloadDef, spec: dict[str, Any], source: Source) -
         group = _Group(wl.namespace, wl.name, gname, V1ALPHA1, source)
         group.policy, group.min_count = policy, min_count
         if modes:
-            group.disruption_mode = modes[0][0]
+            group.disruption_mode = cast(DisruptionMode, modes[0][0])  # one of _MODES
             _check_mode(group, source, modes[0][1])
         wl.groups[gname] = group
         wl.group_names.append(gname)
@@ -1319,108 +1323,6 @@ def _pod_group(
 
 
 # ---- Pod -----------------------------------------------------------------------------------
-
-def _slots_settable(cls: Any) -> bool:
-    """Whether setting every slot of the dataclass ``cls`` directly makes what its
-    ``__init__`` makes: no ``__post_init__``, every field in ``__init__``."""
-    return not hasattr(cls, "__post_init__") and all(f.init for f in dataclasses.fields(cls))
-
-
-def _twin(cls: Any) -> Any:
-    """A plain class with the slots of the frozen, slotted dataclass ``cls``, whose instances,
-    once filled, become ``cls`` instances by ``__class__`` assignment (CPython allows it
-    between classes of the same slots): filling a slot of it is a plain attribute store,
-    where ``cls``'s slots can only be set through their descriptors' ``__set__`` (a call each:
-    Pod's 28 fields, ~2.8 us; ~0.8 us the twin's way). None where that does not work out --
-    checked here, slot by slot."""
-    slots = getattr(cls, "__slots__", None)
-    if type(slots) is not tuple or "__dict__" in slots or "__weakref__" in slots:
-        return None
-    twin = type(f"_{cls.__name__}Twin", (), {"__slots__": slots})
-    probe: Any = object.__new__(twin)
-    marks = {name: object() for name in slots}
-    for name, mark in marks.items():
-        setattr(probe, name, mark)
-    try:
-        probe.__class__ = cls
-    except TypeError:
-        return None
-    if any(getattr(probe, name) is not mark for name, mark in marks.items()):
-        return None  # the slots would not land where cls reads them
-    return twin
-
-
-def _slot_code(cls: Any) -> tuple[dict[str, Any], str, str, str]:
-    """What a generated constructor of ``cls`` needs: its namespace, how it makes the empty
-    object, how it sets field ``F`` to ``V`` (a format with ``{f}`` and ``{v}``), and how it
-    ends (``_twin``'s way where it works, else through the slots' descriptors)."""
-    twin = _twin(cls)
-    ns: dict[str, Any] = {"new": object.__new__, "cls": cls, "twin": twin}
-    if twin is not None:
-        return ns, "    o = new(twin)\n", "    o.{f} = {v}", "\n    o.__class__ = cls"
-    for f in dataclasses.fields(cls):
-        ns[f"set_{f.name}"] = getattr(cls, f.name).__set__
-    return ns, "    o = new(cls)\n", "    set_{f}(o, {v})", ""
-
-
-def _slot_constructor(cls: Any) -> Any:
-    """A constructor for the frozen, slotted dataclass ``cls`` that sets the slots directly:
-    the same object as ``cls(**kwargs)`` (every field, defaults and default factories alike)
-    at a fraction of the cost -- a frozen dataclass's ``__init__`` goes through
-    ``object.__setattr__`` field by field (Pod: 28 fields, 5 us; 151k pods on a 5,000-node
-    export). ``cls`` itself when it has anything such a constructor would skip (a
-    ``__post_init__``, a field outside ``__init__``)."""
-    if not _slots_settable(cls):
-        return cls
-    fields = dataclasses.fields(cls)
-    ns, start, setter, end = _slot_code(cls)
-    ns["FACTORY"] = object()
-    params, body = [], []
-    for f in fields:
-        if f.default is not dataclasses.MISSING:
-            ns[f"default_{f.name}"] = f.default
-            params.append(f"{f.name}=default_{f.name}")
-            body.append(setter.format(f=f.name, v=f.name))
-        elif f.default_factory is not dataclasses.MISSING:
-            ns[f"factory_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=FACTORY")
-            body.append(setter.format(
-                f=f.name, v=f"factory_{f.name}() if {f.name} is FACTORY else {f.name}"))
-        else:
-            params.append(f.name)
-            body.append(setter.format(f=f.name, v=f.name))
-    source = f"def make(*, {', '.join(params)}):\n{start}" + "\n".join(body) + end
-    exec(source + "\n    return o\n", ns)  # generated from the dataclass's own fields
-    return ns["make"]
-
-
-def _slot_replacer(cls: Any, names: tuple[str, ...]) -> Any:
-    """``replacer(obj, *values)``: ``dataclasses.replace(obj, **dict(zip(names, values)))``
-    for the frozen, slotted dataclass ``cls``, setting the slots directly (as
-    ``_slot_constructor``): a changed class re-resolves thousands of pods in ``audit``'s second
-    build, and ``replace`` goes through ``__init__`` field by field."""
-    fields = dataclasses.fields(cls)
-    unknown = set(names) - {f.name for f in fields}
-    if unknown:  # as dataclasses.replace refuses them
-        raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
-    if not _slots_settable(cls):
-
-        def replacer(obj: Any, *values: Any) -> Any:
-            return dataclasses.replace(obj, **dict(zip(names, values, strict=True)))
-
-        return replacer
-    ns, start, setter, end = _slot_code(cls)
-    body = [setter.format(f=f.name, v=f"value_{f.name}" if f.name in names else f"obj.{f.name}")
-            for f in fields]
-    params = ", ".join(f"value_{n}" for n in names)
-    source = f"def replacer(obj, {params}):\n{start}" + "\n".join(body) + end
-    exec(source + "\n    return o\n", ns)  # generated from the dataclass's own fields
-    return ns["replacer"]
-
-
-_new_pod = _slot_constructor(Pod)
-_new_pod_group = _slot_constructor(PodGroup)  # a 5,000-node export has thousands
-_new_workload = _slot_constructor(Workload)
 
 _PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -1894,7 +1796,7 @@ def _pod(obj: dict[str, Any], source: Source, head: _Head, ctx: _PodContext) -> 
     if warnings:
         ctx.warnings.extend(warnings)
 
-    pod: Pod = _new_pod(
+    pod = Pod(
         namespace=ns,
         name=name,
         key=key,
@@ -1962,14 +1864,22 @@ def _pod_again(hit: _Seen, head: _Head, ctx: _PodContext) -> Pod:
         ctx.warnings.extend(warnings)
     if hit.resolved == resolved:
         return pod  # the change left it alone (the model is immutable: both snapshots share it)
-    again: Pod = _re_resolved(pod, *resolved)
-    return again
+    return _re_resolved(pod, resolved)
 
 
 # The fields of a Pod that _pod_priority decides, in the order _resolved gives them.
 _RESOLVED = ("priority", "preemption_priority", "preemption_policy", "own_preemption_policy",
              "priority_class_name", "group_key", "own_priority")
-_re_resolved = _slot_replacer(Pod, _RESOLVED)
+
+
+def _re_resolved(pod: Pod, resolved: tuple[Any, ...]) -> Pod:
+    """A copy of ``pod`` holding ``resolved`` (as ``_resolved`` gives them) in its
+    ``_RESOLVED`` fields."""
+    priority, preemption, policy, own_policy, pcn, group_key, own_priority = resolved
+    return msgspec.structs.replace(
+        pod, priority=priority, preemption_priority=preemption, preemption_policy=policy,
+        own_preemption_policy=own_policy, priority_class_name=pcn, group_key=group_key,
+        own_priority=own_priority)
 
 
 def _resolved(pcn: Any, pp: prio.PodPriority, group: _Group | None) -> tuple[Any, ...]:
@@ -2564,7 +2474,7 @@ def _models(
         g = groups[key]
         value, preemption, policy = prio.group_values(
             g.priority, g.members, member_never=g.member_never, default=default)
-        model_groups[key] = _new_pod_group(
+        model_groups[key] = PodGroup(
             namespace=g.namespace, workload=g.workload, name=g.name, key=key, policy=g.policy,
             min_count=g.min_count, disruption_mode=g.disruption_mode, priority=value,
             preemption_priority=preemption, preemption_policy=policy,
@@ -2575,7 +2485,7 @@ def _models(
     model_workloads = {}
     for key in sorted(workloads):
         wl = workloads[key]
-        model_workloads[key] = _new_workload(
+        model_workloads[key] = Workload(
             namespace=wl.namespace, name=wl.name, key=key, api_version=wl.api_version,
             group_names=tuple(sorted(wl.group_names)),
             priority_class_name=_workload_class(wl, "priority"),
@@ -2651,7 +2561,7 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
         resolved = _resolved(pcn, pp, group)
         moved = resolved != _resolved_of(pod)
         if moved:
-            out[i] = _re_resolved(pod, *resolved)
+            out[i] = _re_resolved(pod, resolved)
             changed.append(i)
         names_group = (spec.get("schedulingGroup") is not None
                        or spec.get("workloadRef") is not None)
@@ -2672,7 +2582,7 @@ def _pods_again(last: _Memory, memory: _Memory, ctx: _PodContext) -> dict[str, P
             _join(group, pp, len(same) - 1)
         if moved:  # the first one's fields changed: all did
             for i in same[1:]:
-                out[i] = _re_resolved(out[i], *resolved)
+                out[i] = _re_resolved(out[i], resolved)
             changed.extend(same[1:])
     for i in last.solo:
         again(i)

@@ -6,6 +6,12 @@ knows its pod group. The loader (``load.py``) builds these from documents; the c
 
 Resource amounts are integers: ``cpu`` in millicores, every other resource in its base unit
 (bytes, count), rounded up as ``resource.Quantity.MilliValue()`` / ``Value()`` do upstream.
+
+``Pod``, ``PodGroup`` and ``Workload`` -- made by the hundred thousand from a large export --
+are frozen ``msgspec.Struct`` classes, the rest frozen dataclasses: a Struct's ``__init__`` is C
+(a frozen dataclass's sets its fields one ``object.__setattr__`` call at a time: a Pod, 28
+fields, ~6 us against ~0.8 us). Both compare and hash by their fields; copy a Struct with
+``msgspec.structs.replace`` (``dataclasses.replace`` refuses it).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from dataclasses import field as _field  # a class below has a field named "field"
 from typing import Literal
+
+import msgspec
 
 from wapctl.errors import Source
 
@@ -123,8 +131,7 @@ class Node:
     source: Source | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Pod:
+class Pod(msgspec.Struct, frozen=True):
     namespace: str
     name: str
     key: str  # "namespace/name"
@@ -143,8 +150,8 @@ class Pod:
     group_key: str | None = None  # PodGroup.key when the pod belongs to a pod group
     creation_time: float | None = None  # epoch seconds
     start_time: float | None = None  # epoch seconds (status.startTime)
-    labels: Mapping[str, str] = field(default_factory=dict)
-    node_selector: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = msgspec.field(default_factory=dict)
+    node_selector: Mapping[str, str] = msgspec.field(default_factory=dict)
     required_affinity: tuple[NodeSelectorTerm, ...] | None = None  # None: no constraint
     tolerations: tuple[Toleration, ...] = ()
     source: Source | None = None
@@ -208,8 +215,7 @@ class PodDisruptionBudget:
         return f"{self.namespace}/{self.name}"
 
 
-@dataclass(frozen=True, slots=True)
-class PodGroup:
+class PodGroup(msgspec.Struct, frozen=True):
     """One pod group of a Workload, normalised from whichever API shape declared it.
 
     ``key`` is ``namespace/workload/group``: the victim-unit name in plans.
@@ -234,8 +240,7 @@ class PodGroup:
     source: Source | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Workload:
+class Workload(msgspec.Struct, frozen=True):
     namespace: str
     name: str
     key: str  # "namespace/name"

@@ -295,11 +295,13 @@ def as_seen_by(snapshot: Snapshot, model: BehaviourModel) -> Snapshot:
         return snapshot
     from types import MappingProxyType
 
+    from msgspec.structs import replace as struct_replace
+
     pods = {k: (p if p.preemption_priority == p.priority
-                else replace(p, preemption_priority=p.priority))
+                else struct_replace(p, preemption_priority=p.priority))
             for k, p in snapshot.pods.items()}
     groups = {k: (g if g.preemption_priority == g.priority
-                  else replace(g, preemption_priority=g.priority))
+                  else struct_replace(g, preemption_priority=g.priority))
               for k, g in snapshot.pod_groups.items()}
     return replace(snapshot, pods=MappingProxyType(pods), pod_groups=MappingProxyType(groups))
 

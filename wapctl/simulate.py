@@ -122,6 +122,8 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import Final, Literal
 
+from msgspec.structs import replace as struct_replace
+
 from wapctl.fit import Accounting
 from wapctl.model import NEVER, Pod, Snapshot
 from wapctl.models import BehaviourModel, as_seen_by, select_model
@@ -537,7 +539,7 @@ class _Replay:
             return
         if pod.nominated_node is not None:
             self._on_release(pod)
-        self._set_pod(pod_key, replace(pod, nominated_node=node))
+        self._set_pod(pod_key, struct_replace(pod, nominated_node=node))
 
     # ---- one step ------------------------------------------------------------------------
 
@@ -573,9 +575,9 @@ class _Replay:
             return out
         now = self.clock(self.step)
         for item in finished:
-            new = replace(original[item.pod], node_name=None, phase="Pending",
-                          terminating=False, nominated_node=None, creation_time=now,
-                          start_time=None)
+            new = struct_replace(original[item.pod], node_name=None, phase="Pending",
+                                 terminating=False, nominated_node=None, creation_time=now,
+                                 start_time=None)
             self._set_pod(item.pod, new)
             out.append(item.pod)
             if self.namespace is not None and new.namespace != self.namespace:
@@ -625,8 +627,8 @@ class _Replay:
                 pod = self.pods[key]
                 if pod.nominated_node is not None and pod.nominated_node != node:
                     self._on_release(pod)
-                bound = replace(pod, node_name=node, phase="Running", start_time=now,
-                                nominated_node=None)
+                bound = struct_replace(pod, node_name=node, phase="Running", start_time=now,
+                                       nominated_node=None)
                 self._set_pod(key, bound)
                 self._on_bound(pod)
             for key in result.unplaced:
@@ -646,8 +648,8 @@ class _Replay:
                 if target != source:
                     self.relation.setdefault(source, {})[target] = n
                 # the scheduler marks its victims DisruptionTarget / PreemptionByScheduler
-                self._set_pod(victim.pod, replace(pod, terminating=True,
-                                                  preempted_by_scheduler=True))
+                self._set_pod(victim.pod, struct_replace(pod, terminating=True,
+                                                         preempted_by_scheduler=True))
                 self.finish_at[victim.pod] = n + 2
                 self._on_terminating(pod)
             self._nominate_all(pre, placed)

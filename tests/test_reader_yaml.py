@@ -351,6 +351,24 @@ def test_error_in_a_list_item_read_fast_names_its_line(
     assert f"{path}:80, document 1, item 7" in str(info.value)
 
 
+def test_error_in_an_indented_list_item_read_fast_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Items indented under "items:" (as yq and ruamel write them) are not read in slices but
+    whole, and the line is found by streaming the file's events: "apiVersion", "kind",
+    "items:" are lines 1-3, each pod 11 lines, so item 7 (the bad cpu) starts on line 81."""
+    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    items = "".join(_pod(i, "-1" if i == 7 else "1") for i in range(10))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        "  " + line + "\n" for line in items.splitlines())
+    path = tmp_path / "l.yaml"
+    path.write_text(text)
+    assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is not None  # fast
+    with pytest.raises(InputError) as info:
+        load.build_snapshot(load.read_documents([str(path)]))
+    assert f"{path}:81, document 1, item 7" in str(info.value)
+
+
 def test_error_in_a_later_document_read_fast_names_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -349,6 +349,17 @@ def test_audit_pod_without_spec_priority_keeps_the_value_before() -> None:
     assert x["message"].startswith("Pod batch/report-0 keeps priority 500: PriorityClass 'medium'")
 
 
+def test_audit_of_a_class_recreation_reads_core_pods_only() -> None:
+    """A custom resource of kind Pod (example.com/v1) with report-0's name and class is no
+    pod: report-0 is listed once."""
+    foreign = ("- {apiVersion: example.com/v1, kind: Pod, metadata: {name: report-0, "
+               "namespace: batch}, spec: {priorityClassName: medium}}\n")
+    result = run("audit", "-", "--change", MANIFESTS / "recreate-medium.yaml", "-o", "json",
+                 input=CLUSTER.read_text() + foreign)
+    kept = [(x["object"], x["field"]) for x in json.loads(result.stdout)["keptOldPriority"]]
+    assert (0, [("Pod batch/report-0", "spec.priority")]) == (result.exit_code, kept)
+
+
 def test_new_victims_only_with_a_cluster() -> None:
     """Without --cluster there is no 'running cluster' to be a victim: newVictims is []."""
     _, doc = check_json(MANIFESTS / "chart-cycle.yaml")
@@ -482,3 +493,37 @@ def test_a_malformed_kueue_class_is_one_line(tmp_path: Path, body: str, line: st
     path.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\n" + body)
     result = run("check-cycles", path)
     assert (2, line.replace("{f}", str(path))) == (result.exit_code, result.stderr)
+
+
+HIGH = ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+        "value: 1000\n---\n")
+
+
+def test_drift_of_a_pod_written_without_a_namespace(tmp_path: Path) -> None:
+    """A manifest pod without metadata.namespace lives in "default", as the API server puts it:
+    its spec.priority 500 under class high (now 1000) is drift on Pod default/p."""
+    path = tmp_path / "p.yaml"
+    path.write_text(HIGH + "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                    "  priorityClassName: high\n  priority: 500\n  containers: [{name: c}]\n")
+    code, doc = check_json(path)
+    assert (1, [("priority-drift", "Pod default/p", "default", "spec.priority")]) == (
+        code, [(x["rule"], x["object"], x["namespace"], x["field"]) for x in doc["findings"]])
+
+
+def test_kueue_label_of_a_pod_is_checked(tmp_path: Path) -> None:
+    """Pods, not only templates, carry the Kueue label: p names wpc (1000) but schedules at
+    class low's 100, a divergence; q names a WorkloadPriorityClass that does not exist."""
+    path = tmp_path / "k.yaml"
+    pods = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: t\n"
+        f"  labels: {{kueue.x-k8s.io/priority-class: {wpc}}}\n"
+        "spec: {priorityClassName: low, containers: [{name: c}]}\n"
+        for name, wpc in (("p", "wpc"), ("q", "nope")))
+    path.write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\n"
+        "value: 100\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\n"
+        "metadata: {name: wpc}\nvalue: 1000\n" + pods)
+    code, doc = check_json(path)
+    assert (1, [("kueue-priority-divergence", "Pod t/p"),
+                ("unknown-kueue-priority-class", "Pod t/q")]) == (
+        code, [(x["rule"], x["object"]) for x in doc["findings"]])

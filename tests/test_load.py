@@ -1398,6 +1398,59 @@ def test_stdin_is_read_with_a_cap() -> None:
     assert "<stdin>" in str(info.value)
 
 
+def test_stdin_is_read_with_the_default_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --max-input-size the first FAST_FROM bytes decide the limit (JSON-like: the
+    fast reader's, 4,096 here), and stdin beyond it is refused after reading limit + 1 bytes in
+    all: 1,024 then 3,073 of a 10,000-byte stream."""
+    monkeypatch.setattr(load, "FAST_FROM", 1024)
+    monkeypatch.setattr(load, "MAX_INPUT_SIZE", 2048)
+    monkeypatch.setattr(load, "MAX_FAST_INPUT_SIZE", 4096)
+    got: list[int] = []
+
+    class Stream(io.BytesIO):
+        def read(self, n: int | None = -1) -> bytes:  # type: ignore[override]
+            chunk = super().read(n)
+            got.append(len(chunk))
+            return chunk
+
+    with pytest.raises(InputError) as info:
+        load.read_documents(["-"], stdin=Stream(b"{" + b" " * 9999))
+    assert ([1024, 3073], "<stdin>: input is larger than the 4Ki limit (raise it with "
+            "--max-input-size)") == (got, str(info.value))
+
+
+def test_missing_class_warnings_say_who_names_it_and_what_is_used(tmp_path: Path) -> None:
+    """Three pods naming a missing class, each with a number: one warning, on the first by
+    name, counting the two others and listing the numbers used once each. A Workload template
+    naming a missing class whose PodGroup objects carry their own priority: they are used."""
+    snap = build(tmp_path, pod("b", priorityClassName="gone", priority=200),
+                 pod("a", priorityClassName="gone", priority=100),
+                 pod("c", priorityClassName="gone", priority=200))
+    assert [("Pod default/a", "PriorityClass 'gone' is not in the snapshot (deleted, or left out "
+             "of the export); 2 more objects name it too; the priority each object carries is "
+             "used (100, 200)")] == [(w.object, w.message) for w in snap.warnings]
+    snap = build(tmp_path, pclass("low", 5),
+                 workload_v2("w", [template("t", 2, priorityClassName="gone")]),
+                 pod_group("pg", "w", "t", priorityClassName="low", priority=5))
+    assert [("Workload default/w", "spec.podGroupTemplates[0].priorityClassName",
+             "PriorityClass 'gone' is not in the snapshot (deleted, or left out of the export); "
+             "the PodGroups carry their own priority")] == [
+        (w.object, w.field, w.message) for w in snap.warnings]
+
+
+def test_a_pod_groups_own_number_is_its_priority_not_the_workloads_class(
+    tmp_path: Path,
+) -> None:
+    """A v1alpha2 PodGroup with spec.priority 7 and no class, of a Workload of class low (5):
+    the group schedules and is preempted at its own 7 and names no class."""
+    snap = build(tmp_path, pclass("low", 5),
+                 workload_v2("w", [template("t", 2)], priorityClassName="low"),
+                 pod_group("pg", "w", "t", priority=7))
+    g = snap.pod_groups["default/w/pg"]
+    assert (7, 7, None, None) == (g.priority, g.preemption_priority, g.priority_class_name,
+                                  g.preemption_priority_class_name)
+
+
 PARSE_SIZE = [
     ("512Mi", 512 * 2**20),
     ("2Gi", 2 * 2**30),

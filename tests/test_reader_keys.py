@@ -87,6 +87,18 @@ def test_two_spec_keys_are_refused_with_both_lines(tmp_path: Path) -> None:
     assert TWO_SPECS_ERROR.format(f=path) == err
 
 
+def test_a_duplicate_in_a_cluster_scoped_object_names_it_without_namespace(
+    tmp_path: Path,
+) -> None:
+    """A Node written with an empty metadata.namespace is named "Node n1", not "Node /n1"."""
+    path = tmp_path / "node.yaml"
+    path.write_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  namespace: ""\n'
+                    "spec: {}\nspec: {}\n", encoding="utf-8")
+    assert (2, f"error: Node n1 ({path}:1, document 1, field spec): duplicate key 'spec': first "
+               f"at {path}:6, again at {path}:7 (kubectl refuses duplicate keys)\n") == (
+        _validate(path))
+
+
 def test_fast_yaml_path_refuses_as_pyyaml_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

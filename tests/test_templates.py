@@ -4,6 +4,7 @@ and the KEP ping-pong written as two JobSets."""
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -480,13 +481,19 @@ def test_a_group_template_with_an_unknown_class_and_a_number_is_still_a_finding(
                                    "string, not a number"),
         ({"priorityClassName": ["a"]}, "field spec.template.spec.priorityClassName): must be a "
                                        "string, not a list"),
+        ({"priorityClassName": True}, "field spec.template.spec.priorityClassName): must be a "
+                                      "string, not a boolean"),
+        # an unquoted YAML date is a date, named by its type
+        ({"priorityClassName": datetime.date(2026, 1, 1)},
+         "field spec.template.spec.priorityClassName): must be a string, not date"),
         ({"priority": "9"}, "field spec.template.spec.priority): must be a 32-bit integer"),
         ({"priority": 2**31}, "field spec.template.spec.priority): must be a 32-bit integer"),
         ({"preemptionPolicy": "Sometimes"},
          "field spec.template.spec.preemptionPolicy): unknown value 'Sometimes' (expected one "
          "of: PreemptLowerPriority, Never)"),
     ],
-    ids=["class-number", "class-list", "priority-string", "priority-over-int32", "bad-policy"],
+    ids=["class-number", "class-list", "class-boolean", "class-date", "priority-string",
+         "priority-over-int32", "bad-policy"],
 )
 def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
     spec: dict[str, Any], line: str

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wapctl import fields
 from wapctl import priority as prio
 from wapctl.errors import InputError, Source
 from wapctl.model import NEVER, PREEMPT_LOWER, PodGroup, PodTemplateWorkload, PriorityClass
@@ -89,18 +90,11 @@ class RawTemplate:
         self.source = source
 
 
-def _typename(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    return {dict: "a mapping", list: "a list", str: "a string", int: "a number",
-            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
-
-
 def _mapping(value: Any, source: Source, field: str) -> dict[str, Any]:
     if value is None:
         return {}
     if type(value) is not dict:
-        raise InputError(f"must be a mapping, not {_typename(value)}", source, field)
+        raise InputError(f"must be a mapping, not {fields.typename(value)}", source, field)
     return value
 
 
@@ -136,7 +130,7 @@ def extract(
         spec = _mapping(obj.get("spec"), source, "spec")
         jobs = spec.get("replicatedJobs")
         if jobs is not None and type(jobs) is not list:
-            raise InputError(f"must be a list, not {_typename(jobs)}", source,
+            raise InputError(f"must be a list, not {fields.typename(jobs)}", source,
                              "spec.replicatedJobs")
         for i, job in enumerate(jobs or ()):
             f = f"spec.replicatedJobs[{i}]"
@@ -193,7 +187,7 @@ def resolve(
     spec = _mapping(raw.pod.get("spec"), source, base)
     pcn = spec.get("priorityClassName") or None
     if pcn is not None and type(pcn) is not str:
-        raise InputError(f"must be a string, not {_typename(pcn)}", source,
+        raise InputError(f"must be a string, not {fields.typename(pcn)}", source,
                          base + ".priorityClassName")
     number = spec.get("priority")
     if number is not None and (type(number) is not int or not _INT32[0] <= number <= _INT32[1]):

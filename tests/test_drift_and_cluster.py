@@ -483,8 +483,20 @@ def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scop
         ("metadata: {name: w}\nvalue: true\n",
          "error: WorkloadPriorityClass w ({f}:1, document 1, field value): must be an integer, "
          "not a boolean\n"),
+        ("metadata: {name: 5}\nvalue: 5\n",
+         "error: {f}:1, document 1, field metadata.name: must be a string, not a number\n"),
+        ("metadata: {name: w}\n",
+         "error: WorkloadPriorityClass w ({f}:1, document 1, field value): missing (required)\n"),
+        ("metadata: {name: w}\nvalue: 1.5\n",
+         "error: WorkloadPriorityClass w ({f}:1, document 1, field value): must be an integer, "
+         "not a decimal number\n"),
+        # Kueue's WorkloadPriorityClass.value is an int32, as a PriorityClass's
+        ("metadata: {name: w}\nvalue: 3000000000\n",
+         "error: WorkloadPriorityClass w ({f}:1, document 1, field value): 3000000000 is out of "
+         "range: a priority is a 32-bit integer (-2147483648 to 2147483647)\n"),
     ],
-    ids=["no-name", "empty-name", "value-string", "value-boolean"],
+    ids=["no-name", "empty-name", "value-string", "value-boolean", "name-number",
+         "no-value", "value-decimal", "value-over-int32"],
 )
 def test_a_malformed_kueue_class_is_one_line(tmp_path: Path, body: str, line: str) -> None:
     """A Kueue WorkloadPriorityClass without a name or with a value that is no integer: exit 2,

@@ -23,7 +23,6 @@ Raise sites not covered, and why:
 - load.py bare ``raise`` re-raising an InputError in ``_read_file`` / ``_parse_yaml``: not a
   site of its own.
 - load.py ``_classify`` "an object must be a mapping": ``_flatten`` only hands on mappings.
-- load.py ``_slot_replacer`` TypeError: internal, on wapctl's own field names.
 - load.py ``_sort_again`` / ``_pods`` ``_Fallback`` (3 sites): internal, caught by ``_build``.
 - load.py ``_assemble`` "pod group defined twice": a guard, unreachable with unique names.
 - load.py ``_about`` / ``_assemble`` / ``_pods`` / ``_templates`` re-raising with the object
@@ -233,7 +232,7 @@ ROWS: list[Row] = [
         N + "spec.taints[0].key): must be a string, not a number"),
     Row("opt_int: PDB disruptionsAllowed a float",
         put(pdb(), "status", {"disruptionsAllowed": 1.5}),
-        B + "status.disruptionsAllowed): must be an integer, not a number"),
+        B + "status.disruptionsAllowed): must be an integer, not a decimal number"),
     Row("opt_bool: unschedulable a string", node(unschedulable="yes"),
         N + "spec.unschedulable): must be true or false, not a string"),
     Row("enum: taint effect unknown", taint(key="k", effect="Sometimes"),

@@ -483,9 +483,9 @@ def test_a_group_template_with_an_unknown_class_and_a_number_is_still_a_finding(
                                        "string, not a list"),
         ({"priorityClassName": True}, "field spec.template.spec.priorityClassName): must be a "
                                       "string, not a boolean"),
-        # an unquoted YAML date is a date, named by its type
+        # an unquoted YAML date is a date
         ({"priorityClassName": datetime.date(2026, 1, 1)},
-         "field spec.template.spec.priorityClassName): must be a string, not date"),
+         "field spec.template.spec.priorityClassName): must be a string, not a date"),
         ({"priority": "9"}, "field spec.template.spec.priority): must be a 32-bit integer"),
         ({"priority": 2**31}, "field spec.template.spec.priority): must be a 32-bit integer"),
         ({"preemptionPolicy": "Sometimes"},

@@ -57,14 +57,15 @@ def kueue_classes(documents: Iterable[Document]) -> dict[str, tuple[int, Source]
             KUEUE_GROUP
         ):
             continue
-        meta = obj.get("metadata")
-        name = meta.get("name") if type(meta) is dict else None
-        if type(name) is not str or not name:
-            raise InputError("missing (required)", source, "metadata.name")
-        value = obj.get("value")
-        if type(value) is not int:
-            raise fields.type_error(value, "an integer", source, "value").about(
-                f"WorkloadPriorityClass {name}")
+        meta = fields.mapping(obj.get("metadata"), source, "metadata")
+        name = fields.req_str(meta.get("name"), source, "metadata.name")
+        try:  # Kueue's WorkloadPriorityClass.value is a required int32, as a PriorityClass's
+            value = fields.opt_int(obj.get("value"), source, "value")
+            if value is None:
+                raise InputError("missing (required)", source, "value")
+            fields.check_int32(value, source, "value")
+        except InputError as exc:
+            raise exc.about(f"WorkloadPriorityClass {name}") from None
         out[name] = (value, source)
     return out
 

@@ -9,6 +9,7 @@ treats an omitted field.
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
@@ -16,7 +17,10 @@ from wapctl.errors import InputError, Source
 from wapctl.model import LabelSelector, SelectorRequirement
 
 __all__ = [
+    "INT32_MAX",
+    "INT32_MIN",
     "LABEL_OPERATORS",
+    "check_int32",
     "enum",
     "label_selector",
     "list_field",
@@ -33,15 +37,30 @@ __all__ = [
 
 
 def typename(value: Any) -> str:
+    """What a decoded value is, in the input's words (a float is not "an integer")."""
     return {
         dict: "a mapping",
         list: "a list",
         str: "a string",
         int: "a number",
-        float: "a number",
+        float: "a decimal number",
         bool: "a boolean",
         type(None): "null",
+        datetime.date: "a date",  # YAML's unquoted 2026-01-01
+        datetime.datetime: "a timestamp",  # YAML's unquoted 2026-01-01T00:00:00Z
     }.get(type(value), type(value).__name__)
+
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+def check_int32(value: int, source: Source, field: str) -> None:
+    """Priorities are int32 in the API (PriorityClass.value, Pod.spec.priority, Kueue's
+    WorkloadPriorityClass.value)."""
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise InputError(
+            f"{value} is out of range: a priority is a 32-bit integer ({INT32_MIN} to "
+            f"{INT32_MAX})", source, field)
 
 
 def type_error(value: Any, expected: str, source: Source, field: str) -> InputError:

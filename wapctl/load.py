@@ -126,9 +126,9 @@ from typing import Any, BinaryIO, NamedTuple, cast
 import msgspec
 import yaml
 
+from wapctl import fields, reader, reader_hints, reader_keys
 from wapctl import load_constraints as constraints
 from wapctl import priority as prio
-from wapctl import reader, reader_hints, reader_keys
 from wapctl import templates as tmpl
 from wapctl.errors import InputError, Source, UsageError
 from wapctl.fields import enum as _enum
@@ -907,18 +907,7 @@ def _missing_class(name: str, source: Source, field: str) -> InputError:
 _POLICIES = (PREEMPT_LOWER, NEVER)
 
 
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-
-
-def _check_int32(value: int, source: Source, field: str) -> None:
-    """Priorities are int32 in the API (PriorityClass.value, Pod.spec.priority)."""
-    if not _INT32_MIN <= value <= _INT32_MAX:
-        raise InputError(
-            f"{value} is out of range: a priority is a 32-bit integer "
-            f"({_INT32_MIN} to {_INT32_MAX})",
-            source,
-            field,
-        )
+_check_int32 = fields.check_int32
 
 
 def _priority_class(obj: dict[str, Any], source: Source, head: _Head) -> PriorityClass:

@@ -114,6 +114,8 @@ def table(names: list[str], decided: dict[str, str]) -> str:
         rows.setdefault(module_of(name), Counter())[status] += 1
     cols = ["killed", "timeout", "killed-outside", "survived", "no tests",
             "equivalent", "unreachable", "not run", "missing"]
+    seen = set().union(*rows.values()) if rows else set()
+    cols[5:5] = sorted(seen - set(cols))  # suspicious, segfault, skipped, type check: shown
     lines = ["| module | sampled | " + " | ".join(cols) + " | kill rate (95 % interval) |",
              "|---" * (len(cols) + 3) + "|"]
     total: Counter[str] = Counter()
@@ -125,8 +127,10 @@ def table(names: list[str], decided: dict[str, str]) -> str:
 
 
 def _row(label: str, c: Counter[str], cols: list[str]) -> str:
-    killed = c["killed"] + c["timeout"] + c["killed-outside"]
-    counted = killed + c["survived"] + c["no tests"] + c["suspicious"] + c["segfault"]
+    killed = c["killed"] + c["timeout"] + c["killed-outside"] + c["type check"]
+    # a mutant neither killed nor decided by hand counts against the rate; one not run yet
+    # (or no longer there) is left out until it is
+    counted = sum(c.values()) - c["equivalent"] - c["unreachable"] - c["not run"] - c["missing"]
     low, high = wilson(killed, counted)
     rate = (f"{100 * killed / counted:.1f} % ({killed}/{counted}; {100 * low:.1f}-{100 * high:.1f})"
             if counted else "-")

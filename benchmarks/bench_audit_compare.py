@@ -25,7 +25,7 @@ from typing import Any
 
 from msgspec.structs import replace as struct_replace
 
-from wapctl import audit, load
+from wapctl import audit, ingest
 from wapctl import graph as g
 from wapctl.model import Snapshot
 
@@ -48,8 +48,8 @@ def main() -> None:
     ap.add_argument("--extra-pending", type=int, default=0)
     args = ap.parse_args()
 
-    base = load.read_documents([args.snapshot], max_input_size=8 << 30)
-    change = load.read_documents(args.change)
+    base = ingest.read_documents([args.snapshot], max_input_size=8 << 30)
+    change = ingest.read_documents(args.change)
     documents, _ = audit.apply_change(base, change)
     n = args.repeat
     budget = g.DEFAULT_COUNT_LIMIT
@@ -57,11 +57,11 @@ def main() -> None:
     firsts, seconds = [], []
     for _ in range(n):  # a new cache each time: the second build starts from the first one's
         before = after = None  # the previous run's snapshots are freed here, not in a build
-        cache = load.BuildCache()
+        cache = ingest.BuildCache()
         start = time.process_time()
-        before = load.build_snapshot(base, reuse=cache)
+        before = ingest.build_snapshot(base, reuse=cache)
         middle = time.process_time()
-        after = load.build_snapshot(documents, reuse=cache)
+        after = ingest.build_snapshot(documents, reuse=cache)
         firsts.append(middle - start)
         seconds.append(time.process_time() - middle)
         del cache

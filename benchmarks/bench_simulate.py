@@ -52,13 +52,13 @@ def main() -> None:
                         "--pods-per-node", "15", "--gang-size", "256", "--format", "json",
                         "-o", str(args.snapshot)], check=True)
 
-    from wapctl import load
+    from wapctl import ingest
     from wapctl.preemptor import pending_preemptors
     from wapctl.render.simulate import simulation_to_dict
     from wapctl.simulate import simulate
 
     t0 = time.perf_counter()
-    snap = load.build_snapshot(load.read_documents([str(args.snapshot)]))
+    snap = ingest.build_snapshot(ingest.read_documents([str(args.snapshot)]))
     t_load = time.perf_counter() - t0
 
     rng = random.Random(args.seed)

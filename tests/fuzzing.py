@@ -785,7 +785,7 @@ def exercise_core(data: bytes, audit_base: list[Any] | None = None) -> str:
     WapctlError class name). Any other exception propagates: that is a bug."""
     from rich.console import Console
 
-    from wapctl import audit, graph, load, preemption, preemptor, simulate
+    from wapctl import audit, graph, ingest, preemption, preemptor, simulate
     from wapctl.errors import InputError, WapctlError
     from wapctl.render import audit as render_audit
     from wapctl.render import cycles as render_cycles
@@ -795,8 +795,8 @@ def exercise_core(data: bytes, audit_base: list[Any] | None = None) -> str:
 
     console = Console(file=io.StringIO(), width=100, no_color=True)
     try:
-        documents = load.read_documents(["-"], stdin=io.BytesIO(data))
-        snapshot = load.build_snapshot(documents)
+        documents = ingest.read_documents(["-"], stdin=io.BytesIO(data))
+        snapshot = ingest.build_snapshot(documents)
     except InputError as exc:
         if exc.source is None:
             raise AssertionError(f"an input error that names no file: {exc}") from exc
@@ -849,13 +849,13 @@ def exercise_core(data: bytes, audit_base: list[Any] | None = None) -> str:
 def base_documents(objects: list[dict[str, Any]]) -> list[Any] | None:
     """The fixture's own documents (for audit), or None when it does not load on its own
     (the audit change files are fragments)."""
-    from wapctl import load
+    from wapctl import ingest
     from wapctl.errors import WapctlError
 
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}).encode()
     try:
-        docs = load.read_documents(["-"], stdin=io.BytesIO(data))
-        load.build_snapshot(docs)
+        docs = ingest.read_documents(["-"], stdin=io.BytesIO(data))
+        ingest.build_snapshot(docs)
     except WapctlError:
         return None
     return docs

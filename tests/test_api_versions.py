@@ -10,20 +10,22 @@ from typing import Any
 import msgspec
 import pytest
 
-from wapctl import load
+from wapctl import ingest
+from wapctl.errors import InputError
 from wapctl.model import Snapshot
+from wapctl.workload_api import V1ALPHA1, V1ALPHA2, V1ALPHA3, V1BETA1
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "api-versions"
 SHAPES = {
-    "v1alpha1": load.V1ALPHA1,
-    "v1alpha2": load.V1ALPHA2,
-    "v1alpha3": load.V1ALPHA3,
-    "v1beta1": load.V1BETA1,
+    "v1alpha1": V1ALPHA1,
+    "v1alpha2": V1ALPHA2,
+    "v1alpha3": V1ALPHA3,
+    "v1beta1": V1BETA1,
 }
 
 
 def _load(shape: str) -> Snapshot:
-    return load.build_snapshot(load.read_documents([str(FIXTURES / f"{shape}.yaml")]))
+    return ingest.build_snapshot(ingest.read_documents([str(FIXTURES / f"{shape}.yaml")]))
 
 
 def _strip(obj: Any) -> Any:
@@ -102,9 +104,9 @@ def test_each_shape_mixed_in_one_snapshot(tmp_path: Path) -> None:
     )
     base = tmp_path / "base.yaml"
     base.write_text(text, encoding="utf-8")
-    snap = load.build_snapshot(load.read_documents([str(base), str(extra)]))
-    assert load.V1ALPHA1 == snap.pod_groups["ml/legacy/g"].api_version
-    assert load.V1ALPHA2 == snap.pod_groups["ml/training/trainers"].api_version
+    snap = ingest.build_snapshot(ingest.read_documents([str(base), str(extra)]))
+    assert V1ALPHA1 == snap.pod_groups["ml/legacy/g"].api_version
+    assert V1ALPHA2 == snap.pod_groups["ml/training/trainers"].api_version
 
 
 def test_v1beta1_reads_disruption_mode_as_the_union(tmp_path: Path) -> None:
@@ -115,8 +117,8 @@ def test_v1beta1_reads_disruption_mode_as_the_union(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(text.replace("disruptionMode: {all: {}}", "disruptionMode: PodGroup", 1),
                    encoding="utf-8")
-    with pytest.raises(load.InputError) as err:
-        load.build_snapshot(load.read_documents([str(bad)]))
+    with pytest.raises(InputError) as err:
+        ingest.build_snapshot(ingest.read_documents([str(bad)]))
     assert "Workload ml/training" in str(err.value)
     assert "spec.podGroupTemplates[0].disruptionMode" in str(err.value)
     assert "must be {single: {}} or {all: {}} in scheduling.k8s.io/v1beta1, not 'PodGroup'" in (

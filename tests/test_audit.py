@@ -16,7 +16,7 @@ from wapctl import audit
 from wapctl.audit import ObjectRef
 from wapctl.cli import app
 from wapctl.errors import InputError, Source, UsageError
-from wapctl.load import Document
+from wapctl.ingest import Document
 
 ROOT = Path(__file__).resolve().parent.parent
 CYCLES = ROOT / "fixtures" / "cycles"

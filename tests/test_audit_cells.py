@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from wapctl import audit
 from wapctl import graph as g
 from wapctl.errors import Source
-from wapctl.load import Document, build_snapshot
+from wapctl.ingest import Document, build_snapshot
 
 CLASSES = {"low": 100, "mid": 500, "high": 1000, "top": 2000}
 

@@ -1,4 +1,4 @@
-"""load.BuildCache: a second build that takes over what the first learnt of each pod document
+"""ingest.BuildCache: a second build that takes over what the first learnt of each pod document
 (what ``audit`` does for the snapshot after a change) gives exactly the snapshot, or the
 error, of a build from scratch.
 
@@ -19,8 +19,9 @@ import msgspec
 import pytest
 import yaml
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.errors import InputError
+from wapctl.ingest import assemble, rebuild
 from wapctl.model import Pod, PodGroup, Workload
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,16 +32,16 @@ SNAPSHOTS = sorted(
 )
 
 
-def _readable(path: Path) -> list[load.Document] | None:
+def _readable(path: Path) -> list[ingest.Document] | None:
     try:
-        return load.read_documents([str(path)])
+        return ingest.read_documents([str(path)])
     except InputError:
         return None
 
 
-def _changed(docs: list[load.Document], kind: str,
+def _changed(docs: list[ingest.Document], kind: str,
              change: Callable[[dict[str, Any]], dict[str, Any] | None],
-             every: int = 1) -> list[load.Document]:
+             every: int = 1) -> list[ingest.Document]:
     """The documents with every (``every``-th) object of ``kind`` replaced by ``change(copy)``
     (None: deleted); the other documents are the same objects."""
     out = []
@@ -55,7 +56,7 @@ def _changed(docs: list[load.Document], kind: str,
             continue
         new = change(copy.deepcopy(d.obj))
         if new is not None:
-            out.append(load.Document(d.source, new))
+            out.append(ingest.Document(d.source, new))
     return out
 
 
@@ -128,9 +129,9 @@ CHANGES = {
 EVERY = {"new pod documents": 2}  # the other pods stay the same documents
 
 
-def _outcome(docs: list[load.Document], cache: load.BuildCache | None) -> Any:
+def _outcome(docs: list[ingest.Document], cache: ingest.BuildCache | None) -> Any:
     try:
-        return load.build_snapshot(docs, reuse=cache)
+        return ingest.build_snapshot(docs, reuse=cache)
     except InputError as exc:
         return str(exc)
 
@@ -144,7 +145,7 @@ def test_second_build_with_the_cache_is_a_build_from_scratch(path: Path, change:
     kind, how = CHANGES[change]
     after = _changed(docs, kind, how if how is not None else _drop_first_class(),
                      EVERY.get(change, 1))
-    cache = load.BuildCache()
+    cache = ingest.BuildCache()
     assert _outcome(docs, cache) == _outcome(docs, None)
     assert _outcome(after, cache) == _outcome(after, None)
     # and back: the cache holds what the first build learnt, not what the second one resolved
@@ -155,13 +156,13 @@ def test_a_pod_the_change_leaves_alone_is_shared_and_one_it_moves_is_new() -> No
     """Raising one class's value re-resolves the pods whose priority comes from it (here the
     pending pod ``urgent``, class ``high``, no spec.priority); the others are the same objects
     in both snapshots."""
-    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
-    cache = load.BuildCache()
-    before = load.build_snapshot(docs, reuse=cache)
+    docs = ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
     changed = _changed(docs, "PriorityClass",
                        lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
-    after = load.build_snapshot(changed, reuse=cache)
-    scratch = load.build_snapshot(changed)
+    after = ingest.build_snapshot(changed, reuse=cache)
+    scratch = ingest.build_snapshot(changed)
     shared = 0
     for key, pod in before.pods.items():
         assert after.pods[key] == scratch.pods[key]
@@ -200,19 +201,19 @@ def test_pods_read_again_still_give_their_group_its_priority(tmp_path: Path) -> 
     preemptionPolicy Never makes the group Never (priority.group_values). Derived by hand:
     pods 9, 5, 9 (Never), 5 and 9 (Never) -> the group is 5, Never. The second build reads
     every pod document again; pods with the same (priority, class, policy, group) resolve once
-    (load._pod_again), and every pod must still count as a member, with its policy."""
+    (rebuild.pod_again), and every pod must still count as a member, with its policy."""
     path = tmp_path / "group.yaml"
     path.write_text(yaml.safe_dump_all(GROUP_FROM_MEMBERS))
-    docs = load.read_documents([str(path)])
-    cache = load.BuildCache()
-    before = load.build_snapshot(docs, reuse=cache)
-    added = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    docs = ingest.read_documents([str(path)])
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
+    added = ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
     classes = [d for d in added if d.obj.get("kind") == "PriorityClass"]
-    after = load.build_snapshot([*docs, *classes], reuse=cache)
+    after = ingest.build_snapshot([*docs, *classes], reuse=cache)
     for snap in (before, after):
         group = snap.pod_groups["ml/train/workers"]
         assert (group.priority, group.preemption_policy) == (5, "Never")
-    assert after == load.build_snapshot([*docs, *classes])
+    assert after == ingest.build_snapshot([*docs, *classes])
     assert all(after.pods[k] is before.pods[k] for k in before.pods)
 
 
@@ -223,8 +224,8 @@ def test_loaded_pods_groups_and_workloads_are_built_by_their_constructors() -> N
     """preemption-priority.yaml's pending pod, a Workload member, its group and its Workload,
     worked out by hand from the fixture (classes high=1000, batch-low=100, protected=2000),
     equal what ``Pod(...)``, ``PodGroup(...)`` and ``Workload(...)`` make; they are frozen."""
-    snap = load.build_snapshot(
-        load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")]))
+    snap = ingest.build_snapshot(
+        ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")]))
     urgent = Pod(namespace="default", name="urgent", key="default/urgent",
                  requests={"cpu": 4000}, priority=1000, preemption_priority=1000,
                  own_preemption_policy="PreemptLowerPriority", priority_class_name="high",
@@ -255,9 +256,9 @@ def test_a_second_build_re_resolves_a_changed_class_into_a_new_pod() -> None:
     """A class whose value and policy change (high: 1000 -> 1007, Never): the second build with
     the cache gives its pod the new priorities and policies -- the pod a first build makes, by
     hand ``Pod(...)`` -- and leaves the first snapshot's pod as it was."""
-    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
-    cache = load.BuildCache()
-    before = load.build_snapshot(docs, reuse=cache)
+    docs = ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
     first = before.pods["default/urgent"]
     kept = msgspec.structs.asdict(first)
 
@@ -265,8 +266,8 @@ def test_a_second_build_re_resolves_a_changed_class_into_a_new_pod() -> None:
         return _never(_bump(obj)) if obj["metadata"]["name"] == "high" else obj
 
     changed = _changed(docs, "PriorityClass", change)
-    after = load.build_snapshot(changed, reuse=cache)
-    assert after == load.build_snapshot(changed)
+    after = ingest.build_snapshot(changed, reuse=cache)
+    assert after == ingest.build_snapshot(changed)
     again = after.pods["default/urgent"]
     assert type(again) is Pod and again is not first
     assert msgspec.structs.replace(again, source=None) == Pod(
@@ -294,14 +295,14 @@ def test_plan_changes_reusing_plans_is_planning_both_sides(
     plan changes are those of planning both sides; a class-value change is not reused."""
     from wapctl import audit
 
-    docs = load.read_documents([str(path)])
+    docs = ingest.read_documents([str(path)])
     if change == "added unused class":
-        after_docs = [*docs, load.Document(docs[0].source, NEW_CLASS)]
+        after_docs = [*docs, ingest.Document(docs[0].source, NEW_CLASS)]
     else:
         after_docs = _changed(docs, "PriorityClass", _bump)
-    cache = load.BuildCache()
-    before = load.build_snapshot(docs, reuse=cache)
-    after = load.build_snapshot(after_docs, reuse=cache)
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
+    after = ingest.build_snapshot(after_docs, reuse=cache)
     assert audit.same_for_planning(before, after) is (change == "added unused class")
     reused = audit.plan_changes(before, after, max_plans=10)
     monkeypatch.setattr(audit, "same_for_planning", lambda b, a: False)
@@ -330,9 +331,9 @@ def test_audit_sharing_the_graph_is_building_both(
     docs = _readable(path)
     assert docs is not None  # every cycles/ and plan/ fixture is a readable snapshot
     if change == "added unused class":
-        proposed = [load.Document(docs[0].source, NEW_CLASS)]
+        proposed = [ingest.Document(docs[0].source, NEW_CLASS)]
     else:
-        proposed = [load.Document(d.source, _bump(copy.deepcopy(d.obj)))
+        proposed = [ingest.Document(d.source, _bump(copy.deepcopy(d.obj)))
                     for d in docs if d.obj.get("kind") == "PriorityClass"]
     try:
         shared = audit.audit(docs, proposed)
@@ -351,7 +352,7 @@ def test_audit_sharing_the_graph_is_building_both(
     assert audit_to_dict(shared) == audit_to_dict(both)  # type: ignore[arg-type]
 
 
-# ---- load._Memory: a second build from the memory of the first is a build from scratch ----
+# ---- cache.Memory: a second build from the memory of the first is a build from scratch -----
 #
 # Oracle: ``build_snapshot`` of the same documents without a cache. The documents are a small
 # cluster drawn at random (classes, v1alpha1 Workloads, v1alpha2 Workloads and PodGroups, pods
@@ -460,7 +461,7 @@ pods_st = st.builds(
 
 
 @st.composite
-def clusters(draw: st.DrawFn) -> list[load.Document]:
+def clusters(draw: st.DrawFn) -> list[ingest.Document]:
     objs: list[dict[str, Any]] = []
     for name in CLASS_NAMES:  # all of them: the edits remove some
         objs.append(_class(name, draw(st.sampled_from([10, 100, 500, 1000])),
@@ -487,10 +488,10 @@ def clusters(draw: st.DrawFn) -> list[load.Document]:
         objs.append(_pod_doc(f"p{i}", draw(st.sampled_from(["ml", "web"])), priority, pcn,
                              never, ref, node))
     order = draw(st.permutations(range(len(objs))))
-    return [load.Document(Source("cluster.yaml", n + 1), objs[i]) for n, i in enumerate(order)]
+    return [ingest.Document(Source("cluster.yaml", n + 1), objs[i]) for n, i in enumerate(order)]
 
 
-def _edit(docs: list[load.Document], draw: st.DrawFn) -> list[load.Document]:
+def _edit(docs: list[ingest.Document], draw: st.DrawFn) -> list[ingest.Document]:
     """One random edit of the documents; the others stay the same objects."""
     out = list(docs)
     what = draw(st.sampled_from([  # the edits that make an error, less often
@@ -511,12 +512,12 @@ def _edit(docs: list[load.Document], draw: st.DrawFn) -> list[load.Document]:
             new["preemptionPolicy"] = "Never" if new.get("preemptionPolicy") is None else None
         else:
             new["globalDefault"] = not new.get("globalDefault")
-        out[i] = load.Document(src, new)
+        out[i] = ingest.Document(src, new)
     elif what == "class gone" and kinds:
         del out[draw(st.sampled_from(kinds))]
     elif what == "class added":
         name = draw(st.sampled_from(["ghost", "extra", "low"]))  # low: a duplicate
-        out.append(load.Document(src, _class(name, draw(st.sampled_from([1, 600])), False,
+        out.append(ingest.Document(src, _class(name, draw(st.sampled_from([1, 600])), False,
                                               draw(st.booleans()))))
     elif what in ("workload", "pod group", "gone"):
         kind = {"workload": "Workload", "pod group": "PodGroup"}.get(
@@ -528,22 +529,22 @@ def _edit(docs: list[load.Document], draw: st.DrawFn) -> list[load.Document]:
             if what == "gone":
                 del out[i]
             elif kind == "Workload" and out[i].obj["apiVersion"].endswith("v1alpha1"):
-                out[i] = load.Document(src, _workload_v1(
+                out[i] = ingest.Document(src, _workload_v1(
                     out[i].obj["metadata"]["name"], draw(st.sampled_from([None, *NAMED_CLASSES]))))
             elif kind == "Workload":
-                out[i] = load.Document(src, _workload_v2(draw(st.sampled_from(CLASS_NAMES))))
+                out[i] = ingest.Document(src, _workload_v2(draw(st.sampled_from(CLASS_NAMES))))
             else:
-                out[i] = load.Document(src, _pod_group(
+                out[i] = ingest.Document(src, _pod_group(
                     out[i].obj["metadata"]["name"], draw(st.sampled_from([None, *NAMED_CLASSES])),
                     draw(st.sampled_from([None, 3, 900]))))
     elif what == "pod replaced" and pods:
         i = draw(st.sampled_from(pods))
         new = copy.deepcopy(out[i].obj)
         new["spec"]["priority"] = draw(st.sampled_from([1, 100, 700]))
-        out[i] = load.Document(src, new)
+        out[i] = ingest.Document(src, new)
     elif what == "pod added":
         priority, pcn, never, ref, node = draw(pods_st if draw(st.integers(0, 5)) else BAD_POD)
-        doc = load.Document(src, _pod_doc(f"new{draw(st.integers(0, 3))}", "ml", priority, pcn,
+        doc = ingest.Document(src, _pod_doc(f"new{draw(st.integers(0, 3))}", "ml", priority, pcn,
                                            never, ref, node))
         out.insert(draw(st.integers(0, len(out))), doc)
     elif what == "moved" and len(out) > 1:
@@ -554,19 +555,19 @@ def _edit(docs: list[load.Document], draw: st.DrawFn) -> list[load.Document]:
     elif what == "duplicate name" and pods:
         # the same pod, another object and source: refused as a duplicate
         out.insert(draw(st.integers(0, len(out))),
-                   load.Document(src, copy.deepcopy(out[draw(st.sampled_from(pods))].obj)))
+                   ingest.Document(src, copy.deepcopy(out[draw(st.sampled_from(pods))].obj)))
     elif what == "unreadable":
         bad = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad", "namespace": "ml"},
                "spec": {"priority": "high"}}
-        out.insert(draw(st.integers(0, len(out))), load.Document(src, bad))
+        out.insert(draw(st.integers(0, len(out))), ingest.Document(src, bad))
     return out
 
 
-def _exactly(docs: list[load.Document], cache: load.BuildCache | None) -> Any:
+def _exactly(docs: list[ingest.Document], cache: ingest.BuildCache | None) -> Any:
     """The outcome of a build, with the order of every mapping (the snapshot's iteration
     order is part of its contract) and of the warnings."""
     try:
-        snap = load.build_snapshot(docs, reuse=cache)
+        snap = ingest.build_snapshot(docs, reuse=cache)
     except InputError as exc:
         return ("error", str(exc))
     orders = tuple(list(m) for m in (snap.nodes, snap.pods, snap.priority_classes,
@@ -576,7 +577,7 @@ def _exactly(docs: list[load.Document], cache: load.BuildCache | None) -> Any:
 
 
 @st.composite
-def edited(draw: st.DrawFn) -> tuple[list[load.Document], list[list[load.Document]]]:
+def edited(draw: st.DrawFn) -> tuple[list[ingest.Document], list[list[ingest.Document]]]:
     docs = draw(clusters())
     steps = []
     current = docs
@@ -590,40 +591,41 @@ def edited(draw: st.DrawFn) -> tuple[list[load.Document], list[list[load.Documen
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edited())
 def test_builds_from_memory_are_builds_from_scratch(
-    case: tuple[list[load.Document], list[list[load.Document]]],
+    case: tuple[list[ingest.Document], list[list[ingest.Document]]],
 ) -> None:
     """Every build with the cache -- the first, then each edit in turn, then the first
     documents again -- equals the build from scratch, order included; an error is the same
     error."""
     docs, steps = case
-    cache = load.BuildCache()
+    cache = ingest.BuildCache()
     for current in (docs, *steps, docs):
         assert _exactly(current, cache) == _exactly(current, None)
 
 
 def test_a_class_change_takes_the_pods_from_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The usual audit change -- a class's value -- goes the memory's way (_sort_again, then
-    _pods_again for the unchanged pod documents), not the ordinary one."""
-    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    """The usual audit change -- a class's value -- goes the memory's way (sort_again, then
+    pods_again for the unchanged pod documents), not the ordinary one."""
+    docs = ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
     calls: list[str] = []
-    for name in ("_sort", "_sort_again", "_pods", "_pods_again"):
-        real = getattr(load, name)
-        monkeypatch.setattr(load, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
-    cache = load.BuildCache()
-    load.build_snapshot(docs, reuse=cache)
+    for module, name in ((assemble, "_sort"), (rebuild, "sort_again"), (assemble, "_pods"),
+                         (rebuild, "pods_again")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
     assert calls == ["_sort", "_pods"]
     calls.clear()
     changed = _changed(docs, "PriorityClass",
                        lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
-    assert load.build_snapshot(changed, reuse=cache) == load.build_snapshot(changed)
-    assert calls[:2] == ["_sort_again", "_pods_again"]
+    assert ingest.build_snapshot(changed, reuse=cache) == ingest.build_snapshot(changed)
+    assert calls[:2] == ["sort_again", "pods_again"]
 
 
 def test_an_error_resolving_the_pods_from_memory_is_the_error_from_scratch(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A pod without spec.priority names a class the change deletes: an error, which the
-    memory's way (_pods_again) meets first; the build reports it as a build from scratch does
+    memory's way (pods_again) meets first; the build reports it as a build from scratch does
     (naming the first such pod in document order, here p-0)."""
     def pod(name: str) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "a"},
@@ -631,12 +633,12 @@ def test_an_error_resolving_the_pods_from_memory_is_the_error_from_scratch(
 
     klass = _class("gone-soon", 10, False, False)
     src = Source("c.yaml", 1)
-    docs = [load.Document(Source("c.yaml", i + 2), pod(f"p-{i}")) for i in range(3)]
-    docs.insert(1, load.Document(src, klass))
-    cache = load.BuildCache()
-    load.build_snapshot(docs, reuse=cache)
+    docs = [ingest.Document(Source("c.yaml", i + 2), pod(f"p-{i}")) for i in range(3)]
+    docs.insert(1, ingest.Document(src, klass))
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
     raised: list[str] = []
-    real = load._pods_again
+    real = rebuild.pods_again
 
     def spy(*args: Any) -> Any:
         try:
@@ -645,12 +647,12 @@ def test_an_error_resolving_the_pods_from_memory_is_the_error_from_scratch(
             raised.append(str(exc))
             raise
 
-    monkeypatch.setattr(load, "_pods_again", spy)
+    monkeypatch.setattr(rebuild, "pods_again", spy)
     after = [d for d in docs if d.obj is not klass]
     with pytest.raises(InputError) as cached:
-        load.build_snapshot(after, reuse=cache)
+        ingest.build_snapshot(after, reuse=cache)
     with pytest.raises(InputError) as scratch:
-        load.build_snapshot(after)
+        ingest.build_snapshot(after)
     assert raised  # the memory's way was taken, and gave up
     assert str(cached.value) == str(scratch.value)
     assert "Pod a/p-0" in str(scratch.value)
@@ -661,14 +663,14 @@ def test_a_cache_whose_entries_were_taken_out_builds_the_ordinary_way() -> None:
     the last build without what its pods were made from: the next build, with one more pod
     or with a class changed, is still the build from scratch (it used to fail with KeyError
     when the pods were read again)."""
-    docs = load.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
-    extra = load.Document(Source("extra.yaml", 1), {
+    docs = ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    extra = ingest.Document(Source("extra.yaml", 1), {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late", "namespace": "default"},
         "spec": {"priorityClassName": "high", "containers": []}})
     changed = _changed(docs, "PriorityClass",
                        lambda o: _bump(o) if o["metadata"]["name"] == "high" else o)
     for after in ([*docs, extra], changed):
-        cache = load.BuildCache()
-        load.build_snapshot(docs, reuse=cache)
+        cache = ingest.BuildCache()
+        ingest.build_snapshot(docs, reuse=cache)
         cache.clear()
         assert _exactly(after, cache) == _exactly(after, None)

@@ -160,13 +160,13 @@ def test_every_layout_and_a_seeded_shuffle_give_identical_json(tmp_path, command
 def test_the_layouts_really_reorder_the_documents(tmp_path):
     """The layouts hand the loader the objects in the given order (so the tests above would
     see an order-dependent answer)."""
-    from wapctl import load
+    from wapctl import ingest
 
     objects = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}} for n in "cab"]
     seen = {}
     for layout in LAYOUTS:
         paths = write_layout(objects, layout, tmp_path / layout)
-        seen[layout] = [d.obj["metadata"]["name"] for d in load.read_documents(paths)]
+        seen[layout] = [d.obj["metadata"]["name"] for d in ingest.read_documents(paths)]
     assert {layout: ["c", "a", "b"] for layout in LAYOUTS} == seen
 
 

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from wapctl import drift, load
+from wapctl import drift, ingest
 from wapctl.cli import app
+from wapctl.errors import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFESTS = ROOT / "fixtures" / "manifests"
@@ -57,14 +58,14 @@ def test_drift_fixture_findings() -> None:
 def test_drift_downwards_says_the_pod_preempts_its_own_class() -> None:
     """A class lowered under running pods: they can preempt new pods of their own class."""
     docs = [
-        load.Document(load.Source("t", 1), {"apiVersion": "scheduling.k8s.io/v1",
+        ingest.Document(Source("t", 1), {"apiVersion": "scheduling.k8s.io/v1",
                       "kind": "PriorityClass", "metadata": {"name": "c"}, "value": 100}),
-        load.Document(load.Source("t", 2), {"apiVersion": "v1", "kind": "Pod",
+        ingest.Document(Source("t", 2), {"apiVersion": "v1", "kind": "Pod",
                       "metadata": {"name": "p", "namespace": "n"},
                       "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 900},
                       "status": {"phase": "Running"}}),
     ]
-    [x] = drift.find(docs, load.build_snapshot(docs))
+    [x] = drift.find(docs, ingest.build_snapshot(docs))
     assert x.message.endswith(
         "it can preempt pods created now with class 'c' (900 > 100), although they share its "
         "class"
@@ -95,8 +96,8 @@ def test_drift_names_who_else_it_lets_preempt() -> None:
             {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "s", "namespace": "n"},
              "spec": {"priorityClassName": "d", "preemptionPolicy": "Never"}},
         ]
-        docs = [load.Document(load.Source("t", i + 1), o) for i, o in enumerate(objs)]
-        [x] = drift.find(docs, load.build_snapshot(docs))
+        docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+        [x] = drift.find(docs, ingest.build_snapshot(docs))
         return x.message.split("although they share its class; ")[1]
 
     assert ("it can preempt 2 others (Pod n/q, Pod n/s) with a preemption priority from 100 "
@@ -108,14 +109,14 @@ def test_drift_names_who_else_it_lets_preempt() -> None:
 def test_finished_pods_do_not_drift() -> None:
     """A Succeeded pod with an old spec.priority preempts nothing and is never a victim."""
     docs = [
-        load.Document(load.Source("t", 1), {"apiVersion": "scheduling.k8s.io/v1",
+        ingest.Document(Source("t", 1), {"apiVersion": "scheduling.k8s.io/v1",
                       "kind": "PriorityClass", "metadata": {"name": "c"}, "value": 100}),
-        load.Document(load.Source("t", 2), {"apiVersion": "v1", "kind": "Pod",
+        ingest.Document(Source("t", 2), {"apiVersion": "v1", "kind": "Pod",
                       "metadata": {"name": "p", "namespace": "n"},
                       "spec": {"priorityClassName": "c", "priority": 900},
                       "status": {"phase": "Succeeded"}}),
     ]
-    assert () == drift.find(docs, load.build_snapshot(docs))
+    assert () == drift.find(docs, ingest.build_snapshot(docs))
 
 
 def test_kueue_fixture_findings() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import ExitCode
 
@@ -66,7 +66,7 @@ def test_an_unexpected_exception_is_internal_70_with_one_line(monkeypatch):
     def boom(documents):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(load, "build_snapshot", boom)
+    monkeypatch.setattr(ingest, "build_snapshot", boom)
     monkeypatch.delenv("WAPCTL_TRACEBACK", raising=False)
     result = CliRunner().invoke(app, ["validate", str(K8S)], catch_exceptions=False)
     assert (70, int(ExitCode.INTERNAL)) == (result.exit_code, 70)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.errors import InputError
 from wapctl.events import read_events
 
@@ -21,7 +21,7 @@ EVENTS = Path(__file__).resolve().parent / "data" / "k8s-1.36" / "events"
 
 
 def _log(*paths: Path):  # type: ignore[no-untyped-def]
-    return read_events(load.read_documents([str(p) for p in paths]))
+    return read_events(ingest.read_documents([str(p) for p in paths]))
 
 
 def test_pod_preemptor_event_from_either_api_is_one_event() -> None:

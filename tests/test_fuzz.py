@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from wapctl import load, preemption
+from wapctl import ingest, preemption
 from wapctl.cli import app
 from wapctl.errors import InputError
 
@@ -102,12 +102,12 @@ def test_mangled_cpu_requests(amount, expected):
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": amount}}}]}}
     data = json.dumps(pod).encode()
-    documents = load.read_documents(["-"], stdin=io.BytesIO(data))
+    documents = ingest.read_documents(["-"], stdin=io.BytesIO(data))
     if isinstance(expected, int):
-        assert {"cpu": expected} == dict(load.build_snapshot(documents).pods["d/p"].requests)
+        assert {"cpu": expected} == dict(ingest.build_snapshot(documents).pods["d/p"].requests)
         return
     with pytest.raises(InputError) as caught:
-        load.build_snapshot(documents)
+        ingest.build_snapshot(documents)
     assert "spec.containers[0].resources.requests.cpu" == caught.value.field
     assert expected in caught.value.reason
 

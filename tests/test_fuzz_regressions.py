@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from wapctl import live, load, preemption, preemptor
+from wapctl import ingest, live, preemption, preemptor
 from wapctl.cli import app
 from wapctl.errors import ClusterError
 from wapctl.models import get_model
@@ -17,7 +17,7 @@ from wapctl.render.plan import plan_to_dict
 
 
 def _snapshot(text: str):
-    return load.build_snapshot(load.read_documents(["-"], stdin=io.BytesIO(text.encode())))
+    return ingest.build_snapshot(ingest.read_documents(["-"], stdin=io.BytesIO(text.encode())))
 
 
 MIXED_SHAPE_GANG = """\

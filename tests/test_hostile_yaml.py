@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.errors import InputError
+from wapctl.ingest import decode, limits
 
 SECONDS = 5.0  # generous on a loaded 2-core machine; each case takes milliseconds
 PEAK_BYTES = 64 * 2**20
@@ -50,7 +51,7 @@ def _file(tmp_path: Path, name: str, text: str | bytes) -> str:
 
 
 def _load(path: str, **kwargs: Any) -> Any:
-    return load.build_snapshot(load.read_documents([path], **kwargs))
+    return ingest.build_snapshot(ingest.read_documents([path], **kwargs))
 
 
 BILLION_LAUGHS = """\
@@ -77,7 +78,7 @@ def test_alias_bomb(tmp_path: Path, measured: Any) -> None:
 
 def test_many_small_aliases(tmp_path: Path, measured: Any) -> None:
     """More than MAX_ALIASES alias uses in one document is refused even if each is tiny."""
-    uses = ", ".join(["*a"] * (load.MAX_ALIASES + 1))
+    uses = ", ".join(["*a"] * (ingest.MAX_ALIASES + 1))
     text = f"kind: ConfigMap\nmetadata: {{name: c}}\nx: &a 1\ny: [{uses}]\n"
     err = measured(lambda: _load(_file(tmp_path, "many.yaml", text)))
     assert "YAML aliases exceed the limits" in err.reason
@@ -135,7 +136,7 @@ DEEP = 10_000
 def test_deep_yaml_nesting(tmp_path: Path, measured: Any, text: str) -> None:
     """Deeply nested YAML is refused with the depth limit, never a RecursionError or a crash."""
     err = measured(lambda: _load(_file(tmp_path, "deep.yaml", text)))
-    assert f"nested deeper than {load.MAX_DEPTH} levels" == err.reason
+    assert f"nested deeper than {ingest.MAX_DEPTH} levels" == err.reason
 
 
 @pytest.mark.parametrize("depth", [150, DEEP])
@@ -143,7 +144,7 @@ def test_deep_json_nesting(tmp_path: Path, measured: Any, depth: int) -> None:
     """Deeply nested JSON is refused the same way (the json module's RecursionError too)."""
     text = '{"kind": "Pod", "x": ' + "[" * depth + "]" * depth + "}"
     err = measured(lambda: _load(_file(tmp_path, "deep.json", text)))
-    assert f"nested deeper than {load.MAX_DEPTH} levels" == err.reason
+    assert f"nested deeper than {ingest.MAX_DEPTH} levels" == err.reason
     assert "document 1" in str(err)
 
 
@@ -151,14 +152,14 @@ def test_deep_nesting_with_pure_python_loader(
     tmp_path: Path, measured: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without libyaml, the pure-Python loader's RecursionError becomes the same clean error."""
-    monkeypatch.setattr(load, "_LOADER", yaml.SafeLoader)
+    monkeypatch.setattr(decode, "_LOADER", yaml.SafeLoader)
     err = measured(lambda: _load(_file(tmp_path, "deep.yaml", "[" * DEEP + "]" * DEEP)))
-    assert f"nested deeper than {load.MAX_DEPTH} levels" == err.reason
+    assert f"nested deeper than {ingest.MAX_DEPTH} levels" == err.reason
 
 
 def test_exactly_the_depth_limit_is_fine(tmp_path: Path) -> None:
     """MAX_DEPTH levels are accepted; one more is not."""
-    inner = load.MAX_DEPTH - 1  # the document mapping itself is level 1
+    inner = ingest.MAX_DEPTH - 1  # the document mapping itself is level 1
     ok = {
         "kind": "ConfigMap",
         "metadata": {"name": "c"},
@@ -204,11 +205,11 @@ def test_raised_limit_reads_a_file_over_the_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """max_input_size raises the limit: a file refused under a small default is accepted."""
-    monkeypatch.setattr(load, "MAX_INPUT_SIZE", 10)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 10)
     path = _file(tmp_path, "n.yaml", "kind: Node\nmetadata: {name: a}\n")
     with pytest.raises(InputError):
         _load(path)
-    assert ["a"] == list(_load(path, max_input_size=load.parse_size("1Ki")).nodes)
+    assert ["a"] == list(_load(path, max_input_size=ingest.parse_size("1Ki")).nodes)
 
 
 def test_random_junk_bytes(tmp_path: Path, measured: Any) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
 from wapctl.commands import common
 from wapctl.commands import snapshot as snapshot_cmd
@@ -153,11 +153,13 @@ CHANGE = str(AUDIT / "raise-medium.yaml")
 @pytest.mark.parametrize(
     ("target", "args"),
     [
-        ("wapctl.load.read_documents", ["plan", SNAP]),
-        ("wapctl.load.build_snapshot", ["plan", SNAP]),
-        ("wapctl.load._node_lines", ["plan", SNAP]),  # inside the loader's YAML loop (per document)
-        ("wapctl.load.json.loads", ["validate", str(FIXTURES / "plan")]),
-        ("wapctl.reader.read_json", ["validate", str(FIXTURES / "plan")]),  # the fast JSON path
+        ("wapctl.ingest.read_documents", ["plan", SNAP]),
+        ("wapctl.ingest.build_snapshot", ["plan", SNAP]),
+        # inside the loader's YAML loop (per document)
+        ("wapctl.ingest.decode._node_lines", ["plan", SNAP]),
+        ("wapctl.ingest.decode.json.loads", ["validate", str(FIXTURES / "plan")]),
+        # the fast JSON path
+        ("wapctl.ingest.json_reader.read_json", ["validate", str(FIXTURES / "plan")]),
         ("wapctl.preemptor.select_preemptor", ["plan", SNAP]),
         ("wapctl.preemption.plan", ["plan", SNAP, "-o", "json"]),
         ("wapctl.render.plan.render_plan", ["plan", SNAP]),
@@ -270,7 +272,7 @@ def test_failed_write_is_a_usage_error_naming_the_file(tmp_path):
 @pytest.fixture
 def offline_snapshot(monkeypatch):
     """`wapctl snapshot` reading a fixture file instead of a live cluster."""
-    documents = load.read_documents([SNAP])
+    documents = ingest.read_documents([SNAP])
     monkeypatch.setattr(snapshot_cmd, "read_documents", lambda opts, progress=False: documents)
     return documents
 

@@ -17,8 +17,9 @@ import pytest
 import yaml
 from fake_apiserver import SCHEDULING, synthetic_cluster
 
-from wapctl import live, load, reader
+from wapctl import ingest, live
 from wapctl.errors import ClusterError, ExitCode, Source, UsageError
+from wapctl.ingest import json_reader
 
 # ---- a small cluster: a pending high-priority pod that needs a victim ---------------------
 
@@ -163,13 +164,13 @@ def test_live_documents_equal_the_documents_of_a_file(apiserver, tmp_path):
     objects = small_cluster()
     fake = apiserver(objects)
     live_docs = fetch(fake.write_kubeconfig(tmp_path / "kc"))
-    file_docs = load.read_documents([str(write_list_file(tmp_path / "snap.json", objects))])
+    file_docs = ingest.read_documents([str(write_list_file(tmp_path / "snap.json", objects))])
     assert sorted((d.obj for d in file_docs), key=key) == sorted(
-        (reader.kept(d.obj) for d in live_docs), key=key
+        (json_reader.kept(d.obj) for d in live_docs), key=key
     )
     assert all("image" in c for d in live_docs if d.obj["kind"] == "Pod"
                for c in d.obj["spec"]["containers"])  # live reads keep everything
-    live, from_file = load.build_snapshot(live_docs), load.build_snapshot(file_docs)
+    live, from_file = ingest.build_snapshot(live_docs), ingest.build_snapshot(file_docs)
     assert live.pods.keys() == from_file.pods.keys()
     assert [msgspec.structs.replace(p, source=None) for p in live.pods.values()] == [
         msgspec.structs.replace(p, source=None) for p in from_file.pods.values()
@@ -618,7 +619,7 @@ def test_snapshot_is_deterministic(apiserver, tmp_path):
 
 
 def test_snapshot_round_trips_through_the_loader(apiserver, tmp_path):
-    """The snapshot file reads back through load.read_documents + build_snapshot with the same
+    """The snapshot file reads back through ingest.read_documents + build_snapshot with the same
     objects."""
     objects = small_cluster()
     fake = apiserver(objects)
@@ -626,10 +627,10 @@ def test_snapshot_round_trips_through_the_loader(apiserver, tmp_path):
     result = run(["snapshot", "--kubeconfig", str(fake.write_kubeconfig(tmp_path / "kc")),
                   "--output-file", str(out), "--full"])
     assert 0 == result.exit_code, result.output
-    documents = load.read_documents([str(out)])
+    documents = ingest.read_documents([str(out)])
     assert sorted(as_kubectl_shows(objects), key=key) == sorted((d.obj for d in documents),
                                                                 key=key)
-    snap = load.build_snapshot(documents)
+    snap = ingest.build_snapshot(documents)
     assert "v1.36.2" == snap.server_version
 
 

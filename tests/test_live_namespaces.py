@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests.test_live import _no_ambient_kubeconfig, _pod, fetch, run, small_cluster
-from wapctl import load
+from wapctl import ingest
 from wapctl.filters import interpod_affinity as ipa
 from wapctl.filters.interpod_affinity import REASON_ANTI_AFFINITY
 from wapctl.shareable import shareable
@@ -43,7 +43,7 @@ def _guarded_cluster() -> list[dict[str, Any]]:
 
 
 def _snapshot(docs: Any) -> Any:
-    return load.build_snapshot(docs)
+    return ingest.build_snapshot(docs)
 
 
 def test_live_read_lists_namespaces_and_their_labels_drive_namespace_selector(apiserver,
@@ -119,7 +119,7 @@ def test_snapshot_keeps_namespace_name_and_labels_only(apiserver, tmp_path):
     assert {"apiVersion": "v1", "kind": "Namespace",
             "metadata": {"name": "team-a", "uid": "uid-ns-team-a",
                          "labels": {"team": "a", "kubernetes.io/metadata.name": "team-a"}}} == ns
-    snap = load.build_snapshot(load.read_documents([str(out)]))
+    snap = ingest.build_snapshot(ingest.read_documents([str(out)]))
     assert snap.namespaces["team-b"]["team"] == "b"
 
 

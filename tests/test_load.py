@@ -15,8 +15,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.errors import ExitCode, InputError, Source, UsageError
+from wapctl.ingest import fields, limits, sources
 from wapctl.model import (
     NEVER,
     PREEMPT_LOWER,
@@ -27,6 +28,7 @@ from wapctl.model import (
     Taint,
     Toleration,
 )
+from wapctl.workload_api import V1ALPHA1, V1ALPHA2, V1ALPHA3
 
 # ---- document builders ---------------------------------------------------------------------
 
@@ -66,7 +68,7 @@ def pod(name: str, ns: str = "default", *, containers: Any = None, **spec: Any) 
 
 def workload_v1alpha1(name: str, groups: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
     return {
-        "apiVersion": load.V1ALPHA1,
+        "apiVersion": V1ALPHA1,
         "kind": "Workload",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"podGroups": groups, **spec},
@@ -81,7 +83,7 @@ def basic(name: str, **extra: Any) -> dict[str, Any]:
     return {"name": name, "policy": {"basic": {}}, **extra}
 
 
-def workload_v2(name: str, templates: list[dict[str, Any]], api: str = load.V1ALPHA2, **spec):
+def workload_v2(name: str, templates: list[dict[str, Any]], api: str = V1ALPHA2, **spec):
     return {
         "apiVersion": api,
         "kind": "Workload",
@@ -96,9 +98,9 @@ def template(name: str, min_count: int | None = 2, **extra: Any) -> dict[str, An
 
 
 def pod_group(
-    name: str, workload: str, tmpl: str, api: str = load.V1ALPHA2, **spec: Any
+    name: str, workload: str, tmpl: str, api: str = V1ALPHA2, **spec: Any
 ) -> dict[str, Any]:
-    if api == load.V1ALPHA3:
+    if api == V1ALPHA3:
         ref = {"workloadRef": {"workloadName": workload, "templateName": tmpl}}
     else:
         ref = {
@@ -121,13 +123,13 @@ def write_yaml(tmp_path: Path, name: str, *docs: Any) -> str:
 
 
 def build(tmp_path: Path, *docs: Any) -> Snapshot:
-    return load.build_snapshot(load.read_documents([write_yaml(tmp_path, "snap.yaml", *docs)]))
+    return ingest.build_snapshot(ingest.read_documents([write_yaml(tmp_path, "snap.yaml", *docs)]))
 
 
 def error_of(tmp_path: Path, *docs: Any, name: str = "snap.yaml") -> InputError:
     path = write_yaml(tmp_path, name, *docs)
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([path]))
+        ingest.build_snapshot(ingest.read_documents([path]))
     return info.value
 
 
@@ -158,7 +160,7 @@ def test_multi_document_yaml_numbers_documents_and_skips_empty_ones(tmp_path: Pa
         + "---\n",
         encoding="utf-8",
     )
-    docs = load.read_documents([str(path)])
+    docs = ingest.read_documents([str(path)])
     assert [Source(str(path), 1), Source(str(path), 3)] == [d.source for d in docs]
     assert ["a", "b"] == [d.obj["metadata"]["name"] for d in docs]
 
@@ -171,7 +173,7 @@ def test_list_items_are_flattened_with_item_index(tmp_path: Path) -> None:
         pclass("x", 1),
         {"apiVersion": "v1", "kind": "List", "items": [node("a"), node("b")]},
     )
-    docs = load.read_documents([path])
+    docs = ingest.read_documents([path])
     assert [Source(path, 1), Source(path, 2, 0), Source(path, 2, 1)] == [d.source for d in docs]
 
 
@@ -182,7 +184,7 @@ def test_typed_list_kind_is_flattened_too(tmp_path: Path) -> None:
         "s.yaml",
         {"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": [pod("p")]},
     )
-    snap = load.build_snapshot(load.read_documents([path]))
+    snap = ingest.build_snapshot(ingest.read_documents([path]))
     assert ["default/p"] == list(snap.pods)
 
 
@@ -200,7 +202,7 @@ def test_directory_reads_yaml_and_json_files_sorted_by_name(tmp_path: Path) -> N
     (tmp_path / "notes.txt").write_text("not a snapshot", encoding="utf-8")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "d.yaml").write_text(yaml.safe_dump(node("nested")), encoding="utf-8")
-    docs = load.read_documents([str(tmp_path)])
+    docs = ingest.read_documents([str(tmp_path)])
     assert ["from-a", "from-b", "from-c"] == [d.obj["metadata"]["name"] for d in docs]
     assert str(tmp_path / "a.json") == docs[0].source.file
 
@@ -208,14 +210,14 @@ def test_directory_reads_yaml_and_json_files_sorted_by_name(tmp_path: Path) -> N
 def test_stdin_is_read_as_bytes() -> None:
     """`-` reads the given binary stream, named <stdin> in sources."""
     data = yaml.safe_dump_all([node("a"), node("b")]).encode()
-    docs = load.read_documents(["-"], stdin=io.BytesIO(data))
+    docs = ingest.read_documents(["-"], stdin=io.BytesIO(data))
     assert [Source("<stdin>", 1), Source("<stdin>", 2)] == [d.source for d in docs]
 
 
 def test_stdin_json_is_read_as_json() -> None:
     """JSON on stdin is one document."""
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [node("a")]}).encode()
-    docs = load.read_documents(["-"], stdin=io.BytesIO(data))
+    docs = ingest.read_documents(["-"], stdin=io.BytesIO(data))
     assert [Source("<stdin>", 1, 0)] == [d.source for d in docs]
 
 
@@ -225,8 +227,8 @@ def test_stdin_over_a_mib_is_read_whole() -> None:
     items = [node(f"n{i:04}") | {"metadata": {"name": f"n{i:04}", "labels": {"pad": "x" * 400}}}
              for i in range(3000)]
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
-    assert len(data) > load.FAST_FROM
-    snap = load.build_snapshot(load.read_documents(["-"], stdin=io.BytesIO(data)))
+    assert len(data) > ingest.FAST_FROM
+    snap = ingest.build_snapshot(ingest.read_documents(["-"], stdin=io.BytesIO(data)))
     assert (3000, "n2999") == (len(snap.nodes), list(snap.nodes)[-1])
 
 
@@ -236,7 +238,7 @@ def test_an_unreadable_path_is_one_line_naming_it(tmp_path: Path) -> None:
     (tmp_path / "f.yaml").write_text("{}")
     path = str(tmp_path / "f.yaml" / "x.yaml")
     with pytest.raises(InputError) as info:
-        load.read_documents([path])
+        ingest.read_documents([path])
     assert f"{path}: cannot read: Not a directory" == str(info.value)
 
 
@@ -244,7 +246,7 @@ def test_yaml_file_starting_with_brace_falls_back_to_yaml(tmp_path: Path) -> Non
     """Flow-style YAML that is not JSON (unquoted keys) in a .yaml file still loads."""
     path = tmp_path / "flow.yaml"
     path.write_text("{apiVersion: v1, kind: Node, metadata: {name: a}}\n", encoding="utf-8")
-    assert ["a"] == [d.obj["metadata"]["name"] for d in load.read_documents([str(path)])]
+    assert ["a"] == [d.obj["metadata"]["name"] for d in ingest.read_documents([str(path)])]
 
 
 def test_json_and_yaml_give_equal_snapshots(tmp_path: Path) -> None:
@@ -259,8 +261,8 @@ def test_json_and_yaml_give_equal_snapshots(tmp_path: Path) -> None:
     y = write_yaml(tmp_path, "s.yaml", *objs)
     j = tmp_path / "s.json"
     j.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}), encoding="utf-8")
-    a = load.build_snapshot(load.read_documents([y]))
-    b = load.build_snapshot(load.read_documents([str(j)]))
+    a = ingest.build_snapshot(ingest.read_documents([y]))
+    b = ingest.build_snapshot(ingest.read_documents([str(j)]))
     assert {k: msgspec.structs.replace(v, source=None) for k, v in a.pods.items()} == {
         k: msgspec.structs.replace(v, source=None) for k, v in b.pods.items()
     }
@@ -273,18 +275,18 @@ def test_input_files_are_not_modified(tmp_path: Path) -> None:
     path = write_yaml(tmp_path, "s.yaml", node("a"), pod("p", nodeName="a"))
     os.utime(path, (1_000_000_000, 1_000_000_000))
     before = (Path(path).read_bytes(), os.stat(path).st_mtime_ns)
-    docs = load.read_documents([path])
-    load.build_snapshot(docs)
+    docs = ingest.read_documents([path])
+    ingest.build_snapshot(docs)
     assert before == (Path(path).read_bytes(), os.stat(path).st_mtime_ns)
 
 
 def test_documents_are_not_modified_by_build(tmp_path: Path) -> None:
     """build_snapshot only reads the document dicts (defaults are not written back)."""
-    docs = load.read_documents(
+    docs = ingest.read_documents(
         [write_yaml(tmp_path, "s.yaml", node("a", pods=None), pod("p", containers=[{"name": "c"}]))]
     )
     snapshot_before = json.dumps([d.obj for d in docs], sort_keys=True, default=str)
-    load.build_snapshot(docs)
+    ingest.build_snapshot(docs)
     assert snapshot_before == json.dumps([d.obj for d in docs], sort_keys=True, default=str)
 
 
@@ -425,7 +427,7 @@ def test_unquoted_yaml_timestamp_is_accepted(tmp_path: Path) -> None:
         "spec: {containers: []}\n",
         encoding="utf-8",
     )
-    got = load.build_snapshot(load.read_documents([str(path)])).pods["default/p"]
+    got = ingest.build_snapshot(ingest.read_documents([str(path)])).pods["default/p"]
     assert 1704067200.0 == got.creation_time
 
 
@@ -437,7 +439,7 @@ def test_nanosecond_timestamps_are_read(tmp_path: Path) -> None:
 
 
 def _time_as_before(value: str) -> float | str:
-    """load._time as it read a string before it let Python 3.11 read a trailing "Z" itself
+    """fields.timestamp as it read a string before it let Python 3.11 read a trailing "Z" itself
     (the oracle: the same numbers, the same strings refused)."""
     from datetime import datetime, timezone
 
@@ -445,7 +447,7 @@ def _time_as_before(value: str) -> float | str:
         try:
             dt = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "Zz" else value)
         except ValueError:
-            dt = load._slow_time(value, Source("f"), "x")
+            dt = fields._slow_time(value, Source("f"), "x")
     except InputError as exc:
         return exc.reason
     if dt.tzinfo is None:
@@ -468,7 +470,7 @@ def test_timestamps_read_as_before(value: str) -> None:
     """Every string reads to the same epoch seconds as before, or is refused with the same
     reason (RFC3339 as the API server writes it, and everything else)."""
     try:
-        got: float | str = load._time(value, Source("f"), "x")  # type: ignore[assignment]
+        got: float | str = fields.timestamp(value, Source("f"), "x")  # type: ignore[assignment]
     except InputError as exc:
         got = exc.reason
     assert got == _time_as_before(value)
@@ -554,7 +556,7 @@ def test_pod_effective_requests(tmp_path: Path, spec: dict[str, Any], expected: 
 
 
 def test_containers_alike_share_one_reading_but_not_across_types(tmp_path: Path) -> None:
-    """Quantities already read are remembered per process (load._AMOUNTS); a lookalike with
+    """Quantities already read are remembered per process (fields.AMOUNTS); a lookalike with
     other value types is still read on its own: an unquoted YAML number is an amount
     (``cpu: 2`` = 2000m), a boolean is refused, and one container's reading never changes
     another pod's. Hand-worked: a = 1 + 1 cpu and 1Gi + 1Gi memory (limits default only what
@@ -634,7 +636,7 @@ def test_v1alpha1_workload_groups_and_pod_membership(tmp_path: Path) -> None:
         g.priority,
         g.preemption_priority,
     )
-    assert ("high", "low", load.V1ALPHA1) == (
+    assert ("high", "low", V1ALPHA1) == (
         g.priority_class_name,
         g.preemption_priority_class_name,
         g.api_version,
@@ -706,7 +708,7 @@ def test_v1alpha2_pod_group_objects(tmp_path: Path) -> None:
         two.priority,
         two.priority_class_name,
     )
-    assert (load.V1ALPHA2, "default/w/pg-1", 50) == (
+    assert (V1ALPHA2, "default/w/pg-1", 50) == (
         one.api_version,
         snap.pods["default/p"].group_key,
         snap.pods["default/p"].priority,
@@ -727,9 +729,9 @@ def test_v1alpha3_union_disruption_mode_and_policy(tmp_path: Path) -> None:
     """v1alpha3 `all` means PodGroup, `single` Pod; preemptionPolicy Never reaches the pods."""
     snap = build(
         tmp_path,
-        workload_v2("w", [template("t", disruptionMode={"all": {}})], api=load.V1ALPHA3),
-        pod_group("a", "w", "t", api=load.V1ALPHA3, preemptionPolicy="Never"),
-        pod_group("b", "w", "t", api=load.V1ALPHA3, disruptionMode={"single": {}}),
+        workload_v2("w", [template("t", disruptionMode={"all": {}})], api=V1ALPHA3),
+        pod_group("a", "w", "t", api=V1ALPHA3, preemptionPolicy="Never"),
+        pod_group("b", "w", "t", api=V1ALPHA3, disruptionMode={"single": {}}),
         pod("p", schedulingGroup={"podGroupName": "a"}),
     )
     a, b = snap.pod_groups["default/w/a"], snap.pod_groups["default/w/b"]
@@ -947,8 +949,8 @@ ERRORS: list[tuple[str, list[Any], int | None, str | None, str]] = [
     (
         "v1alpha3 PodGroup to absent template",
         [
-            workload_v2("w", [template("t")], api=load.V1ALPHA3),
-            pod_group("pg", "w", "nope", api=load.V1ALPHA3),
+            workload_v2("w", [template("t")], api=V1ALPHA3),
+            pod_group("pg", "w", "nope", api=V1ALPHA3),
         ],
         2,
         "spec.workloadRef.templateName",
@@ -958,7 +960,7 @@ ERRORS: list[tuple[str, list[Any], int | None, str | None, str]] = [
         "PodGroup without template ref",
         [
             {
-                "apiVersion": load.V1ALPHA2,
+                "apiVersion": V1ALPHA2,
                 "kind": "PodGroup",
                 "metadata": {"name": "pg"},
                 "spec": {"schedulingPolicy": {"basic": {}}},
@@ -1013,8 +1015,8 @@ ERRORS: list[tuple[str, list[Any], int | None, str | None, str]] = [
     (
         "all mode with basic v1alpha3",
         [
-            workload_v2("w", [template("t", None, disruptionMode={"all": {}})], api=load.V1ALPHA3),
-            pod_group("pg", "w", "t", api=load.V1ALPHA3),
+            workload_v2("w", [template("t", None, disruptionMode={"all": {}})], api=V1ALPHA3),
+            pod_group("pg", "w", "t", api=V1ALPHA3),
         ],
         1,
         "spec.podGroupTemplates[0].disruptionMode",
@@ -1049,14 +1051,14 @@ ERRORS: list[tuple[str, list[Any], int | None, str | None, str]] = [
     ),
     (
         "v1alpha3 mode as string",
-        [workload_v2("w", [template("t", disruptionMode="PodGroup")], api=load.V1ALPHA3)],
+        [workload_v2("w", [template("t", disruptionMode="PodGroup")], api=V1ALPHA3)],
         1,
         "spec.podGroupTemplates[0].disruptionMode",
         "{all: {}}",
     ),
     (
         "v1alpha3 unknown union member",
-        [workload_v2("w", [template("t", disruptionMode={"some": {}})], api=load.V1ALPHA3)],
+        [workload_v2("w", [template("t", disruptionMode={"some": {}})], api=V1ALPHA3)],
         1,
         "spec.podGroupTemplates[0].disruptionMode",
         "unknown disruption mode 'some'",
@@ -1111,14 +1113,14 @@ ERRORS: list[tuple[str, list[Any], int | None, str | None, str]] = [
     ),
     (
         "v1alpha1 shape in v1alpha2",
-        [{**workload_v1alpha1("w", [gang("g")]), "apiVersion": load.V1ALPHA2}],
+        [{**workload_v1alpha1("w", [gang("g")]), "apiVersion": V1ALPHA2}],
         1,
         "spec.podGroups",
         "podGroupTemplates",
     ),
     (
         "composite templates",
-        [workload_v2("w", [], api=load.V1ALPHA3, compositePodGroupTemplates=[{"name": "c"}])],
+        [workload_v2("w", [], api=V1ALPHA3, compositePodGroupTemplates=[{"name": "c"}])],
         1,
         "spec.compositePodGroupTemplates",
         "not supported",
@@ -1272,7 +1274,7 @@ def test_duplicates_across_files(tmp_path: Path) -> None:
     a = write_yaml(tmp_path, "a.yaml", node("n"))
     b = write_yaml(tmp_path, "b.yaml", node("n"))
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([a, b]))
+        ingest.build_snapshot(ingest.read_documents([a, b]))
     assert a in str(info.value) and b in str(info.value)
 
 
@@ -1294,7 +1296,7 @@ def test_v1alpha1_pod_priority_may_differ_workload_wins(tmp_path: Path) -> None:
 
 def _read_error(path: str, **kwargs: Any) -> InputError:
     with pytest.raises(InputError) as info:
-        load.read_documents([path], **kwargs)
+        ingest.read_documents([path], **kwargs)
     return info.value
 
 
@@ -1337,7 +1339,7 @@ def test_json_with_a_nul_byte_is_binary(tmp_path: Path, where: str) -> None:
     data = b'{"apiVersion": "v1", "kind": "List", "items": [' + item + b"]}"
     (tmp_path / "n.json").write_bytes(data)
     assert "binary" in _read_error(str(tmp_path / "n.json")).reason
-    padding = b" " * (load._MAP_FROM + 1)  # past the size from which files are mapped
+    padding = b" " * (sources.MAP_FROM + 1)  # past the size from which files are mapped
     (tmp_path / "big.json").write_bytes(data[:-1] + padding + b"}")
     assert "binary" in _read_error(str(tmp_path / "big.json")).reason
 
@@ -1378,7 +1380,7 @@ def test_size_limit_and_raising_it(tmp_path: Path) -> None:
     size = os.path.getsize(path)
     err = _read_error(path, max_input_size=size - 1)
     assert "larger than" in err.reason and "--max-input-size" in err.reason
-    assert 1 == len(load.read_documents([path], max_input_size=size))
+    assert 1 == len(ingest.read_documents([path], max_input_size=size))
 
 
 def test_stdin_is_read_with_a_cap() -> None:
@@ -1393,7 +1395,7 @@ def test_stdin_is_read_with_a_cap() -> None:
 
     stream = Stream(b"x" * 1000)
     with pytest.raises(InputError) as info:
-        load.read_documents(["-"], max_input_size=100, stdin=stream)
+        ingest.read_documents(["-"], max_input_size=100, stdin=stream)
     assert [101] == asked
     assert "<stdin>" in str(info.value)
 
@@ -1402,9 +1404,9 @@ def test_stdin_is_read_with_the_default_cap(monkeypatch: pytest.MonkeyPatch) -> 
     """Without --max-input-size the first FAST_FROM bytes decide the limit (JSON-like: the
     fast reader's, 4,096 here), and stdin beyond it is refused after reading limit + 1 bytes in
     all: 1,024 then 3,073 of a 10,000-byte stream."""
-    monkeypatch.setattr(load, "FAST_FROM", 1024)
-    monkeypatch.setattr(load, "MAX_INPUT_SIZE", 2048)
-    monkeypatch.setattr(load, "MAX_FAST_INPUT_SIZE", 4096)
+    monkeypatch.setattr(limits, "FAST_FROM", 1024)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 2048)
+    monkeypatch.setattr(limits, "MAX_FAST_INPUT_SIZE", 4096)
     got: list[int] = []
 
     class Stream(io.BytesIO):
@@ -1414,7 +1416,7 @@ def test_stdin_is_read_with_the_default_cap(monkeypatch: pytest.MonkeyPatch) -> 
             return chunk
 
     with pytest.raises(InputError) as info:
-        load.read_documents(["-"], stdin=Stream(b"{" + b" " * 9999))
+        ingest.read_documents(["-"], stdin=Stream(b"{" + b" " * 9999))
     assert ([1024, 3073], "<stdin>: input is larger than the 4Ki limit (raise it with "
             "--max-input-size)") == (got, str(info.value))
 
@@ -1463,14 +1465,14 @@ PARSE_SIZE = [
 @pytest.mark.parametrize(("text", "expected"), PARSE_SIZE, ids=[p[0] for p in PARSE_SIZE])
 def test_parse_size(text: str, expected: int) -> None:
     """--max-input-size takes quantity syntax."""
-    assert expected == load.parse_size(text)
+    assert expected == ingest.parse_size(text)
 
 
 @pytest.mark.parametrize("text", ["lots", "-1Gi", "0", ""])
 def test_parse_size_rejects(text: str) -> None:
     """A bad or non-positive size is a usage error."""
     with pytest.raises(UsageError):
-        load.parse_size(text)
+        ingest.parse_size(text)
 
 
 def _terminating(name: str, condition_status: Any, *, deleted: bool = True) -> dict[str, Any]:

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
-from wapctl.errors import InputError
+from wapctl.errors import InputError, Source
 from wapctl.model import HostPort, LabelSelector, SelectorRequirement, Snapshot
 
 REQ = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -29,7 +29,7 @@ def _pod(name: str, ns: str = "prod", labels: dict[str, str] | None = None,
 
 
 def _build(*docs: dict[str, Any]) -> Snapshot:
-    return load.build_snapshot([load.Document(load.Source("snap.yaml", i + 1), d)
+    return ingest.build_snapshot([ingest.Document(Source("snap.yaml", i + 1), d)
                                 for i, d in enumerate(docs)])
 
 

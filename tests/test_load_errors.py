@@ -45,7 +45,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
 
@@ -758,7 +758,7 @@ ROWS: list[Row] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d", "labels": {"a": 1}}},
         "Namespace d (snap.yaml:1, document 1, field metadata.labels.a): must map strings to "
         "strings, but has a number 1 (quote it)"),
-    # ---- load.py: controllers (templates.py, named by load._templates) -------------------
+    # ---- load.py: controllers (templates.py, named by wapctl.ingest.assemble) -------------------
     Row("Deployment template priorityClassName a number",
         {"apiVersion": "apps/v1", "kind": "Deployment",
          "metadata": {"name": "dep", "namespace": "d"},
@@ -777,7 +777,7 @@ def _write(path: Path, doc: Any, form: str) -> None:
 
 def _error(paths: list[str], **kwargs: Any) -> str:
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents(paths, **kwargs))
+        ingest.build_snapshot(ingest.read_documents(paths, **kwargs))
     return str(info.value)
 
 

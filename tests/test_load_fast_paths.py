@@ -1,7 +1,7 @@
 """The loader's shortcuts for the usual pod answer exactly as its general paths do.
 
-``load._pod_requests`` reads a container whose resources hold only requests without
-``_container_requests``, and ``load_constraints.host_ports`` returns at once for a pod none of
+``wapctl.ingest.pod.pod_requests`` reads a container whose resources hold only requests without
+``_container_requests``, and ``constraints.host_ports`` returns at once for a pod none of
 whose container ports asks for a host port. Both are checked against the general path on
 random container lists, valid and broken alike: the same amounts, the same host ports, or the
 same error (message and field).
@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wapctl import fields, load
-from wapctl import load_constraints as constraints
 from wapctl.errors import InputError, Source
+from wapctl.ingest import constraints as constraints
+from wapctl.ingest import fields, pod
 
 SOURCE = Source("snap.yaml", 1)
 
@@ -73,7 +73,7 @@ def _general_requests(spec: dict[str, Any]) -> dict[str, int]:
     if type(containers) is not list:
         raise fields.type_error(containers, "a list", SOURCE, "spec.containers")
     for i, c in enumerate(containers):
-        for k, v in load._container_requests(c, SOURCE, f"spec.containers[{i}]").items():
+        for k, v in pod.container_requests(c, SOURCE, f"spec.containers[{i}]").items():
             total[k] = total.get(k, 0) + v
     total.pop("pods", None)
     return total
@@ -82,7 +82,7 @@ def _general_requests(spec: dict[str, Any]) -> dict[str, int]:
 @given(_CONTAINERS)
 def test_pod_requests_match_the_general_path(containers: Any) -> None:
     spec = {} if containers is None else {"containers": containers}
-    assert _outcome(load._pod_requests, spec, SOURCE) == _outcome(_general_requests, spec)
+    assert _outcome(pod.pod_requests, spec, SOURCE) == _outcome(_general_requests, spec)
 
 
 def _general_host_ports(spec: dict[str, Any]) -> Any:
@@ -107,5 +107,5 @@ def test_usual_pod_hand_worked() -> None:
     container = {"name": "c", "resources": {"requests": {"cpu": "100m", "memory": "1Gi"}},
                  "ports": [{"containerPort": 80}]}
     spec = {"containers": [container, container]}
-    assert load._pod_requests(spec, SOURCE) == {"cpu": 200, "memory": 2 * 1024**3}
+    assert pod.pod_requests(spec, SOURCE) == {"cpu": 200, "memory": 2 * 1024**3}
     assert constraints.host_ports(spec, SOURCE) == ()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from wapctl import models
 from wapctl.cli import app
-from wapctl.load import build_snapshot, read_documents
+from wapctl.ingest import build_snapshot, read_documents
 
 PLAN = Path(__file__).resolve().parent.parent / "fixtures" / "plan"
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from wapctl import graph, load
+from wapctl import graph, ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
 
@@ -359,7 +359,7 @@ def test_edge_count_limit_is_exact(tmp_path):
     Four edges: a limit of 4 builds them, a limit of 3 is refused naming the count."""
     path = tmp_path / "edges.yaml"
     path.write_text(EDGES, encoding="utf-8")
-    snap = load.build_snapshot(load.read_documents([str(path)]))
+    snap = ingest.build_snapshot(ingest.read_documents([str(path)]))
     built = graph.build_graph(snap, max_edges=4)
     assert 4 == built.graph.number_of_edges()
     with pytest.raises(InputError, match=r"would have 4 edges between 3 distinct priority "
@@ -403,7 +403,7 @@ def _complete_graph_snapshot(tmp_path: Path) -> Any:
         ]
     path = tmp_path / "complete.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
-    return load.build_snapshot(load.read_documents([str(path)]))
+    return ingest.build_snapshot(ingest.read_documents([str(path)]))
 
 
 def test_cycle_count_is_exact_when_the_whole_graph_fits_the_budget(tmp_path):
@@ -453,7 +453,7 @@ def test_gt_lt_read_signed_label_values(tmp_path, operator, value, node_name):
 def _cluster(tmp_path: Path, items: list[dict[str, Any]]) -> Any:
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
-    return load.build_snapshot(load.read_documents([str(path)]))
+    return ingest.build_snapshot(ingest.read_documents([str(path)]))
 
 
 @pytest.mark.parametrize("policy", ["Never", "PreemptLowerPriority"])

@@ -1,4 +1,4 @@
-"""The JSON fast path's depth pre-scan (``reader.nested_within``): brackets inside strings do
+"""The JSON fast path's depth pre-scan (``json_reader.nested_within``): brackets inside strings do
 not count, escapes are read as JSON reads them, and a document nested deeper than
 ``MAX_DEPTH`` outside strings is refused exactly as the safe path refuses it."""
 
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wapctl import load, reader
+from wapctl import ingest
 from wapctl.errors import InputError
+from wapctl.ingest import json_reader
 
 DEEP_IN_STRINGS = "[{" * 150 + '\\"' + "]}" * 150  # JSON text of a string's value
 
@@ -33,21 +34,21 @@ def _nest(levels: int) -> str:
 def fast(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each ``read_json`` call took the document (True) or handed it on (False)."""
     taken: list[bool] = []
-    read_json = reader.read_json
+    read_json = json_reader.read_json
 
     def spy(data: Any, depth: int) -> Any:
         out = read_json(data, depth)
         taken.append(out is not None)
         return out
 
-    monkeypatch.setattr(reader, "read_json", spy)
+    monkeypatch.setattr(json_reader, "read_json", spy)
     return taken
 
 
-def _read(tmp_path: Path, text: str) -> list[load.Document]:
+def _read(tmp_path: Path, text: str) -> list[ingest.Document]:
     path = tmp_path / "doc.json"
     path.write_text(text, encoding="utf-8")
-    return list(load.read_documents([str(path)]))
+    return list(ingest.read_documents([str(path)]))
 
 
 @pytest.mark.parametrize(
@@ -60,7 +61,7 @@ def test_brackets_in_strings_do_not_count(
 ) -> None:
     """Nesting up to the limit outside strings plus 300 brackets inside one: the fast path
     takes it and gives what the safe path gives."""
-    text = _pod(_nest(load.MAX_DEPTH - 2), label)
+    text = _pod(_nest(ingest.MAX_DEPTH - 2), label)
     docs = _read(tmp_path, text)
     assert [True] == fast
     assert json.loads(text)["metadata"]["labels"] == docs[0].obj["metadata"]["labels"]
@@ -77,9 +78,9 @@ def test_one_level_too_deep_outside_strings(
     """One level past the limit, whatever the strings before it hold (a string ending in an
     escaped backslash ends there): the safe path's error, naming the file and document."""
     with pytest.raises(InputError) as exc:
-        _read(tmp_path, _pod(_nest(load.MAX_DEPTH - 1), label))
+        _read(tmp_path, _pod(_nest(ingest.MAX_DEPTH - 1), label))
     assert [False] == fast
-    assert f"nested deeper than {load.MAX_DEPTH} levels" == exc.value.reason
+    assert f"nested deeper than {ingest.MAX_DEPTH} levels" == exc.value.reason
     assert str(tmp_path / "doc.json") in str(exc.value)
     assert "document 1" in str(exc.value)
 
@@ -106,7 +107,7 @@ _JSON = st.recursive(
 def test_scan_agrees_with_json(value: Any, limit: int, indent: int | None, ascii: bool) -> None:
     """On any JSON text: within ``limit`` exactly when ``json.loads`` nests it that deep."""
     text = json.dumps(value, indent=indent, ensure_ascii=ascii).encode()
-    assert (_depth(json.loads(text)) <= limit) == reader.nested_within(text, limit)
-    assert reader.nested_within(memoryview(b" " + text)[1:], limit) == (
+    assert (_depth(json.loads(text)) <= limit) == json_reader.nested_within(text, limit)
+    assert json_reader.nested_within(memoryview(b" " + text)[1:], limit) == (
         _depth(value) <= limit
     )

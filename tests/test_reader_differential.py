@@ -1,4 +1,5 @@
-"""The fast reader (wapctl.reader) against the safe one (json): same objects, same snapshot.
+"""The fast reader (wapctl.ingest.json_reader) against the safe one (json): same objects, same
+snapshot.
 
 The oracle is ``json.loads`` projected on the fields the fast reader keeps (``project``
 below, written from the schema's field lists): on every input the fast reader must return
@@ -19,8 +20,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wapctl import load, reader
+from wapctl import ingest
 from wapctl.errors import InputError
+from wapctl.ingest import decode, json_reader, sources
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(
@@ -49,29 +51,29 @@ def _pick_each(values: Any, fields: tuple[str, ...]) -> Any:
 def _project_spec(spec: Any) -> Any:
     if type(spec) is not dict:
         return spec  # any other value is kept as it is, for the builder to report
-    out = _pick(spec, reader._SPEC_FIELDS)
+    out = _pick(spec, json_reader._SPEC_FIELDS)
     for name in ("containers", "initContainers"):
         if name in out:
-            out[name] = _pick_each(out[name], reader._CONTAINER_FIELDS)
+            out[name] = _pick_each(out[name], json_reader._CONTAINER_FIELDS)
             if type(out[name]) is list:
                 for c in out[name]:
                     if type(c) is dict and "ports" in c:
-                        c["ports"] = _pick_each(c["ports"], reader._PORT_FIELDS)
+                        c["ports"] = _pick_each(c["ports"], json_reader._PORT_FIELDS)
     if "volumes" in out:
         if out.get("nodeName"):
             del out["volumes"]  # read only for a pod not bound to a node
         else:
-            out["volumes"] = _pick_each(out["volumes"], reader._VOLUME_FIELDS)
+            out["volumes"] = _pick_each(out["volumes"], json_reader._VOLUME_FIELDS)
     if "tolerations" in out:
-        out["tolerations"] = _pick_each(out["tolerations"], reader._TOLERATION_FIELDS)
+        out["tolerations"] = _pick_each(out["tolerations"], json_reader._TOLERATION_FIELDS)
     return out
 
 
 def _project_status(status: dict[str, Any], meta: Any) -> dict[str, Any]:
-    out = _pick(status, reader._STATUS_FIELDS)
+    out = _pick(status, json_reader._STATUS_FIELDS)
     if "conditions" in out:
         if type(meta) is dict and meta.get("deletionTimestamp") is not None:
-            out["conditions"] = _pick_each(out["conditions"], reader._CONDITION_FIELDS)
+            out["conditions"] = _pick_each(out["conditions"], json_reader._CONDITION_FIELDS)
         else:
             del out["conditions"]  # read only for a terminating object
     return out
@@ -82,7 +84,7 @@ def project(doc: Any) -> Any:
     schema cannot take it (it must then return None)."""
     if type(doc) is not dict:
         return _ABSENT
-    out = _pick(doc, reader._DOCUMENT_FIELDS)
+    out = _pick(doc, json_reader._DOCUMENT_FIELDS)
     if "status" in out and out["status"] is not None:
         if type(out["status"]) is not dict:
             return _ABSENT
@@ -94,10 +96,10 @@ def project(doc: Any) -> Any:
         for item in out["items"]:
             if type(item) is not dict:
                 return _ABSENT
-            obj = _pick(item, reader._OBJECT_FIELDS)
+            obj = _pick(item, json_reader._OBJECT_FIELDS)
             for part, fields in (
-                ("metadata", reader._META_FIELDS),
-                ("status", reader._STATUS_FIELDS),
+                ("metadata", json_reader._META_FIELDS),
+                ("status", json_reader._STATUS_FIELDS),
             ):
                 if part in obj and obj[part] is not None:
                     if type(obj[part]) is not dict:
@@ -127,11 +129,11 @@ def check(data: bytes) -> None:
     try:
         safe = json.loads(data)
     except (ValueError, RecursionError):
-        assert reader.read_json(data, load.MAX_DEPTH) is None
+        assert json_reader.read_json(data, ingest.MAX_DEPTH) is None
         return
-    fast = reader.read_json(data, load.MAX_DEPTH)
+    fast = json_reader.read_json(data, ingest.MAX_DEPTH)
     expected = project(safe)
-    if expected is _ABSENT or _depth(safe) > load.MAX_DEPTH:
+    if expected is _ABSENT or _depth(safe) > ingest.MAX_DEPTH:
         assert fast is None
     elif fast is not None:
         assert expected == fast
@@ -163,7 +165,7 @@ def test_fixture_reads_as_json_does(path: Path) -> None:
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_recorded_lists_take_the_fast_path_and_skip_the_noise(path: Path) -> None:
     """Real server output is read fast (not handed to the safe path), managedFields gone."""
-    fast = reader.read_json(path.read_bytes(), load.MAX_DEPTH)
+    fast = json_reader.read_json(path.read_bytes(), ingest.MAX_DEPTH)
     assert fast is not None
     for item in fast["items"]:
         assert "managedFields" not in item.get("metadata", {})
@@ -177,14 +179,14 @@ def test_fixture_builds_the_same_snapshot(path: Path) -> None:
     (data,) = _as_json(path)
 
     def build(doc: Any) -> Any:
-        docs: list[load.Document] = []
+        docs: list[ingest.Document] = []
         try:
-            load._flatten("f.json", 1, doc, docs)
-            return load.build_snapshot(docs)
+            decode.flatten("f.json", 1, doc, docs)
+            return ingest.build_snapshot(docs)
         except InputError as exc:
             return exc.reason
 
-    fast = reader.read_json(data, load.MAX_DEPTH)
+    fast = json_reader.read_json(data, ingest.MAX_DEPTH)
     assert fast is not None  # every fixture is plain Kubernetes JSON: the fast path takes it
     assert build(json.loads(data)) == build(fast)
 
@@ -207,15 +209,15 @@ _values = st.recursive(
 )
 _names = st.sampled_from(
     [
-        *reader._OBJECT_FIELDS,
-        *reader._META_FIELDS,
-        *reader._STATUS_FIELDS,
-        *reader._SPEC_FIELDS,
-        *reader._CONTAINER_FIELDS,
-        *reader._VOLUME_FIELDS,
-        *reader._PORT_FIELDS,
-        *reader._TOLERATION_FIELDS,
-        *reader._CONDITION_FIELDS,
+        *json_reader._OBJECT_FIELDS,
+        *json_reader._META_FIELDS,
+        *json_reader._STATUS_FIELDS,
+        *json_reader._SPEC_FIELDS,
+        *json_reader._CONTAINER_FIELDS,
+        *json_reader._VOLUME_FIELDS,
+        *json_reader._PORT_FIELDS,
+        *json_reader._TOLERATION_FIELDS,
+        *json_reader._CONDITION_FIELDS,
         "managedFields",
         "items",
         "containerStatuses",
@@ -312,13 +314,13 @@ RAW_FIELDS = {
 def test_conditions_and_volumes_are_read_where_a_builder_reads_them(tmp_path: Path) -> None:
     """Conditions are decoded for terminating objects and volumes for pods without a node; the
     others leave them out. Derived by hand: ``preempted`` is terminating with DisruptionTarget
-    True / PreemptionByScheduler (load._preempted_by_scheduler), ``evicted`` is terminating
+    True / PreemptionByScheduler (wapctl.ingest.pod), ``evicted`` is terminating
     for another reason; the pending pods each warn VolumeNotModelled for ``data`` (volume 0),
     the bound ones do not. The snapshot equals the safe path's, also read from a file big
     enough to be memory-mapped (the map closes: no raw text refers to it afterwards)."""
     data = json.dumps(RAW_FIELDS).encode()
     check(data)
-    fast = reader.read_json(data, load.MAX_DEPTH)
+    fast = json_reader.read_json(data, ingest.MAX_DEPTH)
     assert fast is not None
     items = {o["metadata"]["name"]: o for o in fast["items"][1:]}
     assert "conditions" not in fast["items"][0]["status"]
@@ -329,11 +331,11 @@ def test_conditions_and_volumes_are_read_where_a_builder_reads_them(tmp_path: Pa
         ["persistentVolumeClaim"], []]
     assert "volumes" not in items["running"]["spec"]
     big = tmp_path / "big.json"
-    big.write_bytes(data[:-1] + b" " * (load._MAP_FROM + 1) + b"}")
-    snap = load.build_snapshot(load.read_documents([str(big)]))
-    docs: list[load.Document] = []
-    load._flatten(str(big), 1, json.loads(data), docs)  # the safe path's objects
-    safe = load.build_snapshot(docs)
+    big.write_bytes(data[:-1] + b" " * (sources.MAP_FROM + 1) + b"}")
+    snap = ingest.build_snapshot(ingest.read_documents([str(big)]))
+    docs: list[ingest.Document] = []
+    decode.flatten(str(big), 1, json.loads(data), docs)  # the safe path's objects
+    safe = ingest.build_snapshot(docs)
     assert {k: p.preempted_by_scheduler for k, p in snap.pods.items()} == {
         "ns/running": False, "ns/preempted": True, "ns/evicted": False, "ns/pending": False,
         "ns/pending-terminating": True,
@@ -352,7 +354,7 @@ def test_event_fields_survive_the_fast_path() -> None:
                          ("api-v1-events.json", ("involvedObject", "message",
                                                  "reportingComponent", "eventTime"))):
         data = (base / name).read_bytes()
-        fast = reader.read_json(data, load.MAX_DEPTH)
+        fast = json_reader.read_json(data, ingest.MAX_DEPTH)
         assert fast is not None
         safe = json.loads(data)
         preempted = [i for i in safe["items"] if i["reason"] == "Preempted"]
@@ -361,7 +363,7 @@ def test_event_fields_survive_the_fast_path() -> None:
             assert kept["metadata"]["uid"] == item["metadata"]["uid"]
             for field in fields:
                 assert kept.get(field) == item.get(field)
-    pods = reader.read_json((base / "pods.json").read_bytes(), load.MAX_DEPTH)
+    pods = json_reader.read_json((base / "pods.json").read_bytes(), ingest.MAX_DEPTH)
     assert pods is not None
     assert all(p["metadata"]["uid"] for p in pods["items"])
 
@@ -375,10 +377,10 @@ def test_owner_references_are_kept_only_when_asked() -> None:
             {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u0",
              "controller": True, "blockOwnerDeletion": True}]}}]}
     data = json.dumps(doc).encode()
-    plain = reader.read_json(data, load.MAX_DEPTH)
+    plain = json_reader.read_json(data, ingest.MAX_DEPTH)
     assert plain is not None and "ownerReferences" not in plain["items"][0]["metadata"]
-    with reader.owner_references():
-        kept = reader.read_json(data, load.MAX_DEPTH)
+    with json_reader.owner_references():
+        kept = json_reader.read_json(data, ingest.MAX_DEPTH)
     assert kept is not None
     assert kept["items"][0]["metadata"] == doc["items"][0]["metadata"]  # type: ignore[index]
-    assert not reader.keeps_owner_references()
+    assert not json_reader.keeps_owner_references()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from wapctl import load
 from wapctl.cli import app
+from wapctl.ingest import limits
 
 
 def _validate(path: Path) -> tuple[int, str]:
@@ -25,7 +25,7 @@ def test_tab_indenting_a_key_names_the_tab_and_its_line(
     """libyaml says "found character that cannot start any token" for a tab on line 4 (the
     fourth line below starts with one), never the word tab."""
     if fast_yaml:
-        monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+        monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     path = tmp_path / "pod.yaml"
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n", encoding="utf-8")
     assert (2, f"error: {path}:4, document 1: invalid YAML: a tab cannot indent YAML "

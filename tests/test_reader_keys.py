@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from wapctl import load, reader
+from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
+from wapctl.ingest import json_reader, limits
 
 # line 1  apiVersion: v1            (document 1: a Node)
 # line 7  apiVersion: v1            (document 2: the Pod starts here)
@@ -104,7 +105,7 @@ def test_fast_yaml_path_refuses_as_pyyaml_does(
 ) -> None:
     """rapidyaml's emitter writes the key twice and msgspec would keep the last: the fast YAML
     path hands such an input to PyYAML, which gives the same line as for a small file."""
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     path = tmp_path / "pod.yaml"
     path.write_text(TWO_SPECS, encoding="utf-8")
     code, err = _validate(path)
@@ -119,11 +120,11 @@ def test_nested_duplicate_in_a_list_item_names_item_and_field(
     """At any depth: a label key twice in List item 0 names the Pod, the item, the field path
     (a key with dots in brackets, as check-cycles' fields) and lines 10 and 11."""
     if fast_yaml:
-        monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+        monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     path = tmp_path / "list.yaml"
     path.write_text(DUPLICATE_LABEL, encoding="utf-8")
     with pytest.raises(InputError) as exc:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     assert (
         f"Pod prod/web ({path}:4, document 1, item 0, "
         'field metadata.labels["app.kubernetes.io/name"]): '
@@ -175,9 +176,10 @@ def test_json_duplicate_is_refused_on_the_fast_path(tmp_path: Path) -> None:
     """msgspec (the fast JSON reader) keeps the last value; a small input is checked too."""
     path = tmp_path / "list.json"
     path.write_text(DUPLICATE_CPU, encoding="utf-8")
-    assert reader.read_json(path.read_bytes(), load.MAX_DEPTH) is not None  # the fast path reads it
+    # the fast path reads it
+    assert json_reader.read_json(path.read_bytes(), ingest.MAX_DEPTH) is not None
     with pytest.raises(InputError) as exc:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     assert DUPLICATE_CPU_ERROR.format(f=path) == str(exc.value)
 
 
@@ -186,11 +188,11 @@ def test_json_duplicate_is_refused_on_the_safe_path(
 ) -> None:
     """The safe json reader (any JSON input the fast reader declines) refuses the same input
     with the same line."""
-    monkeypatch.setattr(reader, "read_json", lambda data, depth: None)
+    monkeypatch.setattr(json_reader, "read_json", lambda data, depth: None)
     path = tmp_path / "list.json"
     path.write_text(DUPLICATE_CPU, encoding="utf-8")
     with pytest.raises(InputError) as exc:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     assert DUPLICATE_CPU_ERROR.format(f=path) == str(exc.value)
 
 
@@ -203,7 +205,7 @@ def test_compact_json_on_one_line_names_the_line_twice(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc).replace('"kind": "Pod"', '"kind": "Pod", "kind": "Pod"'),
                     encoding="utf-8")
     with pytest.raises(InputError) as exc:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     assert (f"Pod n/p ({path}, document 1, field kind): duplicate key 'kind': "
             f"first at {path}:1, again at {path}:1 (kubectl refuses duplicate keys)"
             ) == str(exc.value)
@@ -226,5 +228,5 @@ def test_merge_key_overridden_by_an_explicit_key_is_not_a_duplicate(tmp_path: Pa
         "  <<: *base\n  priority: 7\n  containers: []\n",
         encoding="utf-8",
     )
-    (doc,) = load.read_documents([str(path)])
+    (doc,) = ingest.read_documents([str(path)])
     assert 7 == doc.obj["spec"]["priority"]

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.errors import InputError
+from wapctl.ingest import limits
 
 
 def _node(name: str, cpu: str = "1") -> dict:
@@ -23,9 +24,9 @@ def _node(name: str, cpu: str = "1") -> dict:
 @pytest.fixture
 def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The defaults scaled down: 2 KiB for everything, 1 MiB for JSON from 1 KiB on."""
-    monkeypatch.setattr(load, "MAX_INPUT_SIZE", 2048)
-    monkeypatch.setattr(load, "MAX_FAST_INPUT_SIZE", 1 << 20)
-    monkeypatch.setattr(load, "FAST_FROM", 1024)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 2048)
+    monkeypatch.setattr(limits, "MAX_FAST_INPUT_SIZE", 1 << 20)
+    monkeypatch.setattr(limits, "FAST_FROM", 1024)
 
 
 def _list(n: int) -> dict:
@@ -35,7 +36,7 @@ def _list(n: int) -> dict:
 def test_json_over_the_general_limit_is_read_by_default(tmp_path: Path, small_limits: None) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps(_list(40)))  # ~5 KiB: over 2 KiB, under 1 MiB
-    assert 40 == len(load.read_documents([str(path)]))
+    assert 40 == len(ingest.read_documents([str(path)]))
 
 
 def test_yaml_over_the_general_limit_is_refused_by_size(tmp_path: Path, small_limits: None) -> None:
@@ -44,7 +45,7 @@ def test_yaml_over_the_general_limit_is_refused_by_size(tmp_path: Path, small_li
     path = tmp_path / "big.yaml"
     path.write_text("\n---\n".join(json.dumps(n) for n in _list(40)["items"]))
     with pytest.raises(InputError) as info:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     assert "larger than the 2Ki limit" in info.value.reason
 
 
@@ -56,18 +57,18 @@ def test_json_the_fast_reader_hands_over_is_capped(tmp_path: Path, small_limits:
     text = json.dumps(doc).replace('"pods": "10"}', '"pods": "10", "x": NaN}', 1)
     path.write_text(text)
     with pytest.raises(InputError) as info:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     assert "larger than the 2Ki limit" in info.value.reason
     assert "--max-input-size" in info.value.reason
     # an explicit limit lets the safe reader take it
-    assert 40 == len(load.read_documents([str(path)], max_input_size=1 << 20))
+    assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
 
 def test_explicit_limit_applies_to_json_too(tmp_path: Path, small_limits: None) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps(_list(40)))
     with pytest.raises(InputError):
-        load.read_documents([str(path)], max_input_size=1024)
+        ingest.read_documents([str(path)], max_input_size=1024)
 
 
 def test_json_list_item_error_names_its_line(tmp_path: Path) -> None:
@@ -83,5 +84,5 @@ def test_json_list_item_error_names_its_line(tmp_path: Path) -> None:
     starts = [i + 1 for i, line in enumerate(lines) if line == "  {"]
     assert 3 == len(starts)
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([str(path)]))
+        ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert f"{path}:{starts[2]}, document 1, item 2, field status" in str(info.value)

@@ -1,4 +1,4 @@
-"""The fast YAML reader (wapctl.reader_yaml) against the safe one (PyYAML): same objects or
+"""The fast YAML reader (wapctl.ingest.yaml_reader) against the safe one (PyYAML): same objects or
 none.
 
 The oracle is PyYAML's ``load_all`` with wapctl's loader, projected on the fields the JSON fast
@@ -25,8 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.test_reader_differential import _ABSENT, _depth, project
-from wapctl import load, reader_yaml
+from wapctl import ingest
 from wapctl.errors import InputError
+from wapctl.ingest import decode, limits, yaml_reader
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML_FILES = sorted(
@@ -52,10 +53,10 @@ def _same(a: Any, b: Any) -> bool:
 def _pyyaml(data: bytes) -> list[tuple[int, Any]] | None:
     """PyYAML's documents as wapctl's safe path numbers them, or None when it fails."""
     try:
-        docs = list(yaml.load_all(data.decode("utf-8"), Loader=load._LOADER))
+        docs = list(yaml.load_all(data.decode("utf-8"), Loader=decode._LOADER))
     except Exception:
         return None
-    if any(_depth(d) > load.MAX_DEPTH for d in docs):
+    if any(_depth(d) > ingest.MAX_DEPTH for d in docs):
         return None
     return [(n, d) for n, d in enumerate(docs, 1) if d is not None]
 
@@ -63,7 +64,7 @@ def _pyyaml(data: bytes) -> list[tuple[int, Any]] | None:
 def check(data: bytes) -> bool:
     """read_yaml gives PyYAML's projected documents or None; True when it took the fast path."""
     safe = _pyyaml(data)
-    fast, reason = reader_yaml.read_yaml(data, load.MAX_DEPTH)
+    fast, reason = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)
     if safe is None:
         assert fast is None, data
         return False
@@ -80,7 +81,7 @@ def check(data: bytes) -> bool:
 def slices(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Read a List in slices of items even when small (the default is 16 MiB from 32 MiB on)."""
     if request.param is not None:
-        monkeypatch.setattr(reader_yaml, "_CHUNK", request.param)
+        monkeypatch.setattr(yaml_reader, "_CHUNK", request.param)
 
 
 @pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -117,11 +118,11 @@ def test_realistic_export_takes_the_fast_path(realistic: Path, slices: None) -> 
 def test_realistic_export_builds_the_same_snapshot(
     realistic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Through wapctl.load, fast (from 0 bytes on, in slices) and safe give one Snapshot."""
-    safe = load.build_snapshot(load.read_documents([str(realistic)]))
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
-    monkeypatch.setattr(reader_yaml, "_CHUNK", 4096)
-    fast = load.build_snapshot(load.read_documents([str(realistic)]))
+    """Through wapctl.ingest, fast (from 0 bytes on, in slices) and safe give one Snapshot."""
+    safe = ingest.build_snapshot(ingest.read_documents([str(realistic)]))
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(yaml_reader, "_CHUNK", 4096)
+    fast = ingest.build_snapshot(ingest.read_documents([str(realistic)]))
     assert safe == fast
     assert len(fast.pods) > 0
 
@@ -180,7 +181,7 @@ QUIRKS = {
 @pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
 def test_quirk_takes_the_safe_path(text: str) -> None:
     doc = "apiVersion: v1\nkind: Pod\n" + text
-    fast, reason = reader_yaml.read_yaml(doc.encode(), load.MAX_DEPTH)
+    fast, reason = yaml_reader.read_yaml(doc.encode(), ingest.MAX_DEPTH)
     assert fast is None
     assert reason
 
@@ -190,12 +191,12 @@ def assert_fast_path_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
     def read() -> Any:
         try:
-            return [d.obj for d in load.read_documents([str(path)])]
+            return [d.obj for d in ingest.read_documents([str(path)])]
         except InputError as exc:
             return str(exc)
 
     safe = read()
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     assert safe == read()
 
 
@@ -233,7 +234,7 @@ def test_duplicate_keys_take_the_exact_path(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n"
         "  labels: {x: '1', y: '2', x: '3'}\nmetadata:\n  name: c\n  labels: {z: '4', z: '5'}\n"
     )
-    fast, reason = reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)
+    fast, reason = yaml_reader.read_yaml(text.encode(), ingest.MAX_DEPTH)
     assert (None, "document 1 has a mapping with a key twice") == (fast, reason)
     path = tmp_path / "dup.yaml"
     path.write_text(text, encoding="utf-8")
@@ -314,12 +315,12 @@ def test_fuzzed_documents(data: bytes, chunk: int | None) -> None:
     if chunk is None:
         check(data)
         return
-    saved = reader_yaml._CHUNK
-    reader_yaml._CHUNK = chunk
+    saved = yaml_reader._CHUNK
+    yaml_reader._CHUNK = chunk
     try:
         check(data)
     finally:
-        reader_yaml._CHUNK = saved
+        yaml_reader._CHUNK = saved
 
 
 # ---- limits and lines ----------------------------------------------------------------------------
@@ -338,16 +339,16 @@ def test_error_in_a_list_item_read_fast_names_its_line(
 ) -> None:
     """The List starts with "apiVersion: v1", "items:" (lines 1-2); each pod above is 11
     lines, so item i starts on line 3 + 11 i: item 7 (the bad cpu) on line 80."""
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
-    monkeypatch.setattr(reader_yaml, "_CHUNK", 100)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(yaml_reader, "_CHUNK", 100)
     text = "apiVersion: v1\nitems:\n" + "".join(
         _pod(i, "-1" if i == 7 else "1") for i in range(10)
     ) + "kind: List\n"
     path = tmp_path / "l.yaml"
     path.write_text(text)
-    assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is not None  # fast
+    assert yaml_reader.read_yaml(text.encode(), ingest.MAX_DEPTH)[0] is not None  # fast
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([str(path)]))
+        ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert f"{path}:80, document 1, item 7" in str(info.value)
 
 
@@ -357,15 +358,15 @@ def test_error_in_an_indented_list_item_read_fast_names_its_line(
     """Items indented under "items:" (as yq and ruamel write them) are not read in slices but
     whole, and the line is found by streaming the file's events: "apiVersion", "kind",
     "items:" are lines 1-3, each pod 11 lines, so item 7 (the bad cpu) starts on line 81."""
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     items = "".join(_pod(i, "-1" if i == 7 else "1") for i in range(10))
     text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
         "  " + line + "\n" for line in items.splitlines())
     path = tmp_path / "l.yaml"
     path.write_text(text)
-    assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is not None  # fast
+    assert yaml_reader.read_yaml(text.encode(), ingest.MAX_DEPTH)[0] is not None  # fast
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([str(path)]))
+        ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert f"{path}:81, document 1, item 7" in str(info.value)
 
 
@@ -373,7 +374,7 @@ def test_error_in_a_later_document_read_fast_names_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Document 2 starts after the "---" on line 4, its first key on line 5."""
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     text = (
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\n"
@@ -382,17 +383,17 @@ def test_error_in_a_later_document_read_fast_names_its_line(
     path = tmp_path / "d.yaml"
     path.write_text(text)
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([str(path)]))
+        ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert f"{path}:5, document 2" in str(info.value)
 
 
 @pytest.fixture
 def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The defaults scaled down: 2 KiB for the safe readers, 1 MiB fast from 1 KiB on."""
-    monkeypatch.setattr(load, "MAX_INPUT_SIZE", 2048)
-    monkeypatch.setattr(load, "MAX_FAST_INPUT_SIZE", 1 << 20)
-    monkeypatch.setattr(load, "FAST_FROM", 1024)
-    monkeypatch.setattr(load, "FAST_YAML_FROM", 1024)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 2048)
+    monkeypatch.setattr(limits, "MAX_FAST_INPUT_SIZE", 1 << 20)
+    monkeypatch.setattr(limits, "FAST_FROM", 1024)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 1024)
 
 
 def test_yaml_over_the_general_limit_is_read_fast_by_default(
@@ -401,7 +402,7 @@ def test_yaml_over_the_general_limit_is_read_fast_by_default(
     path = tmp_path / "big.yaml"
     pods = "".join(_pod(i) for i in range(40))
     path.write_text("apiVersion: v1\nitems:\n" + pods + "kind: List\n")
-    assert 40 == len(load.read_documents([str(path)]))
+    assert 40 == len(ingest.read_documents([str(path)]))
 
 
 def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
@@ -413,13 +414,13 @@ def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     pods = "".join(_pod(i) for i in range(40))
     path.write_text(f"apiVersion: v1\nmetadata:\n  labels: {{a: yes}}\nitems:\n{pods}kind: List\n")
     with pytest.raises(InputError) as info:
-        load.read_documents([str(path)])
+        ingest.read_documents([str(path)])
     reason = info.value.reason
     assert "larger than the 2Ki limit" in reason
     assert "exact YAML 1.1 reader" in reason
     assert "'yes' on line 3 may read differently in YAML 1.1" in reason
     assert "--max-input-size" in reason
-    assert 40 == len(load.read_documents([str(path)], max_input_size=1 << 20))
+    assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
 
 @pytest.mark.parametrize("head", ["", "apiVersion: v1\n", "# c\napiVersion: v1\n"])
@@ -427,25 +428,25 @@ def test_list_is_read_in_slices_with_items_first_or_later(
     head: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``items:`` on the first line or after other keys: sliced (no whole tree), same objects."""
-    monkeypatch.setattr(reader_yaml, "_CHUNK", 100)
+    monkeypatch.setattr(yaml_reader, "_CHUNK", 100)
     text = (head + "items:\n" + "".join(_pod(i) for i in range(5)) + "kind: List\n").encode()
-    assert reader_yaml._list_layout(text) is not None
+    assert yaml_reader._list_layout(text) is not None
     assert check(text)
     no_items = b"id: 1\n" + text[len(head) :].replace(b"items:", b"x:")
-    assert reader_yaml._list_layout(no_items) is None
+    assert yaml_reader._list_layout(no_items) is None
 
 
 def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:
     """A top-level key between two entries of an indentless items list cannot be sliced: the
     slice does not parse, the safe path reads it (and PyYAML refuses it)."""
-    saved = reader_yaml._CHUNK
-    reader_yaml._CHUNK = 30
+    saved = yaml_reader._CHUNK
+    yaml_reader._CHUNK = 30
     try:
         text = "apiVersion: v1\nitems:\n" + _pod(0) + "kind: List\n" + _pod(1)
         check(text.encode())
-        assert reader_yaml.read_yaml(text.encode(), load.MAX_DEPTH)[0] is None
+        assert yaml_reader.read_yaml(text.encode(), ingest.MAX_DEPTH)[0] is None
     finally:
-        reader_yaml._CHUNK = saved
+        yaml_reader._CHUNK = saved
 
 
 # ---- hostile input through the fast path ---------------------------------------------------------

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError, Source
+from wapctl.ingest import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORTS = ROOT / "fixtures" / "exports"
@@ -35,8 +36,8 @@ def run(*args: str):
 
 def build(*docs, name="snap.yaml"):
     """A snapshot from in-memory documents (as if read from ``name``)."""
-    return load.build_snapshot(
-        load.Document(Source(name, i + 1), d) for i, d in enumerate(docs)
+    return ingest.build_snapshot(
+        ingest.Document(Source(name, i + 1), d) for i, d in enumerate(docs)
     )
 
 
@@ -99,10 +100,10 @@ def test_priority_divergence_is_a_warning_and_both_priorities_are_kept():
     warns once per group, and keeps both numbers on the pod."""
     adm = EXPORTS / "k8s-1.36" / "admission"
     lists = EXPORTS / "k8s-1.36" / "lists"
-    docs = load.read_documents([str(adm / "probe-priority-mismatch-objects.json"),
+    docs = ingest.read_documents([str(adm / "probe-priority-mismatch-objects.json"),
                                 str(adm / "probe-priority-mismatch-pods.json"),
                                 str(lists / "priorityclasses.json")])
-    snap = load.build_snapshot(docs)
+    snap = ingest.build_snapshot(docs)
     pod = snap.pods["probe/mismatch-basic"]
     assert (1000, 100) == (pod.priority, pod.own_priority)
     divergence = [w for w in snap.warnings if w.code == "PriorityDivergence"]
@@ -171,22 +172,22 @@ def test_item_kinds_come_from_the_list_kind_and_input_is_not_modified():
            "items": [{"metadata": {"name": "a", "namespace": "x"},
                       "spec": {"containers": [{"name": "c"}]}}]}
     before = copy.deepcopy(raw)
-    out: list[load.Document] = []
-    load._flatten("raw.json", 1, raw, out)
+    out: list[ingest.Document] = []
+    decode.flatten("raw.json", 1, raw, out)
     assert ("Pod", "v1") == (out[0].obj["kind"], out[0].obj["apiVersion"])
     assert before == raw
-    assert ["x/a"] == list(load.build_snapshot(out).pods)
+    assert ["x/a"] == list(ingest.build_snapshot(out).pods)
 
 
 def test_items_of_a_plain_list_still_need_a_kind():
     with pytest.raises(InputError) as info:
-        load.build_snapshot(_flat({"kind": "List", "items": [{"metadata": {"name": "a"}}]}))
+        ingest.build_snapshot(_flat({"kind": "List", "items": [{"metadata": {"name": "a"}}]}))
     assert "kind" == info.value.field
 
 
 def _flat(obj):
-    out: list[load.Document] = []
-    load._flatten("l.yaml", 1, obj, out)
+    out: list[ingest.Document] = []
+    decode.flatten("l.yaml", 1, obj, out)
     return out
 
 

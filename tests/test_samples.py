@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from tests.builders import gang, member, node, pod, snapshot
 from tests.constraint_builders import HOSTNAME, aff, constrained, sel
 from wapctl.cli import app
-from wapctl.load import build_snapshot, read_documents
+from wapctl.ingest import build_snapshot, read_documents
 from wapctl.models import get_model
 from wapctl.preemptor import select_preemptor
 from wapctl.samples import sample_plans

@@ -12,7 +12,7 @@ from builders import NEVER, PREEMPT_LOWER, basic, drawn_group, gang, member, nod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wapctl import graph, load
+from wapctl import graph, ingest
 from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
@@ -34,7 +34,7 @@ RP, WFT, BOUND, UNSCHED, FINISHED = (
 
 
 def fixture(name: str):
-    return load.build_snapshot(load.read_documents([str(FIXTURES / name)]))
+    return ingest.build_snapshot(ingest.read_documents([str(FIXTURES / name)]))
 
 
 def trace(result: SimulationResult) -> list[tuple]:
@@ -390,9 +390,9 @@ def test_the_input_snapshot_is_not_modified():
 @pytest.mark.parametrize("name", sorted(FIXTURE_CASES), ids=sorted(FIXTURE_CASES))
 def test_same_objects_in_another_order_give_identical_json(name: str):
     """Reversing the documents' order gives byte-identical SimulationReport JSON."""
-    docs = load.read_documents([str(FIXTURES / name)])
-    forward = simulation_to_dict(simulate(load.build_snapshot(docs)))
-    backward = simulation_to_dict(simulate(load.build_snapshot(list(reversed(docs)))))
+    docs = ingest.read_documents([str(FIXTURES / name)])
+    forward = simulation_to_dict(simulate(ingest.build_snapshot(docs)))
+    backward = simulation_to_dict(simulate(ingest.build_snapshot(list(reversed(docs)))))
     assert json.dumps(forward, indent=2) == json.dumps(backward, indent=2)
 
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from test_fast_vs_reference import random_cluster
 from test_preemption_state import accounting_content
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.fit import Accounting
 from wapctl.model import Snapshot
 from wapctl.preemptor import queue_key
@@ -50,7 +50,7 @@ def assert_same_reports(snap: Snapshot, **options) -> None:
 @pytest.mark.parametrize("requeue", [True, False], ids=["requeue", "no-requeue"])
 def test_fixtures_give_identical_reports(name: str, requeue: bool):
     """Every simulate, plan and cycles fixture replays to the same JSON on both paths."""
-    snap = load.build_snapshot(load.read_documents([str(FIXTURES / name)]))
+    snap = ingest.build_snapshot(ingest.read_documents([str(FIXTURES / name)]))
     assert_same_reports(snap, requeue=requeue)
 
 

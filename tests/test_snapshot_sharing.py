@@ -23,9 +23,9 @@ import yaml
 from fake_apiserver import FakeApiServer, recorded_objects
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
-from wapctl.errors import InputError
+from wapctl.errors import InputError, Source
 from wapctl.shareable import shareable
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -158,9 +158,9 @@ def test_server_version_round_trips_through_the_file(tmp_path):
     """The loader reads wapctl.io/server-version back into Snapshot.server_version; a file
     without it has none."""
     _, out = _snapshot(tmp_path)
-    assert "v1.36.2" == load.build_snapshot(load.read_documents([str(out)])).server_version
+    assert "v1.36.2" == ingest.build_snapshot(ingest.read_documents([str(out)])).server_version
     plain = FIXTURES / "plan" / "single-pod.yaml"
-    assert load.build_snapshot(load.read_documents([str(plain)])).server_version is None
+    assert ingest.build_snapshot(ingest.read_documents([str(plain)])).server_version is None
 
 
 def test_live_snapshot_has_the_server_version(tmp_path):
@@ -183,7 +183,7 @@ def _fixture_objects() -> list[tuple[str, list[dict[str, Any]]]]:
     for path in sorted(FIXTURES.rglob("*.yaml")):
         if "rbac" in path.parts or path.parent.name == "audit":
             continue
-        docs = load.read_documents([str(path)])
+        docs = ingest.read_documents([str(path)])
         cases.append((path.relative_to(FIXTURES).as_posix(), [d.obj for d in docs]))
     recorded = []
     for obj in recorded_objects():
@@ -197,9 +197,9 @@ CASES = _fixture_objects()
 
 
 def _build(objects: list[dict[str, Any]]) -> Any:
-    docs = load.Documents(load.Document(load.Source("snap.json", 1, i), o)
+    docs = ingest.Documents(ingest.Document(Source("snap.json", 1, i), o)
                           for i, o in enumerate(objects))
-    return load.build_snapshot(docs)
+    return ingest.build_snapshot(docs)
 
 
 @pytest.mark.parametrize(("name", "objects"), CASES, ids=[c[0] for c in CASES])
@@ -252,4 +252,4 @@ def test_snapshot_command_and_loader_agree_on_the_annotation():
     """The writer's annotation name is the one the loader reads back."""
     from wapctl.commands import snapshot as command
 
-    assert load.SERVER_VERSION_ANNOTATION == command.SERVER_VERSION_ANNOTATION
+    assert ingest.SERVER_VERSION_ANNOTATION == command.SERVER_VERSION_ANNOTATION

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.errors import InputError, Source
 
 # Hand-numbered: line 1 a comment, document 1 (a Node) at line 2, "---" at line 5, document 2
@@ -32,7 +32,7 @@ items:
 def test_yaml_objects_carry_the_line_they_start_on(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(YAML_TEXT)
-    docs = load.read_documents([str(path)])
+    docs = ingest.read_documents([str(path)])
     assert [2, 9, 12] == [d.source.line for d in docs]
 
 
@@ -41,7 +41,7 @@ def test_error_names_file_colon_line(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(YAML_TEXT)
     with pytest.raises(InputError) as info:
-        load.build_snapshot(load.read_documents([str(path)]))
+        ingest.build_snapshot(ingest.read_documents([str(path)]))
     expected = f"Node c ({path}:12, document 2, item 1, field status.allocatable.cpu): "
     assert str(info.value).startswith(expected)  # the object first (issue 15), then file:line
 

@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from wapctl import graph, load
+from wapctl import graph, ingest
 from wapctl.cli import app
 from wapctl.errors import InputError, Source
 from wapctl.graph import Profile
+from wapctl.workload_api import V1ALPHA2
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFESTS = ROOT / "fixtures" / "manifests"
@@ -46,8 +47,8 @@ POD_SPEC = {"priorityClassName": "high", "containers": [{"name": "c", "image": "
 
 def snapshot(*objects: dict[str, Any], classes: str = CLASSES) -> Any:
     docs = [d for d in yaml.safe_load_all(classes) if d] + list(objects)
-    return load.build_snapshot(
-        load.Document(Source("t.yaml", i + 1), d) for i, d in enumerate(docs)
+    return ingest.build_snapshot(
+        ingest.Document(Source("t.yaml", i + 1), d) for i, d in enumerate(docs)
     )
 
 
@@ -290,8 +291,8 @@ def test_duplicate_controllers_are_refused_per_kind() -> None:
 def test_a_model_without_preemption_priority_sees_no_cycle() -> None:
     """profile_of plugs a behaviour model in: kube-scheduler 1.36 has no separate preemption
     priority, so the chart's 1000/100 is 1000/1000 there and the ping-pong disappears."""
-    docs = load.read_documents([str(MANIFESTS / "chart-cycle.yaml")])
-    snap = load.build_snapshot(docs)
+    docs = ingest.read_documents([str(MANIFESTS / "chart-cycle.yaml")])
+    snap = ingest.build_snapshot(docs)
     assert 1 == graph.check(snap).cycle_count
     as_136 = graph.check(snap, profile_of=graph.without_preemption_priority)
     assert (0, ()) == (as_136.cycle_count, as_136.violations)
@@ -426,8 +427,8 @@ def test_template_profile_equals_the_pods(
            "spec": {"template": {"spec": dict(spec)}}}
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
            "spec": dict(spec)}
-    docs = [load.Document(Source("t", i + 1), d) for i, d in enumerate([*classes, job, pod])]
-    snap = load.build_snapshot(docs)
+    docs = [ingest.Document(Source("t", i + 1), d) for i, d in enumerate([*classes, job, pod])]
+    snap = ingest.build_snapshot(docs)
     t = snap.templates["Job n/j"]
     p = snap.pods["n/p"]
     assert (p.priority, p.preemption_priority, p.preemption_policy) == (
@@ -439,12 +440,12 @@ def test_template_joining_a_pod_group_object_by_scheduling_group() -> None:
     """spec.schedulingGroup.podGroupName names a v1alpha2 PodGroup object (pg-1 of Workload w,
     class high over its template's low): a Job template naming it takes the group's 1000/1000
     and its key, not its own class low (100)."""
-    wl = {"apiVersion": load.V1ALPHA2, "kind": "Workload",
+    wl = {"apiVersion": V1ALPHA2, "kind": "Workload",
           "metadata": {"name": "w", "namespace": "n"},
           "spec": {"podGroupTemplates": [
               {"name": "t", "schedulingPolicy": {"gang": {"minCount": 2}},
                "priorityClassName": "low"}]}}
-    group = {"apiVersion": load.V1ALPHA2, "kind": "PodGroup",
+    group = {"apiVersion": V1ALPHA2, "kind": "PodGroup",
              "metadata": {"name": "pg-1", "namespace": "n"},
              "spec": {"podGroupTemplateRef": {"workload": {"workloadName": "w",
                                                            "podGroupTemplateName": "t"}},

@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from wapctl import load
+from wapctl import ingest
 from wapctl.cli import app
 from wapctl.model import LoadWarning, sorted_warnings
 from wapctl.render.warnings import TABLE_LIMIT, render_warnings, warnings_to_list
@@ -81,13 +81,13 @@ def test_every_report_has_a_warnings_list(args, kind):
 
 def test_snapshot_warnings_reach_plan_and_table(monkeypatch):
     """Warnings the loader attaches come out in -o json (sorted) and as table lines."""
-    real = load.build_snapshot
+    real = ingest.build_snapshot
 
     def with_warnings(documents):
         snap = real(documents)
         return dataclasses.replace(snap, warnings=(W_GROUP, W_POD))
 
-    monkeypatch.setattr(load, "build_snapshot", with_warnings)
+    monkeypatch.setattr(ingest, "build_snapshot", with_warnings)
     _, doc = _run("plan", str(SINGLE), "-o", "json")
     assert ["MissingPriorityClass", "PriorityDivergence"] == [w["code"] for w in doc["warnings"]]
     table = CliRunner().invoke(app, ["plan", str(SINGLE)], catch_exceptions=False).stdout

@@ -4,7 +4,7 @@ The change is applied to the snapshot's *documents*, not to the model: change fi
 ordinary manifests (PriorityClass, Workload, PodGroup — any kind the loader reads) that replace
 the snapshot's object of the same API group, kind, namespace and name or are added when there is
 none; ``--delete KIND/NAME`` / ``--delete KIND/NAMESPACE/NAME`` removes one. The result goes
-through ``load.build_snapshot`` like any snapshot, so priority resolution and every validation
+through ``ingest.build_snapshot`` like any snapshot, so priority resolution and every validation
 (a deleted PriorityClass still referenced, a Workload deleted under its pods) are the loader's.
 
 Then both snapshots are compared:
@@ -48,7 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from wapctl import drift, load, preemption, preemptor
+from wapctl import drift, ingest, preemption, preemptor
 from wapctl import graph as g
 from wapctl.errors import InputError, Source, UsageError, did_you_mean
 from wapctl.findings import Finding
@@ -148,7 +148,7 @@ class ChangeItem:
     source: Source | None  # where the new version comes from (None for a deletion)
 
 
-def _index(base: Sequence[load.Document], names: set[str] | None) -> dict[ObjectRef, int]:
+def _index(base: Sequence[ingest.Document], names: set[str] | None) -> dict[ObjectRef, int]:
     """Position of the first document of each object in ``base``; with ``names``, of the
     objects with one of those names only."""
     index: dict[ObjectRef, int] = {}
@@ -166,10 +166,10 @@ def _index(base: Sequence[load.Document], names: set[str] | None) -> dict[Object
 
 
 def apply_change(
-    base: Sequence[load.Document],
-    change: Sequence[load.Document],
+    base: Sequence[ingest.Document],
+    change: Sequence[ingest.Document],
     deletions: Iterable[ObjectRef] = (),
-) -> tuple[list[load.Document], tuple[ChangeItem, ...]]:
+) -> tuple[list[ingest.Document], tuple[ChangeItem, ...]]:
     """The snapshot documents with the change applied, and what was done (sorted by kind,
     namespace, name). Never modifies its input."""
     deleted = dict.fromkeys(deletions)
@@ -178,8 +178,8 @@ def apply_change(
     # (all but a few of a big snapshot's) are passed over without working out their identity.
     names = {ref.name for ref in (*change_refs, *deleted) if ref is not None}
     index = _index(base, names)
-    replaced: dict[int, load.Document] = {}
-    added: list[load.Document] = []
+    replaced: dict[int, ingest.Document] = {}
+    added: list[ingest.Document] = []
     seen: dict[ObjectRef, Source] = {}
     items: list[ChangeItem] = []
     for doc, ref in zip(change, change_refs, strict=True):
@@ -588,8 +588,8 @@ class _SideStates:
 
 
 def audit(
-    base: Sequence[load.Document],
-    change: Sequence[load.Document],
+    base: Sequence[ingest.Document],
+    change: Sequence[ingest.Document],
     deletions: Iterable[ObjectRef] = (),
     *,
     max_plans: int = DEFAULT_MAX_PLANS,
@@ -600,11 +600,11 @@ def audit(
     feature_gates: Mapping[str, bool] | None = None,
 ) -> AuditReport:
     """Apply the change to the snapshot documents and compare (module docstring)."""
-    cache = load.BuildCache()  # the pods the change leaves alone are read once
-    before = load.build_snapshot(base, reuse=cache)
+    cache = ingest.BuildCache()  # the pods the change leaves alone are read once
+    before = ingest.build_snapshot(base, reuse=cache)
     documents, items = apply_change(base, change, deletions)
     try:
-        after = load.build_snapshot(documents, reuse=cache)
+        after = ingest.build_snapshot(documents, reuse=cache)
     except InputError as exc:
         raise InputError(f"with the change applied: {exc}") from None
     del cache

@@ -32,10 +32,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from wapctl import fields
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
-from wapctl.load import Document
+from wapctl.ingest import Document, fields
 from wapctl.model import FINISHED_PHASES, NEVER, Snapshot
 
 KUEUE_GROUP = "kueue.x-k8s.io"

@@ -30,7 +30,7 @@ class Source:
     """Where an object came from: a file (or ``<stdin>``, or a cluster URL), a 1-based document
     number within it, the 0-based item index when the document was a ``List``, and the 1-based
     ``line`` where the object starts in the file when the reader knows it (YAML: the parser's
-    mark; JSON: found on demand, see ``wapctl.reader``).
+    mark; JSON: found on demand, see ``wapctl.ingest.json_reader``).
 
     ``line`` is not part of equality or hashing: the same object read by a reader that knows
     lines and by one that does not (a cluster, stdin) is the same source."""

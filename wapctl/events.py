@@ -1,7 +1,7 @@
 """The scheduler's Events among the documents read: what it wrote about preemption.
 
 Both Event APIs load, as the API server lists them (``EventList`` items without ``kind`` /
-``apiVersion``: ``wapctl.load`` gives them the list's) and as kubectl prints them (``List``
+``apiVersion``: ``wapctl.ingest`` gives them the list's) and as kubectl prints them (``List``
 of items that carry both):
 
 - core ``v1`` Event: ``involvedObject``, ``message``, ``reportingComponent`` (or
@@ -270,7 +270,7 @@ def _sort_key(e: SchedulerEvent) -> tuple[str, str, str, str]:
 
 
 def read_events(documents: Iterable[Any], schedulers: frozenset[str] | None = None) -> EventLog:
-    """The scheduler's events among ``documents`` (``wapctl.load.Document``s; any other kind
+    """The scheduler's events among ``documents`` (``wapctl.ingest.Document``s; any other kind
     is skipped), oldest first. ``schedulers``: the reporters that count as the scheduler
     (default: ``scheduler_names`` of the same documents)."""
     docs = list(documents)

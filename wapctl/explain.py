@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from wapctl.errors import UsageError
 from wapctl.events import FAILED_SCHEDULING, EventLog, Preemption
-from wapctl.load import Document, build_snapshot
+from wapctl.ingest import Document, build_snapshot
 from wapctl.model import LoadWarning, Node, Pod, Snapshot, Taint
 from wapctl.models import BehaviourModel
 from wapctl.owners import Known, ObjectIndex

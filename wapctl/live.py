@@ -26,8 +26,8 @@ from typing import Any
 
 from wapctl import live_retry
 from wapctl.errors import ClusterError, Source, UsageError
+from wapctl.ingest import Document, Documents
 from wapctl.live_retry import Broken, Reply, Retrier
-from wapctl.load import Document, Documents
 from wapctl.model import LoadWarning
 
 SCHEDULING_GROUP = "scheduling.k8s.io"

@@ -26,7 +26,7 @@ from typing import Any
 from wapctl import live, live_retry
 from wapctl.errors import ClusterError, Source
 from wapctl.events import DEFAULT_SCHEDULER, Preemption, parse_preemption, read_event
-from wapctl.load import Document
+from wapctl.ingest import Document
 from wapctl.model import LoadWarning
 from wapctl.owners import Known, ObjectIndex, Owner
 

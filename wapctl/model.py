@@ -1,7 +1,7 @@
 """The cluster snapshot as plain, immutable data.
 
 Everything here is already *resolved*: quantities are integers, priorities are numbers, a pod
-knows its pod group. The loader (``load.py``) builds these from documents; the core
+knows its pod group. The loader (``wapctl.ingest``) builds these from documents; the core
 (``fit.py``, ``preemption.py``, ``graph.py``, ``simulate.py``) only reads them.
 
 Resource amounts are integers: ``cpu`` in millicores, every other resource in its base unit
@@ -283,8 +283,8 @@ def sorted_warnings(warnings: Iterable[LoadWarning]) -> tuple[LoadWarning, ...]:
 class PodTemplateWorkload:
     """A controller's pod template (a Deployment's, a JobSet replicated job's, a Workload's
     PodGroupTemplate, ...): the pods it will create, as ``check-cycles`` sees them in manifests
-    before any pod exists. Built by ``templates.py``; ``priority`` is None when the template
-    names a PriorityClass that does not exist (``unknown_class``)."""
+    before any pod exists. Built by ``wapctl.ingest.templates``; ``priority`` is None when the
+    template names a PriorityClass that does not exist (``unknown_class``)."""
 
     kind: str  # the owner's kind: Deployment, CronJob, JobSet, LeaderWorkerSet, Workload, ...
     namespace: str

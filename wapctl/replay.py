@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wapctl.events import ObjectRef
-from wapctl.load import Document, Documents
+from wapctl.ingest import Document, Documents
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Strip a cluster object down to the fields wapctl reads, so a snapshot is safe to share.
 
-``wapctl snapshot`` keeps, per kind, only what the loader (``wapctl.load``) and the scheduling
+``wapctl snapshot`` keeps, per kind, only what the loader (``wapctl.ingest``) and the scheduling
 filters read, plus names and identities: no container ``env``/``envFrom``/``command``/``args``,
 no images, volumes, service accounts or pull secrets, no ``metadata.annotations`` (so no
 ``kubectl.kubernetes.io/last-applied-configuration``, which repeats the whole manifest with its

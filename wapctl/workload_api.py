@@ -7,7 +7,7 @@ v1alpha3 and v1beta1 agree on every field wapctl reads (upstream kubernetes/kube
 union ``{single: {}}`` or ``{all: {}}``), ``priorityClassName``, ``priority`` and
 ``preemptionPolicy``; a PodGroup's ``spec.workloadRef`` (``workloadName``, ``templateName``)
 and the same settings of its own. So a v1beta1 object is read exactly as a v1alpha3 one
-(``wapctl.load``); only the apiVersion it remembers differs.
+(``wapctl.ingest``); only the apiVersion it remembers differs.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from typing import Any
 
 from wapctl.errors import InputError, Source
 
+API_GROUP = "scheduling.k8s.io"
+V1ALPHA1 = "scheduling.k8s.io/v1alpha1"
+V1ALPHA2 = "scheduling.k8s.io/v1alpha2"
 V1ALPHA3 = "scheduling.k8s.io/v1alpha3"
 V1BETA1 = "scheduling.k8s.io/v1beta1"
 # the versions whose disruptionMode is the {single: {}} | {all: {}} union, whose PodGroups

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "wapctl-fuzz")
     a = ap.parse_args(argv)
 
-    from wapctl.load import parse_size
+    from wapctl.ingest import parse_size
 
     cap = parse_size(a.memory)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

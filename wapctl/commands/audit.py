@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from wapctl import audit as core
-from wapctl import load
+from wapctl import ingest
 from wapctl.commands import common
 from wapctl.errors import ExitCode, UsageError
 from wapctl.render import audit as render
@@ -96,7 +96,7 @@ def audit(
     if "-" in (change or ()) and "-" in opts.paths:
         raise UsageError("stdin (-) can be the snapshot or a change file, not both")
     base = common.read_documents(opts, progress=True)
-    proposed = (load.read_documents(list(change), max_input_size=opts.input_limit)
+    proposed = (ingest.read_documents(list(change), max_input_size=opts.input_limit)
                 if change else [])
     from wapctl import models
 

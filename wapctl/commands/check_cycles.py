@@ -132,9 +132,9 @@ def check_cycles(
         max_input_size=max_input_size,
     )
     documents, scope = _documents(opts, list(cluster or ()))
-    from wapctl import drift, load
+    from wapctl import drift, ingest
 
-    snapshot = load.build_snapshot(documents)
+    snapshot = ingest.build_snapshot(documents)
     from wapctl.gcpause import keep_until_exit
     from wapctl.models import as_seen_by
 
@@ -165,11 +165,11 @@ def _documents(
         return common.read_documents(opts, progress=True), None
     if "-" in cluster and "-" in opts.paths:
         raise UsageError("stdin (-) can hold the manifests or the cluster, not both")
-    from wapctl import audit, live, load
+    from wapctl import audit, ingest, live
 
-    manifests = load.read_documents(list(opts.paths), max_input_size=opts.input_limit)
+    manifests = ingest.read_documents(list(opts.paths), max_input_size=opts.input_limit)
     if cluster:
-        base = load.read_documents(cluster, max_input_size=opts.input_limit)
+        base = ingest.read_documents(cluster, max_input_size=opts.input_limit)
     else:
         base = live.fetch_documents(
             kubeconfig=opts.kubeconfig,

@@ -258,9 +258,9 @@ class SnapshotOptions:
     @property
     def input_limit(self) -> int | None:
         """--max-input-size in bytes; None keeps the loader's default."""
-        from wapctl import load
+        from wapctl import ingest
 
-        return load.parse_size(self.max_input_size) if self.max_input_size else None
+        return ingest.parse_size(self.max_input_size) if self.max_input_size else None
 
 
 def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any]:
@@ -268,9 +268,9 @@ def read_documents(opts: SnapshotOptions, *, progress: bool = False) -> list[Any
     if opts.paths and (opts.kubeconfig or opts.context):
         raise UsageError("give snapshot files or --kubeconfig/--context, not both")
     if not opts.live:
-        from wapctl import load
+        from wapctl import ingest
 
-        return load.read_documents(list(opts.paths), max_input_size=opts.input_limit)
+        return ingest.read_documents(list(opts.paths), max_input_size=opts.input_limit)
     from wapctl import live
 
     try:
@@ -303,11 +303,11 @@ def load_snapshot(opts: SnapshotOptions, *, progress: bool = False) -> Any:
     """Read and build the snapshot (``wapctl.model.Snapshot``). Neither the documents nor the
     snapshot are ever freed (``gcpause.keep_until_exit``): a command reads one snapshot and
     ends."""
-    from wapctl import load
+    from wapctl import ingest
     from wapctl.gcpause import keep_until_exit
 
     documents = read_documents(opts, progress=progress)
-    snapshot = load.build_snapshot(documents)
+    snapshot = ingest.build_snapshot(documents)
     keep_until_exit((documents, snapshot))
     return snapshot
 

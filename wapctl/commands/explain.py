@@ -44,16 +44,16 @@ def parse_target(text: str, namespace: str | None, kubeconfig: str | None,
 def read_inputs(opts: common.SnapshotOptions, before: list[str] | None) -> Any:
     """The current documents (files or live, events included), ``--before``'s, and the
     scheduler's events of both (``wapctl.explain.Inputs``)."""
-    from wapctl import load
+    from wapctl import ingest
     from wapctl.events import read_events
     from wapctl.explain import Inputs
     from wapctl.gcpause import keep_until_exit
-    from wapctl.reader import owner_references
+    from wapctl.ingest.json_reader import owner_references
 
     with owner_references():  # owners name the workloads (wapctl.owners)
-        current: Any = common.read_documents(opts)  # a load.Documents
-        earlier = (load.read_documents(list(before), max_input_size=opts.input_limit)
-                   if before else load.Documents())
+        current: Any = common.read_documents(opts)  # a ingest.Documents
+        earlier = (ingest.read_documents(list(before), max_input_size=opts.input_limit)
+                   if before else ingest.Documents())
     if opts.live:
         from wapctl.live_events import fetch_events
 
@@ -109,7 +109,7 @@ def explain(
     inputs = read_inputs(opts, before)
     behaviour = None
     if model is not None or feature_gates is not None:
-        from wapctl.load import build_snapshot
+        from wapctl.ingest import build_snapshot
 
         behaviour = common.behaviour_model(build_snapshot(inputs.current), model, feature_gates)
     result = explain_pod(key, inputs, behaviour)

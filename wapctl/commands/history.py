@@ -13,7 +13,7 @@ from wapctl.errors import ExitCode, UsageError
 
 def _history(inputs: Any) -> Any:
     from wapctl.history import build_history
-    from wapctl.load import build_snapshot
+    from wapctl.ingest import build_snapshot
     from wapctl.owners import ObjectIndex
 
     lists = [d for d in (inputs.current, inputs.before) if d]

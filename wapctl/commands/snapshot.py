@@ -48,7 +48,7 @@ class SnapshotFormat(str, Enum):
 KIND_ORDER = ("PriorityClass", "Namespace", "Node", "Workload", "PodGroup", "PodDisruptionBudget",
               "Pod")
 CONTENTS_ANNOTATION = "wapctl.io/contents"
-SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"  # = wapctl.load's, which reads it back
+SERVER_VERSION_ANNOTATION = "wapctl.io/server-version"  # = wapctl.ingest's, which reads it back
 STRIPPED = (
     "only the fields wapctl reads; left out: " + ", ".join(DROPPED)
     + " (wapctl snapshot --full keeps every field)"

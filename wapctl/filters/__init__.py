@@ -14,7 +14,7 @@ incremental per-pod state the plugin keeps between PreFilter and Filter:
 
 The node-only filters (NodeName, NodeUnschedulable, TaintToleration, NodeAffinity) and
 NodeResourcesFit live in ``wapctl.fit``. What wapctl does not evaluate at all is reported as a
-load warning (``wapctl.load_constraints``).
+load warning (``wapctl.ingest.constraints``).
 """
 
 from wapctl.filters.state import UNRESOLVABLE, ConstraintState, check, constrained

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import datetime
 import re
+import sys
 from typing import Any
 
 from wapctl.errors import InputError, Source
 from wapctl.model import LabelSelector, SelectorRequirement
+from wapctl.quantity import QuantityError
+from wapctl.quantity import amount as _quantity_amount
 
 __all__ = [
     "INT32_MAX",
@@ -190,3 +193,106 @@ def requirement(
             f"operator {op} needs exactly one integer value", source, field + ".values"
         )
     return SelectorRequirement(key=key, operator=op, values=values)
+
+
+# (resource name, quantity text) -> amount, for pairs ``amount`` has accepted: the same few
+# strings repeat across a cluster's pods, and a hit needs none of the checks again.
+AMOUNTS: dict[tuple[str, str], int] = {}
+_AMOUNTS_LIMIT = 100_000
+
+
+def amount(resource: Any, q: Any, source: Source, path: str) -> int:
+    """A non-negative resource amount; ``path`` is the field path of the mapping holding it."""
+    if type(q) is str:
+        value = AMOUNTS.get((resource, q))  # only accepted (str, str) pairs are stored
+        if value is not None:
+            return value
+    if type(resource) is not str:
+        raise InputError("resource names must be strings", source, path)
+    try:
+        value = _quantity_amount(resource, q)
+    except QuantityError as exc:
+        raise InputError(f"{exc.reason} in {exc.text!r}", source, f"{path}.{resource}") from None
+    if value < 0:
+        raise InputError(f"negative quantity {q!r}", source, f"{path}.{resource}")
+    if type(q) is str and len(AMOUNTS) < _AMOUNTS_LIMIT:
+        AMOUNTS[(resource, q)] = value
+    return value
+
+
+_ISO = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([Zz])|([+-])(\d\d):(\d\d))?"
+)
+
+
+# datetime.fromisoformat reads a trailing "Z" as UTC itself from Python 3.11 on, at a third of
+# the cost of rewriting it to "+00:00" first (two timestamps on each of 151k pods).
+_FROMISO_Z = sys.version_info >= (3, 11)
+
+
+def timestamp(value: Any, source: Source, field: str) -> float | None:
+    """RFC3339 (what the API server writes) -> epoch seconds; a naive time counts as UTC."""
+    if value is None:
+        return None
+    if type(value) is str:
+        dt = None
+        if _FROMISO_Z and value[-1:] == "Z":
+            try:
+                dt = datetime.datetime.fromisoformat(value)
+            except ValueError:
+                pass
+        if dt is None:
+            try:
+                dt = datetime.datetime.fromisoformat(
+                    value[:-1] + "+00:00" if value[-1:] in "Zz" else value)
+            except ValueError:
+                dt = _slow_time(value, source, field)
+    elif type(value) is datetime.datetime:  # an unquoted timestamp in YAML
+        dt = value
+    else:
+        raise type_error(value, "an RFC3339 timestamp string", source, field)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=datetime.timezone.utc)
+    return dt.timestamp()
+
+
+def _slow_time(value: str, source: Source, field: str) -> datetime.datetime:
+    m = _ISO.fullmatch(value)
+    if m is None:
+        raise InputError(f"not an RFC3339 timestamp: {value!r}", source, field)
+    y, mo, d, h, mi, s, frac, _z, sign, oh, om = m.groups()
+    try:
+        tz = datetime.timezone.utc
+        if sign:
+            offset = datetime.timedelta(hours=int(oh), minutes=int(om))
+            tz = datetime.timezone(offset if sign == "+" else -offset)
+        micro = int((frac or "0")[:6].ljust(6, "0"))
+        return datetime.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), micro, tzinfo=tz)
+    except ValueError as exc:
+        raise InputError(f"not an RFC3339 timestamp: {value!r} ({exc})", source, field) from None
+
+
+Head = tuple[dict[str, Any], str, str]  # (metadata, namespace, name) read once per object
+
+
+def object_head(obj: dict[str, Any], source: Source, namespaced: bool) -> Head:
+    meta = obj.get("metadata")
+    if type(meta) is not dict:
+        if meta is None:
+            raise InputError("missing (required)", source, "metadata.name")
+        raise type_error(meta, "a mapping", source, "metadata")
+    name = meta.get("name")
+    if type(name) is not str or not name:
+        if name is None or name == "":
+            raise InputError("missing (required)", source, "metadata.name")
+        raise type_error(name, "a string", source, "metadata.name")
+    ns = ""
+    if namespaced:
+        ns = meta.get("namespace") or "default"
+        if type(ns) is not str:
+            raise type_error(ns, "a string", source, "metadata.namespace")
+    return meta, ns, name
+
+
+def missing_field(source: Source, field: str) -> Any:
+    raise InputError("missing (required)", source, field)

@@ -38,9 +38,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wapctl import fields
 from wapctl import priority as prio
 from wapctl.errors import InputError, Source
+from wapctl.ingest import fields
 from wapctl.model import NEVER, PREEMPT_LOWER, PodGroup, PodTemplateWorkload, PriorityClass
 
 __all__ = ["KINDS", "extract", "from_pod_group_templates", "resolve"]

@@ -1,5 +1,5 @@
 """The fast path of reading YAML: rapidyaml's C++ parser and JSON emitter, then the JSON fast
-path (``wapctl.reader.read_json``), with exactly PyYAML's meaning or nothing.
+path (``wapctl.ingest.json_reader.read_json``), with exactly PyYAML's meaning or nothing.
 
 wapctl reads YAML as PyYAML does (YAML 1.1, the ``SafeLoader`` resolvers): a plain ``yes``,
 ``On`` or ``True`` is a boolean, ``0755`` an octal integer, ``1_000`` and ``1:30`` integers,
@@ -12,7 +12,7 @@ reads as a string in YAML 1.1.
 
 Before parsing, one pass of RE2 (a DFA: ~0.5 s for a 316 MB export) looks for anything the
 two could read differently, and if it finds one the input takes the safe path (PyYAML,
-``wapctl.load``), which gives today's exact answer or error:
+``wapctl.ingest``), which gives today's exact answer or error:
 
 - a plain scalar, as a value or a list entry, that YAML 1.1 reads as a boolean, null, number
   or date where JSON does not, or the other way round (``yes``, ``Off``, ``True``, ``~``,
@@ -30,8 +30,8 @@ The scan is conservative: it looks at tokens after every ``: ``, ``- ``, ``, ``,
 ``{`` and line start, including inside quoted strings and comments, so a false alarm only costs
 time. kubectl (Go's yaml) and PyYAML's dumper quote every ambiguous scalar, so real exports take
 the fast path. The emitter writes a duplicate key twice; msgspec keeps the last, so an input of
-at most ``reader_keys.FAST_CHECK_MAX`` bytes is checked for one and, if it has one, PyYAML reads
-it and reports it (``wapctl.reader_keys``).
+at most ``duplicate_keys.FAST_CHECK_MAX`` bytes is checked for one and, if it has one, PyYAML reads
+it and reports it (``wapctl.ingest.duplicate_keys``).
 
 Whatever rapidyaml refuses (a syntax error), whatever its emitter refuses (nesting deeper than
 64 levels: anything up to ``MAX_DEPTH`` then takes the safe path, which measures it exactly) and
@@ -65,7 +65,7 @@ from typing import Any, cast
 import re2
 import ryml
 
-from wapctl import reader, reader_keys
+from wapctl.ingest import duplicate_keys, json_reader
 
 log = logging.getLogger(__name__)
 
@@ -264,13 +264,13 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
             texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
     del tree
     docs: list[tuple[int, Any]] = []
-    check = len(data) <= reader_keys.FAST_CHECK_MAX
+    check = len(data) <= duplicate_keys.FAST_CHECK_MAX
     for number, text in enumerate(texts, 1):
         if text is None:
             continue
         if check:
             _unique_keys(text, number)
-        obj = reader.read_json(text, max_depth)
+        obj = json_reader.read_json(text, max_depth)
         buf = text.obj
         text.release()
         cast(mmap.mmap, buf).close()
@@ -326,7 +326,7 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
         raise _Refused("the List's top level is not a single mapping with one items list")
     out = docs[0][1]
     items: list[Any] = []
-    check = len(data) <= reader_keys.FAST_CHECK_MAX
+    check = len(data) <= duplicate_keys.FAST_CHECK_MAX
     in_place = isinstance(data, mmap.mmap) and _writable(data)
     tree = ryml.Tree()
     tree.reserve(_node_estimate(view[first : first + _CHUNK]))
@@ -376,7 +376,7 @@ def _items_of(
     try:
         if check:
             _unique_keys(out[: n + 1], 1)
-        doc = reader.read_json(out[: n + 1], max_depth)
+        doc = json_reader.read_json(out[: n + 1], max_depth)
     finally:
         out.release()
     if doc is None or type(doc.get("items")) is not list:
@@ -387,10 +387,10 @@ def _items_of(
 
 def _unique_keys(text: Any, number: int) -> None:
     """The emitter writes a repeated key twice (msgspec would keep the last): PyYAML then
-    reads the input and reports it exactly (``wapctl.reader_keys``)."""
+    reads the input and reports it exactly (``wapctl.ingest.duplicate_keys``)."""
     try:
-        reader_keys.check_json(text)
-    except reader_keys.DuplicateKey:
+        duplicate_keys.check_json(text)
+    except duplicate_keys.DuplicateKey:
         raise _Refused(f"document {number} has a mapping with a key twice") from None
 
 

@@ -43,9 +43,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wapctl import fields
 from wapctl.errors import InputError, Source
 from wapctl.filters.selectors import NAMESPACE_NAME_LABEL
+from wapctl.ingest import fields
 from wapctl.model import (
     HostPort,
     LabelSelector,

@@ -1,6 +1,6 @@
 """The fast path of reading a snapshot: decode only what wapctl reads.
 
-``wapctl.load`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
+``wapctl.ingest`` hands every input's bytes here first. For JSON, ``msgspec`` decodes the
 document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
 the name, namespace, labels, timestamps and UID -- and owner references inside
 ``owner_references()``; an Event's fields; of ``spec`` the fields any kind's builder reads,
@@ -21,7 +21,7 @@ object, a List item that is not an object, a field of the wrong shape for the sc
 integer outside 64 bits, a document nested deeper than the limit. So on any input the fast
 path gives either what the safe path gives (fields the builders read) or nothing.
 
-YAML reaches this module too: ``wapctl.reader_yaml`` turns a YAML input that YAML 1.1 (PyYAML)
+YAML reaches this module too: ``yaml_reader`` turns a YAML input that YAML 1.1 (PyYAML)
 and JSON read alike into JSON text with rapidyaml's C++ emitter and hands it to ``read_json``;
 anything else takes PyYAML's path (see that module).
 
@@ -47,7 +47,7 @@ from typing import Any
 import msgspec
 import re2
 
-# The fields of each part that any builder reads (wapctl.load, load_constraints, templates,
+# The fields of each part that any builder reads (wapctl.ingest: pod, constraints, templates,
 # drift; a List's own metadata is kept whole, for the server-version annotation). Every field
 # is ``Any`` unless cut further below: the builders check types and report mistakes exactly
 # as on the safe path.
@@ -70,7 +70,7 @@ _STATUS_FIELDS = (
     "phase",
     "nominatedNodeName",
     "startTime",
-    "conditions",  # DisruptionTarget: a pod being preempted (wapctl.load._pod)
+    "conditions",  # DisruptionTarget: a pod being preempted (wapctl.ingest.pod.read_pod)
     # Node
     "allocatable",
     "capacity",
@@ -78,12 +78,12 @@ _STATUS_FIELDS = (
     "disruptionsAllowed",
     "disruptedPods",
 )
-# ``spec``: the fields any builder reads, of any kind (wapctl.load, load_constraints,
+# ``spec``: the fields any builder reads, of any kind (wapctl.ingest: node, pod, constraints,
 # templates, drift). A pod's containers keep only what the builders read of them (requests,
 # host ports, sidecar restartPolicy) and its volumes only the kinds a warning names; env,
 # images, commands, probes, mounts, the projected service-account volume, ... are skipped.
 _SPEC_FIELDS = (
-    # Pod (wapctl.load._pod and the helpers it calls, load_constraints, drift)
+    # Pod (wapctl.ingest.pod.read_pod and the helpers it calls, constraints, drift)
     "containers",
     "initContainers",
     "overhead",
@@ -122,7 +122,7 @@ _SPEC_FIELDS = (
     "schedulingConstraints",
     "disruptionMode",
     "controllerRef",
-    # controllers with pod templates (wapctl.templates)
+    # controllers with pod templates (wapctl.ingest.templates)
     "template",
     "jobTemplate",
     "replicatedJobs",
@@ -130,9 +130,9 @@ _SPEC_FIELDS = (
     "replicas",
 )
 _CONTAINER_FIELDS = ("resources", "restartPolicy", "ports")
-_PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # load_constraints.host_ports
-_TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.load._toleration
-_CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.load._pod)
+_PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # constraints.host_ports
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.ingest.pod._toleration
+_CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.ingest.pod.read_pod)
 _VOLUME_FIELDS = ("persistentVolumeClaim", "ephemeral")
 # top-level fields of the kinds wapctl reads (PriorityClass keeps its fields at the top)
 _OBJECT_FIELDS = (
@@ -219,7 +219,7 @@ _TOLERATIONS = msgspec.json.Decoder(_list_of(_Toleration))
 # A pod's tolerations as raw text -> their decoded list, one list shared by every pod that
 # writes them alike (a cluster's pods repeat the same few: the defaults for not-ready and
 # unreachable nodes, a GPU taint's). Documents are read, never changed, so sharing is safe; the
-# builder then reads each shared list once (wapctl.load._tolerations).
+# builder then reads each shared list once (wapctl.ingest.pod._tolerations).
 _SHARED_TOLERATIONS: dict[bytes, Any] = {}
 _SHARED_LIMIT = 4096
 
@@ -280,7 +280,7 @@ def _plain(struct: Any) -> dict[str, Any]:
     becomes a dict of the fields the input set, in C (``to_builtins``: every default is UNSET
     and omitted; the values it copies are JSON's dicts, lists and scalars). The raw
     ``status.conditions`` are decoded for a terminating pod (``deletionTimestamp`` set: the
-    DisruptionTarget condition, wapctl.load._preempted_by_scheduler) and ``spec.volumes`` for
+    DisruptionTarget condition, wapctl.ingest.pod._preempted_by_scheduler) and ``spec.volumes`` for
     a pod without ``spec.nodeName`` (the VolumeNotModelled warning of a pending or gated pod);
     elsewhere no builder reads them and they are left out. No raw text stays behind (it
     refers to the input's buffer)."""
@@ -332,7 +332,7 @@ def _objects(structs: list[Any]) -> list[dict[str, Any]]:
 # Depth: one pass of RE2's DFA over the text, before the decode. ``_within(depth)`` matches
 # exactly the texts whose brackets (``[``/``{`` and ``]``/``}`` outside JSON strings, a
 # string's escapes -- ``\"``, ``\\`` -- skipped as JSON reads them) never nest more than
-# ``depth`` deep, the document itself being level 1 as in ``wapctl.load._check_depth``:
+# ``depth`` deep, the document itself being level 1 as in ``wapctl.ingest.decode._check_depth``:
 # nesting the bracket rule ``depth`` times bounds it with no counter (a bounded depth is a
 # regular language). A text it refuses -- nested deeper, or not JSON (unbalanced brackets, an
 # unterminated string) -- takes the safe path, which reports it exactly; a text it accepts that

@@ -20,7 +20,7 @@ from wapctl.fit import Accounting, ClusterState
 from wapctl.model import Pod, Snapshot
 from wapctl.models import BehaviourModel, get_model
 from wapctl.preemption import plan
-from wapctl.preemption.units import _victim_units
+from wapctl.preemption.units import victim_units
 from wapctl.preemptor import (
     _group_preemptor,
     _pod_preemptor,
@@ -268,7 +268,7 @@ def _unit_rows(units) -> list[tuple]:
 
 @pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
 def test_victim_units_are_made_a_level_at_a_time_in_priority_name_order(seed):
-    """``_victim_units`` reads as the sorted list of the definition (every way of forming
+    """``victim_units`` reads as the sorted list of the definition (every way of forming
     units, every preemptor priority), whichever part is read first; reading the first unit
     makes only the lowest level's units."""
     snap = random_cluster(500 + seed)
@@ -281,7 +281,7 @@ def test_victim_units_are_made_a_level_at_a_time_in_priority_name_order(seed):
                 probe = replace(pre, priority=limit)
                 expected = _units_oracle(snap, state, limit, pre.group_key, separate, whole,
                                          terminating)
-                lazy = _victim_units(snap, state, probe, separate, whole, terminating)
+                lazy = victim_units(snap, state, probe, separate, whole, terminating)
                 assert len(expected) == len(lazy)
                 if expected:
                     assert _unit_rows([lazy[0]]) == expected[:1]

@@ -13,7 +13,7 @@ from tests.constraint_builders import aff, constrained, sel, spread
 from wapctl import filters as flt
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import ClusterState, StaticFitCache, check_resources, check_static, request_items
-from wapctl.preemption.placement import _Placer
+from wapctl.preemption.placement import Placer
 
 
 @st.composite
@@ -72,7 +72,7 @@ def test_filtered_greedy_placement_equals_the_naive_one(c) -> None:
     nodes, bound, pods = c
     snap = snapshot(nodes=nodes, pods=[*bound, *pods])
     state = ClusterState(snap, exclude={p.key for p in pods})
-    placer = _Placer(state, pods, StaticFitCache())
+    placer = Placer(state, pods, StaticFitCache())
     filters = PlanFilters(snap, state, pods)
     placer.filters = filters if filters.active else None
     got = [(p.key, state.nodes[i].name) for p, i in placer.place(len(pods))]
@@ -91,7 +91,7 @@ def test_a_node_reached_past_full_ones_takes_the_next_pod_too() -> None:
             for i in range(2)]
     snap = snapshot(nodes=nodes, pods=[*bound, *pods])
     state = ClusterState(snap, exclude={p.key for p in pods})
-    placer = _Placer(state, pods, StaticFitCache())
+    placer = Placer(state, pods, StaticFitCache())
     placer.filters = PlanFilters(snap, state, pods)
     got = [(p.key, state.nodes[i].name) for p, i in placer.place(len(pods))]
     assert got == [("default/p0", "n2"), ("default/p1", "n2")] == _naive(nodes, bound, pods)

@@ -166,7 +166,7 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     def boom(self, fn):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(units._Unit, "importance_by", boom)
+    monkeypatch.setattr(units.Unit, "importance_by", boom)
     pre = next(p for p in pending_preemptors(snap) if p.kind == "PodGroup")
     with pytest.raises(RuntimeError, match="boom"):
         plan(snap, pre, state=acc)
@@ -218,24 +218,24 @@ def _units(units) -> list[tuple]:
             for u in units]
 
 
-def index_content(index: units._UnitIndex) -> tuple:
+def index_content(index: units.UnitIndex) -> tuple:
     return (_units(index.units),
             {i: _units(local) for i, local in index.node_units.items() if local})
 
 
 def assert_index_answers_as_built(snap: Snapshot, acc: Accounting) -> None:
     """For every pending preemptor (and at every priority) the index gives exactly the units
-    ``_victim_units`` builds from a fresh ClusterState, in (priority, name) order, per node
+    ``victim_units`` builds from a fresh ClusterState, in (priority, name) order, per node
     too."""
     from wapctl.fit import ClusterState
 
-    index = units._UnitIndex.of(acc, snap.pod_groups)
+    index = units.UnitIndex.of(acc, snap.pod_groups)
     state = ClusterState(snap)
     for pre in pending_preemptors(snap):
         for limit in sorted({pre.priority, -1, 0, 10**9, *(p.preemption_priority
                                                             for p in snap.pods.values())}):
             probe = replace(pre, priority=limit)
-            built = list(units._victim_units(snap, state, probe))  # in (priority, name) order
+            built = list(units.victim_units(snap, state, probe))  # in (priority, name) order
             assert _units(built) == _units(index.below(limit, pre.group_key)), (pre.key, limit)
             per_node: dict[int, list] = {}
             for u in built:
@@ -248,18 +248,18 @@ def assert_index_answers_as_built(snap: Snapshot, acc: Accounting) -> None:
 @pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
 def test_unit_index_follows_updates_and_answers_as_built(seed):
     """The index kept through rounds of pod changes holds what one built afresh holds, and
-    answers every preemptor's victim units as _victim_units does (own group left out)."""
+    answers every preemptor's victim units as victim_units does (own group left out)."""
     rng = random.Random(seed)
     snap = random_cluster(200 + seed)
     acc = Accounting(snap)
-    index = units._UnitIndex.of(acc, snap.pod_groups)
+    index = units.UnitIndex.of(acc, snap.pod_groups)
     assert_index_answers_as_built(snap, acc)
     for _ in range(3):
         snap, changes = _mutate(snap, rng)
         for old, new in changes:
             acc.update(old, new)
-        assert index is units._UnitIndex.of(acc, snap.pod_groups)
-        assert index_content(units._UnitIndex(Accounting(snap), snap.pod_groups)) == \
+        assert index is units.UnitIndex.of(acc, snap.pod_groups)
+        assert index_content(units.UnitIndex(Accounting(snap), snap.pod_groups)) == \
             index_content(index)
         assert_index_answers_as_built(snap, acc)
 
@@ -274,7 +274,7 @@ def test_unit_index_leaves_out_the_own_group_in_every_mode():
         *(member(g, f"{g.workload}-{k}", node="n1") for g in (svc, job, whole) for k in (0, 1)),
         *(member(g, f"{g.workload}-new", cpu="8") for g in (svc, job, whole))])
     acc = Accounting(snap)
-    index = units._UnitIndex.of(acc, snap.pod_groups)
+    index = units.UnitIndex.of(acc, snap.pod_groups)
     names = {pre.key: [u.name for u in index.below(pre.priority, pre.group_key)]
              for pre in pending_preemptors(snap)}
     assert {
@@ -291,9 +291,9 @@ def test_unit_index_is_rebuilt_for_other_pod_groups():
     listening to the accounting."""
     snap = _gang_case()
     acc = Accounting(snap)
-    first = units._UnitIndex.of(acc, snap.pod_groups)
-    assert first is units._UnitIndex.of(acc, dict(snap.pod_groups))
-    other = units._UnitIndex.of(acc, {})
+    first = units.UnitIndex.of(acc, snap.pod_groups)
+    assert first is units.UnitIndex.of(acc, dict(snap.pod_groups))
+    other = units.UnitIndex.of(acc, {})
     assert other is not first
     assert ["default/old-0", "default/old-1"] == [u.name for u in other.units]
     acc.update(snap.pods["default/old-0"], None)
@@ -320,11 +320,11 @@ def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed
     """The index rebuilds a whole group's unit once per batch of its pods' changes (before
     the next question), not per pod. After batches that bind, terminate, remove and recreate
     several pods of the same groups (questions asked between some changes of a batch, too),
-    it holds what an index built afresh holds and answers as _victim_units builds."""
+    it holds what an index built afresh holds and answers as victim_units builds."""
     rng = random.Random(seed)
     snap = _whole_group_cluster(rng)
     acc = Accounting(snap)
-    index = units._UnitIndex.of(acc, snap.pod_groups)
+    index = units.UnitIndex.of(acc, snap.pod_groups)
     names = sorted(snap.nodes)
     for _ in range(6):
         pods = dict(snap.pods)
@@ -347,7 +347,7 @@ def test_unit_index_after_batches_of_whole_group_changes_equals_a_fresh_one(seed
             if rng.random() < 0.2:  # a question in the middle of the batch
                 index.below(10**9, None)
         snap = replace(snap, pods=dict(sorted(pods.items())))
-        fresh = units._UnitIndex(Accounting(snap), snap.pod_groups)
+        fresh = units.UnitIndex(Accounting(snap), snap.pod_groups)
         assert index_content(fresh) == index_content(index)
         assert {g: sorted(m) for g, m in fresh.members.items()} == \
             {g: sorted(m) for g, m in index.members.items()}

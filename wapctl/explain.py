@@ -32,8 +32,7 @@ from wapctl.models import BehaviourModel
 from wapctl.owners import Known, ObjectIndex
 from wapctl.preemption import Plan
 from wapctl.preemption import plan as make_plan
-from wapctl.preemption.node_choice import _PRIORITY_OFFSET as PRIORITY_OFFSET
-from wapctl.preemption.node_choice import node_criteria
+from wapctl.preemption.node_choice import PRIORITY_OFFSET, node_criteria
 from wapctl.preemptor import Preemptor, select_preemptor, whole_group_of
 from wapctl.replay import Replay, build_replay
 

@@ -21,9 +21,9 @@ The package, in the order of the algorithm:
 - ``units``: victim units (a pod, or a ``PodGroup``-mode group on every node) and their index
   kept with a ``fit.Accounting``;
 - ``budgets``: PodDisruptionBudgets spent in importance order;
-- ``placement``: ``_Placer`` (greedy) and ``_ScoredPlacer`` (the scheduler's scoring);
-- ``feasibility``: the checks ``_CountCheck`` / ``_GreedyCheck`` / ``_FixedCheck`` /
-  ``_RescheduleCheck`` (a pod group, the whole cluster) and ``_NodeCheck`` (one pod, one node);
+- ``placement``: ``Placer`` (greedy) and ``ScoredPlacer`` (the scheduler's scoring);
+- ``feasibility``: the checks ``CountCheck`` / ``GreedyCheck`` / ``FixedCheck`` /
+  ``RescheduleCheck`` (a pod group, the whole cluster) and ``NodeCheck`` (one pod, one node);
 - ``evaluator``: the planner (``_Planner``, ``plan``, re-exported here);
 - ``default_preemption``: a single pod, node by node (``dry_run_preemption``,
   ``select_victims_on_node``); a pod group's ``select_victims_on_domain`` is in ``evaluator``;
@@ -33,7 +33,7 @@ The package, in the order of the algorithm:
 - ``result``: ``Plan`` and its parts.
 
 The filter hook. Every "does this pod fit this node" question goes through the placement layer:
-``_Placer.run`` / ``_ScoredPlacer.run`` (a pod placed with the pods now present: victims removed
+``Placer.run`` / ``ScoredPlacer.run`` (a pod placed with the pods now present: victims removed
 or reprieved, and the group's own pods placed before it) and the checks' ``try_add`` (a unit put
 back: does every pod placed on the nodes it touches still fit?). Resource fit and the static
 predicates are answered there today; a pod-dependent filter (inter-pod affinity, topology spread,

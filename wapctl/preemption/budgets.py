@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from wapctl.fit import label_selector_matches
 from wapctl.model import Pod, PodDisruptionBudget
-from wapctl.preemption.units import _Unit
+from wapctl.preemption.units import Unit
 
 # ---- PodDisruptionBudgets ---------------------------------------------------------------------
 
@@ -37,7 +37,7 @@ class PdbRules:
 KEP_RULES = PdbRules()
 
 
-class _Budgets:
+class Budgets:
     """Upstream ``filterPodsWithPDBViolation`` over units: budgets are spent in importance order;
     a pod that takes any budget below zero violates it, and so does its whole unit.
 
@@ -76,7 +76,7 @@ class _Budgets:
 
     @classmethod
     def of(cls, pdbs: Sequence[PodDisruptionBudget], memo: dict[object, object] | None,
-           rules: PdbRules = KEP_RULES) -> _Budgets:
+           rules: PdbRules = KEP_RULES) -> Budgets:
         """Budgets for these PDBs; with a memo (a kept accounting's) the per-pod matching is
         kept across plans as long as the PDBs are the same (or equal: read again)."""
         if memo is None:
@@ -108,7 +108,7 @@ class _Budgets:
             self._matching[pod.key] = (pod.labels, found)
         return found
 
-    def violating_pods(self, units_in_order: Iterable[_Unit]) -> set[str]:
+    def violating_pods(self, units_in_order: Iterable[Unit]) -> set[str]:
         violating: set[str] = set()
         if not self.pdbs:
             return violating

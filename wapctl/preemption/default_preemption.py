@@ -14,21 +14,21 @@ from typing import TYPE_CHECKING
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import ClusterState, RequestItems, request_items
 from wapctl.models import BehaviourModel, ImportanceKey
-from wapctl.preemption.budgets import _Budgets
-from wapctl.preemption.feasibility import _NodeCheck
+from wapctl.preemption.budgets import Budgets
+from wapctl.preemption.feasibility import NodeCheck
 from wapctl.preemption.node_choice import (
-    _PRIORITY_OFFSET,
+    PRIORITY_OFFSET,
     NodeScore,
-    _node_score,
     may_win,
+    node_score,
     pick_one_node_for_preemption,
 )
 from wapctl.preemption.outcome import actuate
 from wapctl.preemption.outcome import victim_records as _victim_records
-from wapctl.preemption.placement import _Placer
+from wapctl.preemption.placement import Placer
 from wapctl.preemption.result import UNSCHEDULABLE, Plan, Tie
-from wapctl.preemption.search import _Level, node_ties
-from wapctl.preemption.units import _Unit
+from wapctl.preemption.search import LevelSearch, node_ties
+from wapctl.preemption.units import Unit
 from wapctl.preemptor import Preemptor
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from wapctl.preemption.result import PlanStatus, TerminatingPod, Victim
 
 # (node index, victim units, PDB-violating pod keys, the node's units) of a candidate node
-_Chosen = tuple[int, list[_Unit], set[str], list[_Unit]]
+_Chosen = tuple[int, list[Unit], set[str], list[Unit]]
 
 
 def _candidate_sample(nodes: int) -> int:
@@ -44,7 +44,7 @@ def _candidate_sample(nodes: int) -> int:
     return min(nodes, max(nodes * 10 // 100, 100))
 
 
-class _PodPreemption:
+class PodPreemption:
     """The single-pod steps of ``evaluator._Planner`` (which sets these attributes)."""
 
     state: ClusterState
@@ -52,7 +52,7 @@ class _PodPreemption:
     model: BehaviourModel
     rng: random.Random | None
     filters: PlanFilters | None
-    placer: _Placer
+    placer: Placer
     ties: list[Tie]
     tie_list: list[Tie] | None
     importance: Callable[..., ImportanceKey]
@@ -65,9 +65,9 @@ class _PodPreemption:
 
         def summary(self) -> str: ...
 
-        def units_per_node(self, ordered: Sequence[_Unit]) -> dict[int, list[_Unit]]: ...
+        def units_per_node(self, ordered: Sequence[Unit]) -> dict[int, list[Unit]]: ...
 
-    def plan_pod(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
+    def plan_pod(self, units: Sequence[Unit], budgets: Budgets) -> Plan:
         """A single pod: upstream ``Evaluator.Preempt`` after eligibility
         (pkg/scheduler/framework/preemption/preemption.go): ``findCandidates``
         (``dry_run_preemption``, each node's victims from ``select_victims_on_node``),
@@ -87,7 +87,7 @@ class _PodPreemption:
         if scored and self.rng is None:
             self.candidate_ties(best, scored)
         if self.rng is None and self.tie_list is not None:  # the winner's reprieve, tie-checked
-            node_check = _NodeCheck(state.nodes[i], i, request_items(pod.requests),
+            node_check = NodeCheck(state.nodes[i], i, request_items(pod.requests),
                                     self.filters, pod)
             node_ties(local, node_check, budgets, self.importance, self.ties)
         chosen_victims = _victim_records(victim_units, violating, state)
@@ -95,7 +95,7 @@ class _PodPreemption:
             state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
         return self.result(status, reason, [(pod, i)], victims, terminating)
 
-    def candidate_nodes(self, units: Sequence[_Unit]) -> list[tuple[int, str, int, list[_Unit]]]:
+    def candidate_nodes(self, units: Sequence[Unit]) -> list[tuple[int, str, int, list[Unit]]]:
         """The nodes ``dry_run_preemption`` visits, as (lowest unit priority, name, index, the
         node's units): nodes with a victim unit that pass the static predicates and no
         unresolvable pod-dependent filter (upstream ``nodesWherePreemptionMightHelp``), by
@@ -105,7 +105,7 @@ class _PodPreemption:
         per_node = self.units_per_node(units)
         allowed = self.placer.allowed_set[0]  # the nodes passing the static predicates
         nodes, filters = self.state.nodes, self.filters
-        candidates: list[tuple[int, str, int, list[_Unit]]] = [
+        candidates: list[tuple[int, str, int, list[Unit]]] = [
             (local[0].priority, nodes[i].name, i, local)
             for i, local in per_node.items() if i in allowed
             and (filters is None or not filters.unresolvable(pod, i))]
@@ -117,7 +117,7 @@ class _PodPreemption:
             candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
         return candidates
 
-    def dry_run_preemption(self, units: Sequence[_Unit], budgets: _Budgets
+    def dry_run_preemption(self, units: Sequence[Unit], budgets: Budgets
                            ) -> tuple[list[tuple[NodeScore, _Chosen]], list[NodeScore]]:
         """Upstream ``Evaluator.DryRunPreemption`` (preemption.go): ``select_victims_on_node``
         on each candidate node (``candidate_nodes``); where the model draws at random, stop
@@ -143,7 +143,7 @@ class _PodPreemption:
         rng = self.rng
         nodes = len(self.state.nodes)
         sample = _candidate_sample(nodes) if rng is not None else nodes + 1
-        prune = binary and units[0].priority > -_PRIORITY_OFFSET  # every victim pod adds > 0
+        prune = binary and units[0].priority > -PRIORITY_OFFSET  # every victim pod adds > 0
         best: NodeScore | None = None
         found: list[tuple[NodeScore, _Chosen]] = []
         scored: list[NodeScore] = []
@@ -159,7 +159,7 @@ class _PodPreemption:
             if picked is None:
                 continue
             victims, violating = picked
-            key = _node_score(victims, violating, name)
+            key = node_score(victims, violating, name)
             if not binary:
                 scored.append(key)
                 if rng is not None:
@@ -171,22 +171,22 @@ class _PodPreemption:
                 break
         return found, scored
 
-    def select_victims_on_node(self, local: list[_Unit], i: int, items: RequestItems,
-                               budgets: _Budgets,
-                               bound: Callable[[list[_Unit], int, int], bool] | None
-                               ) -> tuple[list[_Unit], set[str]] | None:
+    def select_victims_on_node(self, local: list[Unit], i: int, items: RequestItems,
+                               budgets: Budgets,
+                               bound: Callable[[list[Unit], int, int], bool] | None
+                               ) -> tuple[list[Unit], set[str]] | None:
         """Upstream ``DefaultPreemption.SelectVictimsOnNode``
         (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go): on node
         ``i``, remove the lower-priority units ``local`` (1.36 and upstream: all of them; the
-        KEP model: the lowest level that makes room, ``search._Level``), check that the pod
+        KEP model: the lowest level that makes room, ``search.LevelSearch``), check that the pod
         fits, then reprieve unit by unit, PDB-violating first, most important first
-        (``search._Level.reprieve``). Returns (victim units, PDB-violating pod keys), or None
+        (``search.LevelSearch.reprieve``). Returns (victim units, PDB-violating pod keys), or None
         where the pod does not fit even so, or where ``bound`` (the KEP model's pruning) says
         the node cannot beat the best so far."""
         pod = self.preemptor.pods[0]
-        node_check = _NodeCheck(self.state.nodes[i], i, items, self.filters, pod)
+        node_check = NodeCheck(self.state.nodes[i], i, items, self.filters, pod)
         try:  # the filters are shared by every node's search: give each one back
-            search = _Level(local, node_check, presorted=True,
+            search = LevelSearch(local, node_check, presorted=True,
                             search=self.model.priority_search)
             level = search.level
             if level is None:

@@ -30,20 +30,20 @@ from wapctl.fit import (
 from wapctl.gcpause import gc_paused
 from wapctl.model import NEVER, PREEMPT_LOWER, Pod, Snapshot
 from wapctl.models import BehaviourModel, select_model
-from wapctl.preemption.budgets import PdbRules, _Budgets
-from wapctl.preemption.default_preemption import _PodPreemption
+from wapctl.preemption.budgets import Budgets, PdbRules
+from wapctl.preemption.default_preemption import PodPreemption
 from wapctl.preemption.feasibility import (
-    _ClusterCheck,
-    _CountCheck,
-    _FixedCheck,
-    _GreedyCheck,
-    _RescheduleCheck,
+    ClusterCheck,
+    CountCheck,
+    FixedCheck,
+    GreedyCheck,
+    RescheduleCheck,
 )
 from wapctl.preemption.outcome import actuate
 from wapctl.preemption.outcome import plural as _plural
 from wapctl.preemption.outcome import terminating_on as _terminating
 from wapctl.preemption.outcome import victim_records as _victim_records
-from wapctl.preemption.placement import _Placer, _ScoredPlacer
+from wapctl.preemption.placement import Placer, ScoredPlacer
 from wapctl.preemption.result import (
     SCHEDULABLE,
     UNSCHEDULABLE,
@@ -56,11 +56,11 @@ from wapctl.preemption.result import (
     Victim,
     waiting_reason,
 )
-from wapctl.preemption.search import _Feasibility, _Level, lowest_level, node_ties, reprieve  # noqa: F401
+from wapctl.preemption.search import Feasibility, LevelSearch, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.preemption.units import (
-    _Unit,
-    _UnitIndex,
-    _victim_units,
+    Unit,
+    UnitIndex,
+    victim_units,
 )
 from wapctl.preemptor import Preemptor
 
@@ -102,7 +102,7 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
     return f"0/{len(state.nodes)} nodes are available: " + ", ".join(parts)
 
 
-class _Planner(_PodPreemption):
+class _Planner(PodPreemption):
     """One plan run: the preemptor, its view of the cluster and the caches it shares.
 
     With an ``Accounting`` the view is lent from it (no rebuild) and ``close`` gives it back
@@ -162,11 +162,11 @@ class _Planner(_PodPreemption):
             plans = cast(int, accounting.memo.get(_PLANS, 0))
             accounting.memo[_PLANS] = plans + 1
             self.indexed = plans > 0
-        self.checks: list[_ClusterCheck] = []  # whole-cluster checks that change the state
+        self.checks: list[ClusterCheck] = []  # whole-cluster checks that change the state
         try:
-            placer_cls = _ScoredPlacer if model.scored_placement else _Placer
+            placer_cls = ScoredPlacer if model.scored_placement else Placer
             self.placer = placer_cls(self.state, preemptor.pods, self.cache)
-            if isinstance(self.placer, _ScoredPlacer):
+            if isinstance(self.placer, ScoredPlacer):
                 self.placer.rng = self.rng
             filters = PlanFilters(snapshot, self.state, preemptor.pods)
             self.filters = filters if filters.active else None
@@ -280,11 +280,11 @@ class _Planner(_PodPreemption):
                            f"{desc} does not fit and no running pod has a preemption "
                            f"priority below {preemptor.priority} ({self.summary()}).")
 
-    def budgets(self) -> _Budgets:
+    def budgets(self) -> Budgets:
         """The PDB budgets as this model matches and spends them (kept with an accounting)."""
         rules = PdbRules(*self.model.pdb_rules(self.preemptor.kind == "PodGroup"))
         memo = self.accounting.memo if self.accounting is not None else None
-        return _Budgets.of(self.snapshot.pdbs, memo, rules)
+        return Budgets.of(self.snapshot.pdbs, memo, rules)
 
     def waiting(self, hold: bool = True) -> Plan | None:
         """WaitingForTermination if the preemptor fits once the terminating pods are gone;
@@ -338,13 +338,13 @@ class _Planner(_PodPreemption):
                   if p.nominated_node is not None and p.nominated_node in state.index]
         return self.result(WAITING, reason, placed, terminating=terminating)
 
-    def victim_units(self) -> Sequence[_Unit]:
+    def victim_units(self) -> Sequence[Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
         pre, separate = self.preemptor, self.model.separate_preemption_priority
         if self.accounting is not None and self.indexed and not self.terminating_victims():
-            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
+            return UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
                                  self.whole_groups).below(pre.priority, pre.group_key)
-        return _victim_units(self.snapshot, self.state, pre, separate, self.whole_groups,
+        return victim_units(self.snapshot, self.state, pre, separate, self.whole_groups,
                              self.terminating_victims())
 
     def terminating_victims(self) -> bool:
@@ -371,43 +371,43 @@ class _Planner(_PodPreemption):
                 return True
         return False
 
-    def units_per_node(self, ordered: Sequence[_Unit]) -> dict[int, list[_Unit]]:
+    def units_per_node(self, ordered: Sequence[Unit]) -> dict[int, list[Unit]]:
         """The victim units on each node, each list in (priority, name) order."""
         pre = self.preemptor
         if self.accounting is not None and self.indexed and not self.terminating_victims():
-            return _UnitIndex.of(self.accounting, self.snapshot.pod_groups,
+            return UnitIndex.of(self.accounting, self.snapshot.pod_groups,
                                  self.model.separate_preemption_priority,
                                  self.whole_groups).per_node(pre.priority, pre.group_key)
-        per_node: dict[int, list[_Unit]] = {}
+        per_node: dict[int, list[Unit]] = {}
         for u in ordered:
             for i in u.nodes:
                 per_node.setdefault(i, []).append(u)
         return per_node
 
-    def plan_group(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
+    def plan_group(self, units: Sequence[Unit], budgets: Budgets) -> Plan:
         """Steps 5-6 with the whole cluster as the domain."""
         if self.model.group_reprieve == "fixed":
             return self.select_victims_on_domain(units, budgets)
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = self.needed
-        check: _ClusterCheck
+        check: ClusterCheck
         if placer.shapes == 1 and self.filters is not None:
             counted = self.plan_group_counted(units, budgets)
             if counted is not None:
                 return counted
         if placer.shapes == 1 and self.filters is None:
-            check = _CountCheck(state, placer, needed)
-        elif isinstance(placer, _ScoredPlacer):
-            check = _RescheduleCheck(state, placer, needed)
+            check = CountCheck(state, placer, needed)
+        elif isinstance(placer, ScoredPlacer):
+            check = RescheduleCheck(state, placer, needed)
         else:
-            check = _GreedyCheck(state, placer, needed)
+            check = GreedyCheck(state, placer, needed)
         if not self.model.terminating_free:
             check.out = {}  # kept: a failed search is undone before the terminating fallback
         self.checks.append(check)
         # 1.36: every unit removed, the group scheduled again for each unit put back
         # (selectVictimsOnDomain's reprieveVictim calls podGroupSchedulingFunc); KEP: the
         # lowest level first
-        search = _Level(units, check, presorted=True, search=self.model.priority_search)
+        search = LevelSearch(units, check, presorted=True, search=self.model.priority_search)
         if search.level is None:
             most = len(placer.place(len(preemptor.pods)))
             return self.result(UNSCHEDULABLE,
@@ -418,7 +418,7 @@ class _Planner(_PodPreemption):
         placed = self.place(len(preemptor.pods))
         return self.group_result(placed, victim_units, violating)
 
-    def plan_group_counted(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan | None:
+    def plan_group_counted(self, units: Sequence[Unit], budgets: Budgets) -> Plan | None:
         """One shape under pod-dependent filters: search and reprieve by per-node copy counts
         (resources only), then place with the filters and those victims. Where placing works
         this is the answer of the filter-aware search too (a set that passes the filters passes
@@ -427,13 +427,13 @@ class _Planner(_PodPreemption):
         placer, state, filters = self.placer, self.state, self.filters
         assert filters is not None
         placer.filters = None  # the count check moves units in the state only
-        check = _CountCheck(state, placer, self.needed)
+        check = CountCheck(state, placer, self.needed)
         if not self.model.terminating_free:
             check.out = {}  # kept: a failed search is undone before the terminating fallback
         try:
-            search = _Level(units, check, presorted=True, search=self.model.priority_search)
+            search = LevelSearch(units, check, presorted=True, search=self.model.priority_search)
             ties: list[Tie] | None = [] if self.tie_list is not None else None
-            victim_units: list[_Unit]
+            victim_units: list[Unit]
             violating: set[str]
             if search.level is None:  # every unit out: no level makes room even by counts
                 victim_units, violating = [], set()
@@ -462,7 +462,7 @@ class _Planner(_PodPreemption):
             placer.filters = filters
         return None
 
-    def select_victims_on_domain(self, units: Sequence[_Unit], budgets: _Budgets) -> Plan:
+    def select_victims_on_domain(self, units: Sequence[Unit], budgets: Budgets) -> Plan:
         """Upstream ``PodGroupEvaluator.selectVictimsOnDomain``
         (pkg/scheduler/framework/preemption/podgrouppreemption.go), the upstream model's pod
         group (``group_reprieve == "fixed"``; 1.36 and the KEP model take ``plan_group``'s other
@@ -470,7 +470,7 @@ class _Planner(_PodPreemption):
         scheduling cycle once (filters and default scores; every pod it places is kept), fix
         that placement, then reprieve unit by unit against it."""
         preemptor, state, placer = self.preemptor, self.state, self.placer
-        check = _FixedCheck(state, placer, self.needed)
+        check = FixedCheck(state, placer, self.needed)
         self.checks.append(check)
         for unit in units:
             check.remove(unit)
@@ -485,7 +485,7 @@ class _Planner(_PodPreemption):
                                            self.rng)
         return self.group_result(placed, victim_units, violating)
 
-    def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[_Unit],
+    def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[Unit],
                      violating: set[str]) -> Plan:
         pods = self.preemptor.pods
         chosen = _victim_records(victim_units, violating, self.state)

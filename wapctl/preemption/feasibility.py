@@ -1,6 +1,6 @@
 """Feasibility checks: does the preemptor still fit with this victim unit put back? The
-whole-cluster checks (``_CountCheck``, ``_GreedyCheck``, ``_FixedCheck``, ``_RescheduleCheck``)
-for a pod group and ``_NodeCheck`` for a single pod on one node; each answers ``remove`` /
+whole-cluster checks (``CountCheck``, ``GreedyCheck``, ``FixedCheck``, ``RescheduleCheck``)
+for a pod group and ``NodeCheck`` for a single pod on one node; each answers ``remove`` /
 ``add`` / ``feasible`` / ``try_add`` for the level search and the reprieve (``search``)."""
 from __future__ import annotations
 
@@ -14,27 +14,27 @@ from wapctl.fit import (
     request_items,
 )
 from wapctl.model import Pod
-from wapctl.preemption.placement import _Placer, _Run
-from wapctl.preemption.search import _Feasibility, _Level, lowest_level, node_ties, reprieve  # noqa: F401
+from wapctl.preemption.placement import GreedyRun, Placer
+from wapctl.preemption.search import Feasibility, LevelSearch, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.preemption.units import (
-    _Unit,
+    Unit,
 )
 
 
-class _ClusterCheck:
+class ClusterCheck:
     """Shared part of the whole-cluster checks: apply a unit to the cluster state, skipping
     units with no pod on a usable node (they cannot change any placement, and the placement
     never reads the nodes they are on)."""
 
-    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+    def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
         self.state = state
         self.placer = placer
         self.needed = needed
         self.usable = placer.usable
         # units removed from the state now, kept only when the state must be given back
-        self.out: dict[_Unit, None] | None = {} if state.accounting is not None else None
+        self.out: dict[Unit, None] | None = {} if state.accounting is not None else None
 
-    def relevant(self, unit: _Unit) -> bool:
+    def relevant(self, unit: Unit) -> bool:
         usable = self.usable
         for i in unit.nodes:
             if i in usable:
@@ -48,7 +48,7 @@ class _ClusterCheck:
         for unit in list(self.out or ()):
             self._apply(unit, False)
 
-    def _apply(self, unit: _Unit, remove: bool) -> None:
+    def _apply(self, unit: Unit, remove: bool) -> None:
         out = self.out
         if out is not None:
             if remove:
@@ -65,14 +65,14 @@ class _ClusterCheck:
                 (state.remove_requests if remove else state.add_requests)(pod.requests)
 
 
-class _CountCheck(_ClusterCheck):
+class CountCheck(ClusterCheck):
     """Gang of identical pods: it fits iff the per-node copy counts sum to ``needed``.
 
     Exact for one shape (nodes are independent), and kept up to date incrementally: a unit
     change recounts only the nodes that unit touches.
     """
 
-    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+    def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
         self.items = placer.items[0]
         self.copies: dict[int, int] = {}
@@ -82,7 +82,7 @@ class _CountCheck(_ClusterCheck):
             self.copies[i] = c
             self.total += c
 
-    def _change(self, unit: _Unit, remove: bool) -> None:
+    def _change(self, unit: Unit, remove: bool) -> None:
         usable = self.usable
         for i in unit.nodes:  # ``relevant``, inlined: the level search and reprieve ask it
             if i in usable:
@@ -104,10 +104,10 @@ class _CountCheck(_ClusterCheck):
                     self.total += c - old
                     copies[i] = c
 
-    def remove(self, unit: _Unit) -> None:
+    def remove(self, unit: Unit) -> None:
         self._change(unit, True)
 
-    def remove_all(self, units: Sequence[_Unit]) -> None:
+    def remove_all(self, units: Sequence[Unit]) -> None:
         """``remove`` of each unit in order, the copies of each touched node counted once at
         the end (the level search removes a whole level at a time)."""
         touched: set[int] = set()
@@ -128,13 +128,13 @@ class _CountCheck(_ClusterCheck):
                 touched.update(unit.nodes)
         self._recount(sorted(touched))
 
-    def add(self, unit: _Unit) -> None:
+    def add(self, unit: Unit) -> None:
         self._change(unit, False)
 
     def feasible(self) -> bool:
         return self.total >= self.needed
 
-    def try_add(self, unit: _Unit) -> bool:
+    def try_add(self, unit: Unit) -> bool:
         members = unit.members
         if len(members) == 1 and self.placer.filters is None and members[0][1] in self.copies:
             return self._try_add_pod(unit, *members[0])
@@ -144,7 +144,7 @@ class _CountCheck(_ClusterCheck):
         self._change(unit, True)
         return False
 
-    def _try_add_pod(self, unit: _Unit, pod: Pod, i: int) -> bool:
+    def _try_add_pod(self, unit: Unit, pod: Pod, i: int) -> bool:
         """``try_add`` of a one-pod unit on a counted node, without pod-dependent filters (the
         reprieve's usual case), in one go: the pod's requests put back on its node, its
         copies counted again, all taken back if the gang no longer fits."""
@@ -162,7 +162,7 @@ class _CountCheck(_ClusterCheck):
         return False
 
 
-class _GreedyCheck(_ClusterCheck):
+class GreedyCheck(ClusterCheck):
     """Pods of several shapes: it fits iff greedy placement places ``needed`` pods.
 
     A restored unit only makes its nodes fuller. If every pod the last placement put on those
@@ -172,23 +172,23 @@ class _GreedyCheck(_ClusterCheck):
     before, with the same cursors, so the new run resumes from that pod.
     """
 
-    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+    def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
         self.known = False
         self.ok = False
-        self.last: _Run | None = None  # the run behind ``ok`` when known
+        self.last: GreedyRun | None = None  # the run behind ``ok`` when known
 
-    def remove(self, unit: _Unit) -> None:
+    def remove(self, unit: Unit) -> None:
         if self.relevant(unit):
             self._apply(unit, True)
             self.known = False
 
-    def add(self, unit: _Unit) -> None:
+    def add(self, unit: Unit) -> None:
         if self.relevant(unit):
             self._apply(unit, False)
             self.known = False
 
-    def _decide(self, run: _Run) -> bool:
+    def _decide(self, run: GreedyRun) -> bool:
         self.last = run
         self.ok = len(run.placed) >= self.needed
         self.known = True
@@ -199,7 +199,7 @@ class _GreedyCheck(_ClusterCheck):
             return self._decide(self.placer.run(self.needed))
         return self.ok
 
-    def _first_invalid(self, unit: _Unit, run: _Run) -> int | None:
+    def _first_invalid(self, unit: Unit, run: GreedyRun) -> int | None:
         """The first pod of ``run`` on a node of ``unit`` that no longer fits there, as
         the pod index of the first pod ``run`` placed on that node; None if all still fit."""
         nodes, placer = self.state.nodes, self.placer
@@ -224,7 +224,7 @@ class _GreedyCheck(_ClusterCheck):
                     break
         return first
 
-    def try_add(self, unit: _Unit) -> bool:
+    def try_add(self, unit: Unit) -> bool:
         if not self.relevant(unit):
             return self.feasible()
         before = (self.known, self.ok, self.last)
@@ -249,14 +249,14 @@ class _GreedyCheck(_ClusterCheck):
 
 
 
-class _FixedCheck(_ClusterCheck):
+class FixedCheck(ClusterCheck):
     """Upstream's reprieve against a fixed placement (``selectVictimsOnDomain``
     ``reprieveVictim``): the preemptor's pods stay where the scheduling run with every victim
     gone put them; a unit goes back only if every pod assigned to the nodes it touches still
     passes the filters there. This is the one place a reprieve asks "does this pod fit this
     node given the pods now present" (see the module docstring's filter hook)."""
 
-    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+    def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
         self.out = {}  # always kept: a failed search is undone before the fallback
         self.assigned: dict[int, tuple[dict[str, int], int]] = {}
@@ -296,11 +296,11 @@ class _FixedCheck(_ClusterCheck):
             assigned[i] = (req, n + 1)
         self.assigned = assigned
 
-    def remove(self, unit: _Unit) -> None:
+    def remove(self, unit: Unit) -> None:
         if self.relevant(unit):
             self._apply(unit, True)
 
-    def add(self, unit: _Unit) -> None:
+    def add(self, unit: Unit) -> None:
         if self.relevant(unit):
             self._apply(unit, False)
 
@@ -323,7 +323,7 @@ class _FixedCheck(_ClusterCheck):
     def feasible(self) -> bool:
         return self._holds(self.assigned) and self._filters_hold()
 
-    def try_add(self, unit: _Unit) -> bool:
+    def try_add(self, unit: Unit) -> bool:
         if not self.relevant(unit):
             return True
         self._apply(unit, False)
@@ -335,22 +335,22 @@ class _FixedCheck(_ClusterCheck):
         return False
 
 
-class _RescheduleCheck(_ClusterCheck):
+class RescheduleCheck(ClusterCheck):
     """Pods of several shapes placed by the scheduler's scoring: feasible iff a fresh scheduling
     run places ``needed`` pods (1.36 runs the pod group's scheduling again for every unit put
     back); no shortcut, as a scored placement may change with any node's load."""
 
-    def __init__(self, state: ClusterState, placer: _Placer, needed: int) -> None:
+    def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
         self.known = False
         self.ok = False
 
-    def remove(self, unit: _Unit) -> None:
+    def remove(self, unit: Unit) -> None:
         if self.relevant(unit):
             self._apply(unit, True)
             self.known = False
 
-    def add(self, unit: _Unit) -> None:
+    def add(self, unit: Unit) -> None:
         if self.relevant(unit):
             self._apply(unit, False)
             self.known = False
@@ -361,7 +361,7 @@ class _RescheduleCheck(_ClusterCheck):
             self.known = True
         return self.ok
 
-    def try_add(self, unit: _Unit) -> bool:
+    def try_add(self, unit: Unit) -> bool:
         if not self.relevant(unit):
             return self.feasible()
         self.add(unit)
@@ -372,7 +372,7 @@ class _RescheduleCheck(_ClusterCheck):
         return False
 
 
-class _NodeCheck:
+class NodeCheck:
     """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
     unit spanning many nodes costs O(resources) here, not O(its pods)."""
 
@@ -384,13 +384,13 @@ class _NodeCheck:
         self.items = items
         self.filters = filters  # with the pod they ask about; ``restore`` undoes their moves
         self.pod = pod
-        self.out: dict[_Unit, None] = {}
+        self.out: dict[Unit, None] = {}
         self.alloc = [node.allocatable.get(r, 0) - q for r, q in items]
         self.used = [node.requested.get(r, 0) for r, _ in items]
         self.room = node.max_pods - 1
         self.count = node.pod_count
 
-    def _shift(self, unit: _Unit, sign: int) -> None:
+    def _shift(self, unit: Unit, sign: int) -> None:
         requests, n = unit.on_node(self.i)
         used = self.used
         for k, (r, _) in enumerate(self.items):
@@ -412,10 +412,10 @@ class _NodeCheck:
                 self.filters.add(unit.members)
             self.out = {}
 
-    def remove(self, unit: _Unit) -> None:
+    def remove(self, unit: Unit) -> None:
         self._shift(unit, -1)
 
-    def add(self, unit: _Unit) -> None:
+    def add(self, unit: Unit) -> None:
         self._shift(unit, 1)
 
     def feasible(self) -> bool:
@@ -425,7 +425,7 @@ class _NodeCheck:
             return False
         return self.filters is None or self.filters.fits(self.pod, self.i)  # type: ignore[arg-type]
 
-    def try_add(self, unit: _Unit) -> bool:
+    def try_add(self, unit: Unit) -> bool:
         self._shift(unit, 1)
         if self.feasible():
             return True

@@ -9,22 +9,22 @@ from operator import itemgetter
 from typing import NamedTuple, TypeVar
 
 from wapctl.model import Pod
-from wapctl.preemption.units import _Unit
+from wapctl.preemption.units import Unit
 
 # Upstream sums victim priorities as int64 after adding MaxInt32+1 to each, so that negative
 # priorities cannot make a node with more victims look cheaper.
-_PRIORITY_OFFSET = 2**31
+PRIORITY_OFFSET = 2**31
 _INF = float("inf")
 
 _T = TypeVar("_T")
 
 
-def _may_beat_one(units: Sequence[_Unit], start: int, level: int, best: NodeScore,
+def _may_beat_one(units: Sequence[Unit], start: int, level: int, best: NodeScore,
                   node: str) -> bool:
     """Whether ``units[start:]`` (in priority order) has a one-pod unit of priority ``level``
     that, as a node's only victim, would score below ``best`` (a one-victim-pod score of that
     level): it started later, or at the same time on a node whose name sorts first (no start
-    time counts as started last, as in ``_node_score``)."""
+    time counts as started last, as in ``node_score``)."""
     earliest, best_node = -best.latest_start, best.node
     for k in range(start, len(units)):
         u = units[k]
@@ -61,7 +61,7 @@ def _highest_priority(c: _NodeCandidate) -> float:
 
 def _priority_sum(c: _NodeCandidate) -> float:
     # upstream adds MaxInt32+1 per victim so that negative priorities never favour more victims
-    return sum(prio + _PRIORITY_OFFSET for _, prio in c.victim_pods)
+    return sum(prio + PRIORITY_OFFSET for _, prio in c.victim_pods)
 
 
 def _victim_count(c: _NodeCandidate) -> float:
@@ -109,7 +109,7 @@ class NodeScore(NamedTuple):
 assert tuple(f.__name__.lstrip("_") for _, f in NODE_CRITERIA) == NodeScore._fields[:5]
 
 
-def _node_score(victims: list[_Unit], violating: set[str], node: str) -> NodeScore:
+def node_score(victims: list[Unit], violating: set[str], node: str) -> NodeScore:
     """``NODE_CRITERIA`` of a candidate node as a ``NodeScore`` (no draw)."""
     c = _NodeCandidate(node, tuple((p, u.priority) for u in victims for p, _ in u.members),
                        frozenset(violating))
@@ -127,7 +127,7 @@ def node_criteria(node: str, victim_pods: Sequence[tuple[Pod, int]],
     return tuple((name, criterion(c)) for name, criterion in NODE_CRITERIA)
 
 
-def may_win(best: NodeScore, prune: bool, node: str, units: Sequence[_Unit], start: int,
+def may_win(best: NodeScore, prune: bool, node: str, units: Sequence[Unit], start: int,
             level: int) -> bool:
     """The KEP model's node search bound (``_Planner.dry_run_preemption``), ``best`` being
     violation-free: whether ``node``, whose victims are of level ``level`` from

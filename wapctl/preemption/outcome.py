@@ -29,14 +29,14 @@ from wapctl.preemption.result import (
     TerminatingPod,
     Victim,
 )
-from wapctl.preemption.units import _Unit
+from wapctl.preemption.units import Unit
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def victim_records(units: Iterable[_Unit], violating: set[str],
+def victim_records(units: Iterable[Unit], violating: set[str],
                    state: ClusterState) -> tuple[Victim, ...]:
     """One record per victim pod (terminating ones included), sorted by pod key."""
     names = [s.name for s in state.nodes]

@@ -1,6 +1,6 @@
-"""Placement of the preemptor's pods: ``_Placer`` (greedy: nominated node first, then the
-first node by name) and ``_ScoredPlacer`` (the scheduler's default scores), each a recorded
-``_Run`` the feasibility checks (``feasibility``) re-check and resume."""
+"""Placement of the preemptor's pods: ``Placer`` (greedy: nominated node first, then the
+first node by name) and ``ScoredPlacer`` (the scheduler's default scores), each a recorded
+``GreedyRun`` the feasibility checks (``feasibility``) re-check and resume."""
 from __future__ import annotations
 
 import random
@@ -19,7 +19,7 @@ from wapctl.model import Pod
 from wapctl.preemption.result import (
     Tie,
 )
-from wapctl.preemption.search import _Feasibility, _Level, lowest_level, node_ties, reprieve  # noqa: F401
+from wapctl.preemption.search import Feasibility, LevelSearch, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.scoring import ShapeScorer
 
 
@@ -34,7 +34,7 @@ def _undo_run(added: Iterable[tuple[NodeState, RequestItems]],
             filters.unplace(pod, i)
 
 
-class _Placer:
+class Placer:
     """Greedy placement of the preemptor's pods: each pod tries its nominated node first (if it
     still fits there), then the nodes in name order; pods that fit nowhere are skipped.
 
@@ -77,7 +77,7 @@ class _Placer:
         """Place pods in order until ``limit`` are placed; the state is left unchanged."""
         return self.run(limit).placed
 
-    def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
+    def run(self, limit: int, resume: GreedyRun | None = None, start: int = 0) -> GreedyRun:
         """One greedy placement run, recorded so that a later run can resume from pod
         ``start`` of this one (``resume``) when nothing before that pod can change.
 
@@ -141,7 +141,7 @@ class _Placer:
                         filters.place(pod, target)
         finally:
             _undo_run(added, placed, filters)
-        return _Run(placed, index, cursors)
+        return GreedyRun(placed, index, cursors)
 
 
     def _filtered(self, pod: Pod, ok: tuple[int, ...], c: int, items: RequestItems,
@@ -174,7 +174,7 @@ class _Placer:
         return end
 
 
-class _Run:
+class GreedyRun:
     """A recorded greedy run: placements in pod order, the pod index of each, and the per-shape
     cursors as they were before each processed pod was decided."""
 
@@ -191,7 +191,7 @@ class _Run:
 
 
 
-class _ScoredPlacer(_Placer):
+class ScoredPlacer(Placer):
     """The scheduler's own placement: each pod (in order) goes to its nominated node if it
     still fits there (upstream evaluates the nominated node first), else to the feasible node
     of the highest default score (``wapctl.scoring``); equal top scores are a random pick
@@ -212,7 +212,7 @@ class _ScoredPlacer(_Placer):
         self.ties: list[Tie] = []  # of the last run
         self.rng: random.Random | None = None  # set: equal top scores picked at random
 
-    def run(self, limit: int, resume: _Run | None = None, start: int = 0) -> _Run:
+    def run(self, limit: int, resume: GreedyRun | None = None, start: int = 0) -> GreedyRun:
         nodes, items_of, scorers = self.state.nodes, self.items, self.scorers
         shapes = len(items_of)
         buckets: list[dict[int, set[int]]] = [{} for _ in range(shapes)]
@@ -284,5 +284,5 @@ class _ScoredPlacer(_Placer):
         finally:
             _undo_run(added, placed, filters)
         self.ties = ties
-        return _Run(placed, index, [])
+        return GreedyRun(placed, index, [])
 

@@ -8,25 +8,25 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from wapctl.models import ImportanceKey, importance_kep
-from wapctl.preemption.budgets import _Budgets
+from wapctl.preemption.budgets import Budgets
 from wapctl.preemption.result import Tie
-from wapctl.preemption.units import _LevelUnits, _Unit
+from wapctl.preemption.units import LevelUnits, Unit
 
 
-class _Feasibility(Protocol):
+class Feasibility(Protocol):
     """What the victim search asks of a domain: remove or restore a unit, and "does the
     preemptor fit now?" (``try_add`` restores a unit and keeps it only if it still fits)."""
 
-    def remove(self, unit: _Unit) -> None: ...
-    def add(self, unit: _Unit) -> None: ...
+    def remove(self, unit: Unit) -> None: ...
+    def add(self, unit: Unit) -> None: ...
     def feasible(self) -> bool: ...
-    def try_add(self, unit: _Unit) -> bool: ...
+    def try_add(self, unit: Unit) -> bool: ...
 
 
 # ---- the victim search (steps 5 and 6) --------------------------------------------------------
 
 
-class _Level:
+class LevelSearch:
     """Step 5 on one domain: the lowest priority level whose removal makes room.
 
     Levels are visited from the bottom with doubling steps (0, 1, 3, 7, ...), then bisected:
@@ -36,7 +36,7 @@ class _Level:
 
     __slots__ = ("begin", "by_priority", "check", "end", "ends", "level", "removed")
 
-    def __init__(self, units: Sequence[_Unit], check: _Feasibility,
+    def __init__(self, units: Sequence[Unit], check: Feasibility,
                  presorted: bool = False, search: str = "binary") -> None:
         """``presorted``: ``units`` already are in (priority, name) order. ``search``:
         ``"binary"`` finds the lowest level (KEP-5710); ``"none"`` removes every unit at once
@@ -44,7 +44,7 @@ class _Level:
         self.check = check
         self.by_priority = (units if presorted
                             else sorted(units, key=lambda u: (u.priority, u.name)))
-        if isinstance(self.by_priority, _LevelUnits):  # known without making the units
+        if isinstance(self.by_priority, LevelUnits):  # known without making the units
             levels, self.ends = self.by_priority.levels, self.by_priority.ends
         else:
             priorities = [u.priority for u in self.by_priority]
@@ -82,20 +82,20 @@ class _Level:
         self.move(self.ends[k])
         return self.check.feasible()
 
-    def reprieve(self, budgets: _Budgets,
+    def reprieve(self, budgets: Budgets,
                  importance: Callable[..., ImportanceKey] = importance_kep,
                  ties: list[Tie] | None = None,
-                 rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
+                 rng: random.Random | None = None) -> tuple[list[Unit], set[str]]:
         """Step 6 from the found level: the victim units (most important first) and the
         PDB-violating pod keys."""
         self.check.feasible()  # refresh a cached answer for the current (found) level
         return reprieve(self.by_priority[: self.end], self.check, budgets, importance, ties, rng)
 
 
-def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
+def reprieve(units: Iterable[Unit], check: Feasibility, budgets: Budgets,
              importance: Callable[..., ImportanceKey] = importance_kep,
              ties: list[Tie] | None = None,
-             rng: random.Random | None = None) -> tuple[list[_Unit], set[str]]:
+             rng: random.Random | None = None) -> tuple[list[Unit], set[str]]:
     """Upstream's reprieve (``SelectVictimsOnNode``, ``selectVictimsOnDomain``): units sorted
     most important first; PDB budgets spent in that order; the PDB-violating units tried
     first, then the others; a unit goes back if the preemptor still fits. Returns the victim
@@ -122,7 +122,7 @@ def reprieve(units: Iterable[_Unit], check: _Feasibility, budgets: _Budgets,
     return victims, violating
 
 
-def _reprieve_order(candidates: list[_Unit], budgets: _Budgets) -> tuple[list[_Unit], set[str]]:
+def _reprieve_order(candidates: list[Unit], budgets: Budgets) -> tuple[list[Unit], set[str]]:
     """The order units are tried in (the PDB-violating ones first, each part in the
     candidates' order) and the PDB-violating pod keys."""
     violating = budgets.violating_pods(candidates)
@@ -144,14 +144,14 @@ class _Replay:
     """The reprieve run again from the same start with the candidates in another order, the
     check given back as the first run left it: which units would be the victims then."""
 
-    def __init__(self, check: _Feasibility, budgets: _Budgets, order: list[_Unit],
-                 victims: set[_Unit]) -> None:
+    def __init__(self, check: Feasibility, budgets: Budgets, order: list[Unit],
+                 victims: set[Unit]) -> None:
         self.check, self.budgets = check, budgets
         self.kept = [u for u in order if u not in victims]  # back in the state now
         self.victims = victims
         self.left = _REPLAYS
 
-    def victims_for(self, candidates: list[_Unit]) -> set[_Unit]:
+    def victims_for(self, candidates: list[Unit]) -> set[Unit]:
         check = self.check
         self.left -= 1
         for u in reversed(self.kept):  # the state the reprieve started from: all removed
@@ -166,7 +166,7 @@ class _Replay:
         return victims
 
 
-def _victim_ties(candidates: list[_Unit], victims: list[_Unit],
+def _victim_ties(candidates: list[Unit], victims: list[Unit],
                  importance: Callable[..., tuple[object, ...]], ties: list[Tie],
                  replay: _Replay) -> None:
     """Runs of equal importance (name aside) holding both victims and reprieved units where
@@ -188,7 +188,7 @@ def _victim_ties(candidates: list[_Unit], victims: list[_Unit],
         chosen = [x for x in run if x in chosen_set]
         if len(chosen) == len(run) or not chosen:
             continue
-        changed: set[_Unit] = set()
+        changed: set[Unit] = set()
         for x in chosen[:_REPLAYS_PER_RUN]:
             if replay.left <= 0:
                 break
@@ -202,17 +202,17 @@ def _victim_ties(candidates: list[_Unit], victims: list[_Unit],
                             tuple(u.name for u in swapped if u not in chosen_set), len(run)))
 
 
-class _Restorable(_Feasibility, Protocol):
+class _Restorable(Feasibility, Protocol):
     def restore(self) -> None: ...
 
 
-def node_ties(units: Sequence[_Unit], check: _Restorable, budgets: _Budgets,
+def node_ties(units: Sequence[Unit], check: _Restorable, budgets: Budgets,
               importance: Callable[..., tuple[object, ...]], ties: list[Tie]) -> None:
     """Upstream's search on one node (every lower unit removed, then the reprieve) again, for
     its ties only (the tie check replays the reprieve: done for the node chosen only);
     ``check`` restored after."""
     try:
-        search = _Level(units, check, presorted=True, search="none")
+        search = LevelSearch(units, check, presorted=True, search="none")
         if search.level is not None:
             search.reprieve(budgets, importance, ties)
     finally:

@@ -19,7 +19,7 @@ _INF = float("inf")
 # ---- victim units -----------------------------------------------------------------------------
 
 
-class _Unit:
+class Unit:
     """A preemption unit: one pod, or every eligible pod of a ``PodGroup``-mode group."""
 
     __slots__ = ("_importance", "_on_node", "kind", "members", "name", "nodes", "priority",
@@ -83,23 +83,23 @@ def _whole_group_keys(groups: Mapping[str, PodGroup], whole_groups: bool) -> fro
     return frozenset(gk for gk, g in groups.items() if g.disruption_mode == "PodGroup")
 
 
-def _one_pod_unit(entry: tuple[Pod, int], priority: int) -> _Unit:
+def _one_pod_unit(entry: tuple[Pod, int], priority: int) -> Unit:
     """The unit of one running pod (``entry``: the pod and its node index)."""
     pod = entry[0]
-    return _Unit("Pod", pod.key, priority, (entry,), 2 if pod.group_key is None else 1,
+    return Unit("Pod", pod.key, priority, (entry,), 2 if pod.group_key is None else 1,
                  (entry[1],))
 
 
-def _whole_group_unit(gk: str, priority: int, members: Sequence[tuple[Pod, int]]) -> _Unit:
+def _whole_group_unit(gk: str, priority: int, members: Sequence[tuple[Pod, int]]) -> Unit:
     """The unit of a whole group: its running pods (by pod key)."""
-    return _Unit("PodGroup", gk, priority, members, 0, tuple(sorted({i for _, i in members})))
+    return Unit("PodGroup", gk, priority, members, 0, tuple(sorted({i for _, i in members})))
 
 
-def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
+def victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
                   separate: bool = True, whole_groups: bool = True,
-                  terminating: bool = False) -> _LevelUnits:
+                  terminating: bool = False) -> LevelUnits:
     """Step 4: every unit the preemptor may preempt, in (priority, name) order, each priority
-    level's units made when first read (``_LevelUnits``). ``separate``: victims ranked by their
+    level's units made when first read (``LevelUnits``). ``separate``: victims ranked by their
     preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
     ``PodGroup``-mode groups are one unit, else each pod is its own; ``terminating``: the
     terminating pods (still holding their resources) are potential victims too, as upstream's
@@ -139,10 +139,10 @@ def _victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
         gp = g.preemption_priority if separate else g.priority
         if gp < limit:
             group_levels.setdefault(gp, []).append(gk)
-    return _LevelUnits(levels, group_levels, whole)
+    return LevelUnits(levels, group_levels, whole)
 
 
-class _LevelUnits(Sequence[_Unit]):
+class LevelUnits(Sequence[Unit]):
     """A preemptor's victim units in (priority, name) order, a priority level's units made
     when one of them is first read: a victim search that finds room at a low level never
     makes the units above it. ``levels`` (ascending) and ``ends`` (how many units are at or
@@ -161,7 +161,7 @@ class _LevelUnits(Sequence[_Unit]):
         for p in self.levels:
             n += len(pods.get(p, ())) + len(groups.get(p, ()))
             self.ends.append(n)
-        self._made: list[_Unit] = []
+        self._made: list[Unit] = []
         self._next = 0  # the first level not made yet
 
     def _make(self, n: int) -> None:
@@ -181,12 +181,12 @@ class _LevelUnits(Sequence[_Unit]):
         return self.ends[-1] if self.ends else 0
 
     @overload
-    def __getitem__(self, k: int) -> _Unit: ...
+    def __getitem__(self, k: int) -> Unit: ...
 
     @overload
-    def __getitem__(self, k: slice) -> list[_Unit]: ...
+    def __getitem__(self, k: slice) -> list[Unit]: ...
 
-    def __getitem__(self, k: int | slice) -> _Unit | list[_Unit]:
+    def __getitem__(self, k: int | slice) -> Unit | list[Unit]:
         if isinstance(k, slice):
             _, stop, step = k.indices(len(self))
             self._make(stop if step > 0 else len(self))
@@ -198,7 +198,7 @@ class _LevelUnits(Sequence[_Unit]):
         self._make(k + 1)
         return self._made[k]
 
-    def __iter__(self) -> Iterator[_Unit]:
+    def __iter__(self) -> Iterator[Unit]:
         self._make(len(self))
         return iter(self._made)
 
@@ -207,7 +207,7 @@ _NAME = attrgetter("name")
 _PRIORITY = attrgetter("priority")
 
 
-def _by_priority(units: list[_Unit]) -> list[_Unit]:
+def _by_priority(units: list[Unit]) -> list[Unit]:
     """Units in (priority, name) order: the order of the level search. Names are unique, so
     sorting by name and then, stably, by priority gives it without a tuple per unit."""
     units.sort(key=_NAME)
@@ -215,23 +215,23 @@ def _by_priority(units: list[_Unit]) -> list[_Unit]:
     return units
 
 
-def _insert(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
+def _insert(keys: list[tuple[int, str]], units: list[Unit], unit: Unit) -> None:
     key = (unit.priority, unit.name)
     j = bisect_left(keys, key)
     keys.insert(j, key)
     units.insert(j, unit)
 
 
-def _delete(keys: list[tuple[int, str]], units: list[_Unit], unit: _Unit) -> None:
+def _delete(keys: list[tuple[int, str]], units: list[Unit], unit: Unit) -> None:
     j = bisect_left(keys, (unit.priority, unit.name))
     del keys[j]
     del units[j]
 
 
-class _UnitIndex:
+class UnitIndex:
     """Every victim-unit candidate of a kept ``fit.Accounting``, for the plans of any preemptor.
 
-    What ``_victim_units`` derives from all running pods for one preemptor, kept for all of
+    What ``victim_units`` derives from all running pods for one preemptor, kept for all of
     them: a unit per running pod outside ``PodGroup``-mode groups and a unit per such group
     (all its running pods), in (priority, name) order overall and per node. A preemptor's
     units are the prefix below its priority minus its own group's. The accounting tells it
@@ -246,19 +246,19 @@ class _UnitIndex:
         self.separate = separate
         self.whole_groups = whole_groups
         self._keys: list[tuple[int, str]] = []
-        self._units: list[_Unit] = []
+        self._units: list[Unit] = []
         self._node_keys: dict[int, list[tuple[int, str]]] = {}
-        self._node_units: dict[int, list[_Unit]] = {}
-        self.pod_units: dict[str, _Unit] = {}  # pod key -> its Pod unit
+        self._node_units: dict[int, list[Unit]] = {}
+        self.pod_units: dict[str, Unit] = {}  # pod key -> its Pod unit
         self._members: dict[str, dict[str, tuple[Pod, int]]] = {}  # whole group -> running pods
-        self._whole: dict[str, _Unit] = {}  # whole group -> its current PodGroup unit
+        self._whole: dict[str, Unit] = {}  # whole group -> its current PodGroup unit
         self.grouped: dict[str, int] = {}  # group key -> Pod units of its pods
         # whole groups whose pods changed since their unit was last built: their old unit is
         # already out of the lists, the new one is built once, before the next question
         self._dirty: set[str] = set()
         # the groups whose running pods form one unit
         self._whole_keys = _whole_group_keys(pod_groups, whole_groups)
-        units: list[_Unit] = []
+        units: list[Unit] = []
         members = self._members
         for pod, i in accounting.bound_pods():
             gk = self._whole_group(pod)
@@ -290,7 +290,7 @@ class _UnitIndex:
         return self._keys
 
     @property
-    def units(self) -> list[_Unit]:
+    def units(self) -> list[Unit]:
         self._flush()
         return self._units
 
@@ -300,7 +300,7 @@ class _UnitIndex:
         return self._node_keys
 
     @property
-    def node_units(self) -> dict[int, list[_Unit]]:
+    def node_units(self) -> dict[int, list[Unit]]:
         self._flush()
         return self._node_units
 
@@ -310,13 +310,13 @@ class _UnitIndex:
         return self._members
 
     @property
-    def whole(self) -> dict[str, _Unit]:
+    def whole(self) -> dict[str, Unit]:
         self._flush()
         return self._whole
 
     @classmethod
     def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
-           separate: bool = True, whole_groups: bool = True) -> _UnitIndex:
+           separate: bool = True, whole_groups: bool = True) -> UnitIndex:
         """The accounting's index (built at its first plan), for these pod groups and this way
         of forming units (one index per way)."""
         memo_key = (cls, separate, whole_groups)
@@ -332,14 +332,14 @@ class _UnitIndex:
         gk = pod.group_key
         return gk if gk is not None and gk in self._whole_keys else None
 
-    def _pod_unit(self, pod: Pod, i: int) -> _Unit:
+    def _pod_unit(self, pod: Pod, i: int) -> Unit:
         unit = _one_pod_unit((pod, i), pod.preemption_priority if self.separate else pod.priority)
         self.pod_units[pod.key] = unit
         if pod.group_key is not None:
             self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1
         return unit
 
-    def _group_unit(self, gk: str) -> _Unit:
+    def _group_unit(self, gk: str) -> Unit:
         running = self._members[gk]
         members = [running[k] for k in sorted(running)]
         group = self.pod_groups[gk]
@@ -348,13 +348,13 @@ class _UnitIndex:
         self._whole[gk] = unit
         return unit
 
-    def _place(self, unit: _Unit) -> None:
+    def _place(self, unit: Unit) -> None:
         _insert(self._keys, self._units, unit)
         node_keys, node_units = self._node_keys, self._node_units
         for i in unit.nodes:
             _insert(node_keys.setdefault(i, []), node_units.setdefault(i, []), unit)
 
-    def _unplace(self, unit: _Unit) -> None:
+    def _unplace(self, unit: Unit) -> None:
         _delete(self._keys, self._units, unit)
         node_keys, node_units = self._node_keys, self._node_units
         for i in unit.nodes:
@@ -406,13 +406,13 @@ class _UnitIndex:
         return None
 
     @staticmethod
-    def _owned(unit: _Unit, own: str) -> bool:
+    def _owned(unit: Unit, own: str) -> bool:
         if unit.kind == "PodGroup":
             return unit.name == own
         return unit.members[0][0].group_key == own
 
-    def below(self, limit: int, own: str | None) -> list[_Unit]:
-        """The preemptor's victim units (those of ``_victim_units``), in (priority, name)
+    def below(self, limit: int, own: str | None) -> list[Unit]:
+        """The preemptor's victim units (those of ``victim_units``), in (priority, name)
         order."""
         self._flush()
         units = self._units[: bisect_left(self._keys, (limit, ""))]
@@ -421,11 +421,11 @@ class _UnitIndex:
             units = [u for u in units if not self._owned(u, mine)]
         return units
 
-    def per_node(self, limit: int, own: str | None) -> dict[int, list[_Unit]]:
+    def per_node(self, limit: int, own: str | None) -> dict[int, list[Unit]]:
         """``below`` per node it has pods on, each in (priority, name) order."""
         self._flush()
         mine = self._mine(own)
-        out: dict[int, list[_Unit]] = {}
+        out: dict[int, list[Unit]] = {}
         node_units = self._node_units
         for i, keys in self._node_keys.items():
             j = bisect_left(keys, (limit, ""))

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from wapctl.events import Preemption
 from wapctl.explain import PendingExplanation, VictimExplanation
-from wapctl.render.plan import _names_table, plan_to_dict, render_plan
+from wapctl.render.plan import names_table, plan_to_dict, render_plan
 from wapctl.render.warnings import warnings_to_list
 
 
@@ -110,7 +110,7 @@ def _render_node_choice(doc: dict[str, Any], console: Console) -> None:
     if c["runnerUp"] is None:
         _line(console, "Why node " + c["chosen"], c["note"])
         return
-    table = _names_table(f"Why node {c['chosen']} and not {c['runnerUp']} (the runner-up)",
+    table = names_table(f"Why node {c['chosen']} and not {c['runnerUp']} (the runner-up)",
                          "criterion (pickOneNodeForPreemption, in order)")
     table.add_column(c["chosen"], no_wrap=True, justify="right")
     table.add_column(c["runnerUp"], no_wrap=True, justify="right")
@@ -141,7 +141,7 @@ def _render_victim(doc: dict[str, Any], console: Console) -> None:
     if p["earlierPreemptions"]:
         _line(console, "Earlier", f"{p['earlierPreemptions']} earlier preemption(s) of a pod "
               "of this name", "yellow")
-    table = _names_table("Victims of the same preemption", "pod", "time")
+    table = names_table("Victims of the same preemption", "pod", "time")
     for v in p["victims"]:
         table.add_row(v["pod"], v["time"] or "")
     console.print(table)
@@ -180,7 +180,7 @@ def _render_other(doc: dict[str, Any], console: Console) -> None:
         _line(console, "Nominated", doc["nominatedNode"])
     _line(console, "May preempt", "yes" if doc["mayPreempt"] else f"no: {doc['whyNot']}")
     if doc["preempted"]:
-        table = _names_table("It (or its pod group) preempted", "pod", "time")
+        table = names_table("It (or its pod group) preempted", "pod", "time")
         for v in doc["preempted"]:
             table.add_row(v["pod"], v["time"] or "")
         console.print(table)

@@ -11,7 +11,7 @@ from rich.text import Text
 from wapctl.events import DEFAULT_EVENT_TTL_SECONDS
 from wapctl.history import History, Incident
 from wapctl.model import LoadWarning
-from wapctl.render.plan import _names_table
+from wapctl.render.plan import names_table
 from wapctl.render.plan_wide import fmt_amount
 from wapctl.render.warnings import warnings_to_list
 
@@ -81,14 +81,14 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
     if not doc["preemptions"]:
         console.print(Text(NO_EVENTS if not w["eventsRead"] else EMPTY_WINDOW, style="yellow"))
         return
-    table = _names_table("Preemptions", "time", "preemptor", "preemptor's owner", "victims",
+    table = names_table("Preemptions", "time", "preemptor", "preemptor's owner", "victims",
                          "node")
     for inc in doc["preemptions"]:
         p = inc["preemptor"]
         table.add_row(inc["time"] or "", f"{p['kind']} {p['name']}", p["owner"] or "unknown",
                       ", ".join(v["pod"] for v in inc["victims"]), inc["node"] or "-")
     console.print(table)
-    table = _names_table("Per owner (victims' workloads)", "owner", "preemptions", "victims",
+    table = names_table("Per owner (victims' workloads)", "owner", "preemptions", "victims",
                          "requests churned", "")
     for o in doc["owners"]:
         req = _amounts(o["requests"])
@@ -97,7 +97,7 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
         table.add_row(o["owner"], str(o["preemptions"]), str(o["victims"]), req,
                       Text("churn", style="bold yellow") if o["churn"] else "")
     console.print(table)
-    table = _names_table("Per workload pair", "preemptor's owner", "victims' owner",
+    table = names_table("Per workload pair", "preemptor's owner", "victims' owner",
                          "preemptions", "victims")
     for p in doc["pairs"]:
         table.add_row(p["preemptor"], p["victim"], str(p["preemptions"]), str(p["victims"]))

@@ -101,7 +101,7 @@ def _preemptor_line(doc: dict[str, Any]) -> Text:
     return text
 
 
-def _names_table(title: str, *columns: str, **kwargs: Any) -> Table:
+def names_table(title: str, *columns: str, **kwargs: Any) -> Table:
     """A table whose columns hold names: never wrapped nor cut (CopyableConsole prints a table
     wider than the terminal at its own width)."""
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left",
@@ -135,13 +135,13 @@ def render_plan(
     if wide is not None:
         render_requests(wide, console)
     if doc["placements"]:
-        table = _names_table("Placements", "pod", "node")
+        table = names_table("Placements", "pod", "node")
         for row in doc["placements"]:
             table.add_row(row["pod"], row["node"])
         console.print(table)
     if doc["victims"]:
         grouped = any(v["unit"]["kind"] != "Pod" for v in doc["victims"])
-        table = _names_table("Victims", "pod", "node")
+        table = names_table("Victims", "pod", "node")
         table.add_column("priority", justify="right", no_wrap=True)
         if grouped:  # a plain pod's unit is itself: the column only says something for groups
             table.add_column("unit", no_wrap=True)
@@ -162,7 +162,7 @@ def render_plan(
         if grouped:
             console.print(Text(UNIT_LEGEND, style="dim"))
     if doc["terminating"]:
-        table = _names_table("Waiting for terminating pods", "pod", "node")
+        table = names_table("Waiting for terminating pods", "pod", "node")
         for row in doc["terminating"]:
             table.add_row(row["pod"], row["node"])
         console.print(table)

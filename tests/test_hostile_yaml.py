@@ -152,7 +152,7 @@ def test_deep_nesting_with_pure_python_loader(
     tmp_path: Path, measured: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without libyaml, the pure-Python loader's RecursionError becomes the same clean error."""
-    monkeypatch.setattr(decode, "_LOADER", yaml.SafeLoader)
+    monkeypatch.setattr(decode, "LOADER", yaml.SafeLoader)
     err = measured(lambda: _load(_file(tmp_path, "deep.yaml", "[" * DEEP + "]" * DEEP)))
     assert f"nested deeper than {ingest.MAX_DEPTH} levels" == err.reason
 

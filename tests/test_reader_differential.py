@@ -51,29 +51,29 @@ def _pick_each(values: Any, fields: tuple[str, ...]) -> Any:
 def _project_spec(spec: Any) -> Any:
     if type(spec) is not dict:
         return spec  # any other value is kept as it is, for the builder to report
-    out = _pick(spec, json_reader._SPEC_FIELDS)
+    out = _pick(spec, json_reader.SPEC_FIELDS)
     for name in ("containers", "initContainers"):
         if name in out:
-            out[name] = _pick_each(out[name], json_reader._CONTAINER_FIELDS)
+            out[name] = _pick_each(out[name], json_reader.CONTAINER_FIELDS)
             if type(out[name]) is list:
                 for c in out[name]:
                     if type(c) is dict and "ports" in c:
-                        c["ports"] = _pick_each(c["ports"], json_reader._PORT_FIELDS)
+                        c["ports"] = _pick_each(c["ports"], json_reader.PORT_FIELDS)
     if "volumes" in out:
         if out.get("nodeName"):
             del out["volumes"]  # read only for a pod not bound to a node
         else:
-            out["volumes"] = _pick_each(out["volumes"], json_reader._VOLUME_FIELDS)
+            out["volumes"] = _pick_each(out["volumes"], json_reader.VOLUME_FIELDS)
     if "tolerations" in out:
-        out["tolerations"] = _pick_each(out["tolerations"], json_reader._TOLERATION_FIELDS)
+        out["tolerations"] = _pick_each(out["tolerations"], json_reader.TOLERATION_FIELDS)
     return out
 
 
 def _project_status(status: dict[str, Any], meta: Any) -> dict[str, Any]:
-    out = _pick(status, json_reader._STATUS_FIELDS)
+    out = _pick(status, json_reader.STATUS_FIELDS)
     if "conditions" in out:
         if type(meta) is dict and meta.get("deletionTimestamp") is not None:
-            out["conditions"] = _pick_each(out["conditions"], json_reader._CONDITION_FIELDS)
+            out["conditions"] = _pick_each(out["conditions"], json_reader.CONDITION_FIELDS)
         else:
             del out["conditions"]  # read only for a terminating object
     return out
@@ -84,7 +84,7 @@ def project(doc: Any) -> Any:
     schema cannot take it (it must then return None)."""
     if type(doc) is not dict:
         return _ABSENT
-    out = _pick(doc, json_reader._DOCUMENT_FIELDS)
+    out = _pick(doc, json_reader.DOCUMENT_FIELDS)
     if "status" in out and out["status"] is not None:
         if type(out["status"]) is not dict:
             return _ABSENT
@@ -96,10 +96,10 @@ def project(doc: Any) -> Any:
         for item in out["items"]:
             if type(item) is not dict:
                 return _ABSENT
-            obj = _pick(item, json_reader._OBJECT_FIELDS)
+            obj = _pick(item, json_reader.OBJECT_FIELDS)
             for part, fields in (
-                ("metadata", json_reader._META_FIELDS),
-                ("status", json_reader._STATUS_FIELDS),
+                ("metadata", json_reader.META_FIELDS),
+                ("status", json_reader.STATUS_FIELDS),
             ):
                 if part in obj and obj[part] is not None:
                     if type(obj[part]) is not dict:
@@ -209,15 +209,15 @@ _values = st.recursive(
 )
 _names = st.sampled_from(
     [
-        *json_reader._OBJECT_FIELDS,
-        *json_reader._META_FIELDS,
-        *json_reader._STATUS_FIELDS,
-        *json_reader._SPEC_FIELDS,
-        *json_reader._CONTAINER_FIELDS,
-        *json_reader._VOLUME_FIELDS,
-        *json_reader._PORT_FIELDS,
-        *json_reader._TOLERATION_FIELDS,
-        *json_reader._CONDITION_FIELDS,
+        *json_reader.OBJECT_FIELDS,
+        *json_reader.META_FIELDS,
+        *json_reader.STATUS_FIELDS,
+        *json_reader.SPEC_FIELDS,
+        *json_reader.CONTAINER_FIELDS,
+        *json_reader.VOLUME_FIELDS,
+        *json_reader.PORT_FIELDS,
+        *json_reader.TOLERATION_FIELDS,
+        *json_reader.CONDITION_FIELDS,
         "managedFields",
         "items",
         "containerStatuses",

@@ -53,7 +53,7 @@ def _same(a: Any, b: Any) -> bool:
 def _pyyaml(data: bytes) -> list[tuple[int, Any]] | None:
     """PyYAML's documents as wapctl's safe path numbers them, or None when it fails."""
     try:
-        docs = list(yaml.load_all(data.decode("utf-8"), Loader=decode._LOADER))
+        docs = list(yaml.load_all(data.decode("utf-8"), Loader=decode.LOADER))
     except Exception:
         return None
     if any(_depth(d) > ingest.MAX_DEPTH for d in docs):
@@ -81,7 +81,7 @@ def check(data: bytes) -> bool:
 def slices(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Read a List in slices of items even when small (the default is 16 MiB from 32 MiB on)."""
     if request.param is not None:
-        monkeypatch.setattr(yaml_reader, "_CHUNK", request.param)
+        monkeypatch.setattr(yaml_reader, "CHUNK", request.param)
 
 
 @pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -121,7 +121,7 @@ def test_realistic_export_builds_the_same_snapshot(
     """Through wapctl.ingest, fast (from 0 bytes on, in slices) and safe give one Snapshot."""
     safe = ingest.build_snapshot(ingest.read_documents([str(realistic)]))
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
-    monkeypatch.setattr(yaml_reader, "_CHUNK", 4096)
+    monkeypatch.setattr(yaml_reader, "CHUNK", 4096)
     fast = ingest.build_snapshot(ingest.read_documents([str(realistic)]))
     assert safe == fast
     assert len(fast.pods) > 0
@@ -315,12 +315,12 @@ def test_fuzzed_documents(data: bytes, chunk: int | None) -> None:
     if chunk is None:
         check(data)
         return
-    saved = yaml_reader._CHUNK
-    yaml_reader._CHUNK = chunk
+    saved = yaml_reader.CHUNK
+    yaml_reader.CHUNK = chunk
     try:
         check(data)
     finally:
-        yaml_reader._CHUNK = saved
+        yaml_reader.CHUNK = saved
 
 
 # ---- limits and lines ----------------------------------------------------------------------------
@@ -340,7 +340,7 @@ def test_error_in_a_list_item_read_fast_names_its_line(
     """The List starts with "apiVersion: v1", "items:" (lines 1-2); each pod above is 11
     lines, so item i starts on line 3 + 11 i: item 7 (the bad cpu) on line 80."""
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
-    monkeypatch.setattr(yaml_reader, "_CHUNK", 100)
+    monkeypatch.setattr(yaml_reader, "CHUNK", 100)
     text = "apiVersion: v1\nitems:\n" + "".join(
         _pod(i, "-1" if i == 7 else "1") for i in range(10)
     ) + "kind: List\n"
@@ -428,7 +428,7 @@ def test_list_is_read_in_slices_with_items_first_or_later(
     head: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``items:`` on the first line or after other keys: sliced (no whole tree), same objects."""
-    monkeypatch.setattr(yaml_reader, "_CHUNK", 100)
+    monkeypatch.setattr(yaml_reader, "CHUNK", 100)
     text = (head + "items:\n" + "".join(_pod(i) for i in range(5)) + "kind: List\n").encode()
     assert yaml_reader._list_layout(text) is not None
     assert check(text)
@@ -439,14 +439,14 @@ def test_list_is_read_in_slices_with_items_first_or_later(
 def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:
     """A top-level key between two entries of an indentless items list cannot be sliced: the
     slice does not parse, the safe path reads it (and PyYAML refuses it)."""
-    saved = yaml_reader._CHUNK
-    yaml_reader._CHUNK = 30
+    saved = yaml_reader.CHUNK
+    yaml_reader.CHUNK = 30
     try:
         text = "apiVersion: v1\nitems:\n" + _pod(0) + "kind: List\n" + _pod(1)
         check(text.encode())
         assert yaml_reader.read_yaml(text.encode(), ingest.MAX_DEPTH)[0] is None
     finally:
-        yaml_reader._CHUNK = saved
+        yaml_reader.CHUNK = saved
 
 
 # ---- hostile input through the fast path ---------------------------------------------------------

@@ -23,7 +23,7 @@ from wapctl.ingest.fields import typename as _typename
 from wapctl.ingest.limits import MAX_ALIAS_EXPANSION, MAX_ALIASES, MAX_DEPTH, human
 from wapctl.model import LoadWarning
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # where a document starts (1-based line) and where each of its ``items`` starts, when known
@@ -245,7 +245,7 @@ def _check_events(name: str, text: str) -> None:
     anchors: dict[str, int] = {}
     try:
         event: Any  # PyYAML's events carry ``anchor`` on the kinds tested below
-        for event in yaml.parse(text, Loader=_LOADER):
+        for event in yaml.parse(text, Loader=LOADER):
             kind = type(event)
             if kind is yaml.ScalarEvent:
                 if event.anchor is not None:

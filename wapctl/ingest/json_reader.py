@@ -52,7 +52,7 @@ import re2
 # is ``Any`` unless cut further below: the builders check types and report mistakes exactly
 # as on the safe path.
 _UNSET = msgspec.UNSET
-_META_FIELDS = (
+META_FIELDS = (
     "name",
     "namespace",
     "creationTimestamp",
@@ -65,7 +65,7 @@ _META_FIELDS = (
 # Kept only inside ``with owner_references():`` (explain and history name a pod's workload by
 # them): every pod carries them, and decoding them costs a plan on a large cluster ~30% more.
 _OWNER_FIELDS = ("ownerReferences",)
-_STATUS_FIELDS = (
+STATUS_FIELDS = (
     # Pod
     "phase",
     "nominatedNodeName",
@@ -82,7 +82,7 @@ _STATUS_FIELDS = (
 # templates, drift). A pod's containers keep only what the builders read of them (requests,
 # host ports, sidecar restartPolicy) and its volumes only the kinds a warning names; env,
 # images, commands, probes, mounts, the projected service-account volume, ... are skipped.
-_SPEC_FIELDS = (
+SPEC_FIELDS = (
     # Pod (wapctl.ingest.pod.read_pod and the helpers it calls, constraints, drift)
     "containers",
     "initContainers",
@@ -129,13 +129,13 @@ _SPEC_FIELDS = (
     "leaderWorkerTemplate",
     "replicas",
 )
-_CONTAINER_FIELDS = ("resources", "restartPolicy", "ports")
-_PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # constraints.host_ports
-_TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.ingest.pod._toleration
-_CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.ingest.pod.read_pod)
-_VOLUME_FIELDS = ("persistentVolumeClaim", "ephemeral")
+CONTAINER_FIELDS = ("resources", "restartPolicy", "ports")
+PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # constraints.host_ports
+TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.ingest.pod._toleration
+CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.ingest.pod.read_pod)
+VOLUME_FIELDS = ("persistentVolumeClaim", "ephemeral")
 # top-level fields of the kinds wapctl reads (PriorityClass keeps its fields at the top)
-_OBJECT_FIELDS = (
+OBJECT_FIELDS = (
     "apiVersion",
     "kind",
     "metadata",
@@ -197,15 +197,15 @@ def _list_of(struct: Any) -> Any:
 # raw JSON text by the decoder (no object built) and decoded only for the pods that need them
 # (``_plain``); for the others they are left out, as for any field no builder reads.
 _Raw = msgspec.Raw
-_Condition = _struct("_Condition", _CONDITION_FIELDS)
-_Status = _struct("_Status", _STATUS_FIELDS, {"conditions": _Raw})
-_Port = _struct("_Port", _PORT_FIELDS)
-_Container = _struct("_Container", _CONTAINER_FIELDS, {"ports": _list_of(_Port)})
-_Volume = _struct("_Volume", _VOLUME_FIELDS)
-_Toleration = _struct("_Toleration", _TOLERATION_FIELDS)
+_Condition = _struct("_Condition", CONDITION_FIELDS)
+_Status = _struct("_Status", STATUS_FIELDS, {"conditions": _Raw})
+_Port = _struct("_Port", PORT_FIELDS)
+_Container = _struct("_Container", CONTAINER_FIELDS, {"ports": _list_of(_Port)})
+_Volume = _struct("_Volume", VOLUME_FIELDS)
+_Toleration = _struct("_Toleration", TOLERATION_FIELDS)
 _Spec = _struct(
     "_Spec",
-    _SPEC_FIELDS,
+    SPEC_FIELDS,
     {
         "containers": _list_of(_Container),
         "initContainers": _list_of(_Container),
@@ -229,22 +229,22 @@ def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any]:
     meta = _struct("_Meta", meta_fields)
     obj = _struct(
         "_Object",
-        _OBJECT_FIELDS,
+        OBJECT_FIELDS,
         {"metadata": meta | None, "status": _Status | None, "spec": _total(_Spec)},
     )
     # A document: one object, or a List of them (``items``). A non-List object with an
     # ``items`` field keeps it as decoded objects; the builders never read it.
     document = _struct(
         "_Document",
-        (*_OBJECT_FIELDS, "items"),
+        (*OBJECT_FIELDS, "items"),
         {"metadata": Any, "status": _Status | None, "items": list[obj] | None},  # type: ignore[valid-type]
     )
     return obj, msgspec.json.Decoder(document)
 
 
-_Object, _DECODER = _schema(_META_FIELDS)
-_OWNERS_OBJECT, _OWNERS_DECODER = _schema((*_META_FIELDS, *_OWNER_FIELDS))
-_DOCUMENT_FIELDS = (*_OBJECT_FIELDS, "items")
+_Object, _DECODER = _schema(META_FIELDS)
+_OWNERS_OBJECT, _OWNERS_DECODER = _schema((*META_FIELDS, *_OWNER_FIELDS))
+DOCUMENT_FIELDS = (*OBJECT_FIELDS, "items")
 _owners = threading.local()
 
 
@@ -370,7 +370,7 @@ def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None
         doc = decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
         return None
-    out = _as_dict(doc, _DOCUMENT_FIELDS)
+    out = _as_dict(doc, DOCUMENT_FIELDS)
     del doc  # no raw text may refer to the input once this returns
     status = out.get("status")
     if status is not None:

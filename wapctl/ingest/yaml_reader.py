@@ -282,7 +282,7 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
 
 # ---- a big List, read in slices of its items ---------------------------------------------------
 
-_CHUNK = 16 << 20  # bytes of List items parsed at a time: the tree stays ~100 MB, reused
+CHUNK = 16 << 20  # bytes of List items parsed at a time: the tree stays ~100 MB, reused
 _ITEMS_KEY = b"\nitems:\n- "
 _TOP_LEVEL_LINE = re2.compile(rb"\n[^ \t\r\n#]")
 
@@ -297,7 +297,7 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     scalar that runs over several lines when that scalar is quoted (block and plain scalars end
     at a less indented line): then that slice does not parse and the safe path reads the file.
     """
-    if len(data) < 2 * _CHUNK:
+    if len(data) < 2 * CHUNK:
         return None
     if data[: len(_ITEMS_KEY) - 1] == _ITEMS_KEY[1:]:
         key = -1  # items: on the first line
@@ -329,12 +329,12 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
     check = len(data) <= duplicate_keys.FAST_CHECK_MAX
     in_place = isinstance(data, mmap.mmap) and _writable(data)
     tree = ryml.Tree()
-    tree.reserve(_node_estimate(view[first : first + _CHUNK]))
-    buf = mmap.mmap(-1, 2 * _CHUNK + (1 << 20))
+    tree.reserve(_node_estimate(view[first : first + CHUNK]))
+    buf = mmap.mmap(-1, 2 * CHUNK + (1 << 20))
     try:
         start = first
         while start < end:
-            stop = data.find(b"\n- ", start + _CHUNK)
+            stop = data.find(b"\n- ", start + CHUNK)
             stop = end if stop < 0 or stop >= end else stop + 1
             tree.clear()
             tree.clear_arena()

@@ -297,19 +297,25 @@ ROWS: list[Row] = [
         "object), not a number"),
     Row("kind missing", drop(node(), "kind"), ONE + "kind: missing (required)"),
     Row("kind a number", put(node(), "kind", 5), ONE + "kind: must be a string, not a number"),
+    # a kind or apiVersion wapctl cannot read: the object named when it says its name
     Row("Workload without apiVersion", drop(wl1(gang()), "apiVersion"),
-        ONE + "apiVersion: missing: needed to tell the Workload API shape "
+        W + "apiVersion): missing: needed to tell the Workload API shape "
         "(scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
         "scheduling.k8s.io/v1beta1)"),
     Row("apiVersion a number", put(node(), "apiVersion", 1),
-        ONE + "apiVersion: must be a string, not a number"),
+        N + "apiVersion): must be a string, not a number"),
     Row("Workload version unsupported", put(wl1(gang()), "apiVersion", "scheduling.k8s.io/v9"),
-        ONE + "apiVersion: unsupported Workload version 'scheduling.k8s.io/v9' (supported: "
+        W + "apiVersion): unsupported Workload version 'scheduling.k8s.io/v9' (supported: "
         "scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
         "scheduling.k8s.io/v1beta1)"),
     Row("PodGroup version unsupported", put(pg(), "apiVersion", V1A1),
-        ONE + "apiVersion: unsupported PodGroup version 'scheduling.k8s.io/v1alpha1' "
+        G + "apiVersion): unsupported PodGroup version 'scheduling.k8s.io/v1alpha1' "
         "(supported: scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
+        "scheduling.k8s.io/v1beta1)"),
+    Row("kind unsupported, no name", drop(put(wl1(gang()), "apiVersion", "scheduling.k8s.io/v9"),
+                                          "metadata.name"),
+        ONE + "apiVersion: unsupported Workload version 'scheduling.k8s.io/v9' (supported: "
+        "scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
         "scheduling.k8s.io/v1beta1)"),
     Row("metadata missing", drop(node(), "metadata"), ONE + "metadata.name: missing (required)"),
     Row("metadata a number", put(node(), "metadata", 5),
@@ -859,23 +865,43 @@ RAW: list[Raw] = [
         b'{"kind": "Node", "metadata": {"name": ' + b"1" * 5000 + b"}}",
         "snap.json, document 1: invalid JSON: an integer of more than 4300 digits"),
     Raw("YAML integer too long", "snap.yaml", b"kind: Node\nx: " + b"1" * 5000 + b"\n",
-        "snap.yaml, document 1: invalid YAML value: an integer of more than 4300 digits"),
+        "snap.yaml:2, document 1: invalid YAML value: an integer of more than 4300 digits "
+        "(line 2, column 4)"),
+    # a scalar its tag cannot read: the value, what the tag asks for, and where it is
     Raw("YAML date month 13", "snap.yaml", b"kind: Node\nx: 2026-13-01\n",
-        "snap.yaml, document 1: invalid YAML value: month must be in 1..12"),
+        "snap.yaml:2, document 1: invalid YAML value: '2026-13-01' is not a timestamp: month "
+        "must be in 1..12 (line 2, column 4)"),
     Raw("YAML explicit timestamp tag", "snap.yaml", b"kind: Node\nx: !!timestamp soon\n",
-        "snap.yaml, document 1: invalid YAML value (AttributeError: 'NoneType' object has no "
-        "attribute 'groupdict')"),
+        "snap.yaml:2, document 1: invalid YAML value: 'soon' is not a timestamp (line 2, "
+        "column 4)"),
+    Raw("YAML explicit bool tag", "snap.yaml", b"kind: Node\nx: !!bool maybe\n",
+        "snap.yaml:2, document 1: invalid YAML value: 'maybe' is not a boolean (true or false) "
+        "(line 2, column 4)"),
+    Raw("YAML explicit int tag, a long value", "snap.yaml",
+        b"kind: Node\nx:\n  - !!int " + b"7" * 60 + b"x\n",
+        "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (61 characters) is "
+        "not an integer (line 3, column 5)"),
     Raw("duplicate key YAML", "snap.yaml", NODE_DUP_YAML,
         "Node m (snap.yaml:1, document 1, field metadata.name): duplicate key 'name': first at "
         "snap.yaml:4, again at snap.yaml:5 (kubectl refuses duplicate keys)"),
-    # JSON's duplicate-key line gives no line for the document (YAML's does: 1)
+    # JSON's line names where the document starts, as YAML's does
     Raw("duplicate key JSON (fast path)", "snap.json", NODE_DUP_JSON,
-        "Node m (snap.json, document 1, field metadata.name): duplicate key 'name': first at "
+        "Node m (snap.json:1, document 1, field metadata.name): duplicate key 'name': first at "
         "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
     Raw("duplicate key JSON (safe path: nested too deep for the fast one)", "snap.json",
-        NODE_DUP_JSON[:-1] + b', "x": ' + DEEP + b"}",
-        "Node m (snap.json, document 1, field metadata.name): duplicate key 'name': first at "
-        "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
+        b"\n" + NODE_DUP_JSON[:-1] + b', "x": ' + DEEP + b"}",
+        "Node m (snap.json:2, document 1, field metadata.name): duplicate key 'name': first at "
+        "snap.json:3, again at snap.json:4 (kubectl refuses duplicate keys)"),
+    # a namespaced kind without a namespace is named as the loader names it: in default
+    Raw("duplicate key in a Pod without a namespace, YAML", "snap.yaml",
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: a, nodeName: b}\n",
+        "Pod default/p (snap.yaml:1, document 1, field spec.nodeName): duplicate key 'nodeName': "
+        "first at snap.yaml:4, again at snap.yaml:4 (kubectl refuses duplicate keys)"),
+    Raw("duplicate key in a Pod without a namespace, JSON", "snap.json",
+        b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},\n'
+        b' "spec": {"nodeName": "a",\n "nodeName": "b"}}',
+        "Pod default/p (snap.json:1, document 1, field spec.nodeName): duplicate key 'nodeName': "
+        "first at snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
     Raw("YAML nested too deep", "snap.yaml", b"a: " + DEEP,
         "snap.yaml:1, document 1: nested deeper than 100 levels"),
     Raw("JSON nested too deep", "snap.json", DEEP,

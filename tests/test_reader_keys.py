@@ -206,7 +206,7 @@ def test_compact_json_on_one_line_names_the_line_twice(tmp_path: Path) -> None:
                     encoding="utf-8")
     with pytest.raises(InputError) as exc:
         ingest.read_documents([str(path)])
-    assert (f"Pod n/p ({path}, document 1, field kind): duplicate key 'kind': "
+    assert (f"Pod n/p ({path}:1, document 1, field kind): duplicate key 'kind': "
             f"first at {path}:1, again at {path}:1 (kubectl refuses duplicate keys)"
             ) == str(exc.value)
 

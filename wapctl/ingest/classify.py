@@ -141,6 +141,34 @@ def register(seen: dict[str, Source], label: str, key: str, source: Source) -> N
     seen[key] = source
 
 
+_CLUSTER_SCOPED = frozenset({"Node", "PriorityClass", "Namespace"})
+
+
+def object_label(obj: Any, kind: Any = None) -> str | None:
+    """``Kind ns/name`` as the loader names an object it reads (``Node name`` for the kinds
+    without a namespace; ``default`` for a namespaced one that names none), from the fields
+    written, before any is checked: None without a kind, the kind alone without a name.
+    ``kind``: the kind when the object leaves it to its List."""
+    if type(obj) is not dict:
+        return None
+    kind = obj.get("kind") or kind
+    if type(kind) is not str or not kind:
+        return None
+    meta = obj.get("metadata")
+    meta = meta if type(meta) is dict else {}
+    ns, name = meta.get("namespace"), meta.get("name")
+    if type(name) is not str or not name:
+        return kind
+    if kind in _CLUSTER_SCOPED:
+        return f"{kind} {name}"
+    if not (type(ns) is str and ns) and (kind in _KIND_NAMES or kind in _TEMPLATE_KINDS):
+        ns = "default"  # a namespaced kind wapctl reads: the loader names it so
+    return f"{kind} {ns}/{name}" if type(ns) is str and ns else f"{kind} {name}"
+
+
+_TEMPLATE_KINDS = frozenset(kind for _, kind in tmpl.KINDS)
+
+
 def learn(obj: Any, source: Source, ignored: Counter[str], reuse: BuildCache | None,
            hit: Seen | None) -> tuple[int, str, tuple[Source, dict[str, Any], Head]] | None:
     """A document's reader, key and bucket entry (None: a kind no reader takes, counted in
@@ -148,7 +176,11 @@ def learn(obj: Any, source: Source, ignored: Counter[str], reuse: BuildCache | N
     (the same object with the same source), else read and kept in ``reuse`` when given."""
     if hit is not None and hit.obj is obj and hit.source is source:
         return hit.which, hit.key, hit.entry
-    which = classify(obj, source, ignored)
+    try:
+        which = classify(obj, source, ignored)
+    except InputError as exc:  # the kind or apiVersion: named when the object says its name
+        label = object_label(obj)
+        raise (exc if label is None or " " not in label else exc.about(label)) from None
     if which is None:
         return None
     namespaced = which not in (NODE, CLASS, NAMESPACE)

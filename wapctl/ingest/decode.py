@@ -122,19 +122,20 @@ def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     fast = json_reader.read_json(data, MAX_DEPTH)
     if fast is None:
         return None
+    line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     if len(data) <= duplicate_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
-        _unique_keys(name, data)
+        _unique_keys(name, data, line)
     if type(fast.get("items")) is list:
         json_reader.register_json_lines(name)
-    line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     return [(1, fast, (line, None))]
 
 
-def _unique_keys(name: str, data: Any) -> None:
+def _unique_keys(name: str, data: Any, line: int) -> None:
     try:
         duplicate_keys.check_json(data)
     except duplicate_keys.DuplicateKey as dup:
-        raise duplicate_keys.error(name, 1, json.loads(bytes(data)), dup) from None
+        doc = json.loads(bytes(data))
+        raise duplicate_keys.error(name, 1, doc, dup, (line, None)) from None
 
 
 def _parse_json(
@@ -147,7 +148,7 @@ def _parse_json(
     try:
         obj = duplicate_keys.loads(data)
     except duplicate_keys.DuplicateKey as dup:
-        raise duplicate_keys.error(name, 1, json.loads(data), dup) from None
+        raise duplicate_keys.error(name, 1, json.loads(data), dup, (line, None)) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:
@@ -201,6 +202,8 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
         dup.steps = duplicate_keys.yaml_steps(node, dup.node)
         doc = duplicate_keys.yaml_plain(node)
         raise duplicate_keys.error(name, number + 1, doc, dup, _node_lines(node)) from None
+    except hints.BadScalar as bad:
+        raise bad.error(name, number + 1) from None
     except yaml.YAMLError as exc:
         raise hints.yaml_error(exc, name, number + 1, text, _depth_message()) from None
     except RecursionError:

@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from wapctl.errors import InputError, Source
+from wapctl.ingest import classify, hints
 
 FAST_CHECK_MAX = 4 << 20  # inputs the fast readers read that are checked for duplicate keys
 _MERGE = "tag:yaml.org,2002:merge"
@@ -64,7 +65,16 @@ _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 class UniqueKeyLoader(_BaseLoader):  # type: ignore[misc]
     """PyYAML's safe loader (C parser when available) refusing a mapping with a key twice.
     Merge keys (``<<``) are left to PyYAML: a key written next to a merge overrides it, as
-    YAML says."""
+    YAML says. A scalar its tag cannot read (``!!timestamp soon``) is a ``hints.BadScalar``,
+    which knows where the scalar is, instead of Python's bare exception."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, KeyError, AttributeError, OverflowError) as exc:
+            if type(node) is not yaml.ScalarNode or isinstance(exc, hints.BadScalar):
+                raise
+            raise hints.BadScalar(node, exc) from None
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if type(node) is yaml.MappingNode:
@@ -205,21 +215,6 @@ def _field(steps: tuple[str | int, ...]) -> str:
     return out
 
 
-def _object_name(obj: Any, list_kind: str | None) -> str | None:
-    """``Pod ns/name`` (``Node name``; the kind alone without a name) or None."""
-    if type(obj) is not dict:
-        return None
-    kind = obj.get("kind") or list_kind
-    if type(kind) is not str or not kind:
-        return None
-    meta = obj.get("metadata")
-    meta = meta if type(meta) is dict else {}
-    ns, name = meta.get("namespace"), meta.get("name")
-    if type(name) is not str or not name:
-        return kind
-    return f"{kind} {ns}/{name}" if type(ns) is str and ns else f"{kind} {name}"
-
-
 def error(
     file: str,
     document: int,
@@ -247,5 +242,5 @@ def error(
         "(kubectl refuses duplicate keys)",
         Source(file, document, item, line),
         _field((*steps, dup.key)),
-        _object_name(obj, list_kind),
+        classify.object_label(obj, list_kind),
     )

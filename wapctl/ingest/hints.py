@@ -13,6 +13,9 @@
 - Python refuses to convert an integer of more than 4,300 digits and says to call
   ``sys.set_int_max_str_digits()``, which a user of the CLI cannot: ``value_problem`` says what
   is wrong in the input instead.
+- PyYAML's constructors fail on a scalar they cannot read (``!!timestamp soon``,
+  ``!!bool maybe``, an unquoted ``2026-13-45``) with Python's own exception and no place:
+  ``BadScalar`` carries the scalar's place and says which value is not what its tag asks for.
 """
 
 from __future__ import annotations
@@ -79,6 +82,44 @@ def yaml_error(
             f"invalid YAML: {tab} {where}", Source(file, document, line=mark.line + 1)
         )
     return InputError(f"invalid YAML: {problem} {where}", Source(file, document))
+
+
+# YAML 1.1 tag -> what a value of it is, in the input's words
+_TAG_WORDS = {
+    "tag:yaml.org,2002:int": "an integer",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "a boolean (true or false)",
+    "tag:yaml.org,2002:timestamp": "a timestamp",
+    "tag:yaml.org,2002:binary": "base64 data",
+    "tag:yaml.org,2002:null": "null",
+}
+
+
+class BadScalar(ValueError):
+    """A scalar PyYAML's constructor could not read as its tag (explicit or resolved) asks."""
+
+    def __init__(self, node: Any, exc: Exception) -> None:
+        super().__init__(str(exc))
+        self.line = node.start_mark.line + 1
+        self.column = node.start_mark.column + 1
+        value = str(node.value)
+        problem = value_problem(exc)
+        if problem != str(exc):  # said in the input's terms already (a 5,000-digit integer)
+            self.problem = problem
+            return
+        shown = repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value)} characters)"
+        what = _TAG_WORDS.get(node.tag, f"a value of tag {node.tag}")
+        # a date's reason says which part is wrong; int()'s and float()'s repeat the value
+        dated = node.tag == "tag:yaml.org,2002:timestamp" and isinstance(exc, ValueError)
+        why = f": {exc}" if dated else ""
+        self.problem = f"{shown} is not {what}{why}"
+
+    def error(self, file: str, document: int) -> InputError:
+        """The one error line, naming the scalar's line and column."""
+        return InputError(
+            f"invalid YAML value: {self.problem} (line {self.line}, column {self.column})",
+            Source(file, document, line=self.line),
+        )
 
 
 def value_problem(exc: Exception) -> str:

@@ -487,14 +487,19 @@ def test_a_group_template_with_an_unknown_class_and_a_number_is_still_a_finding(
         # an unquoted YAML date is a date
         ({"priorityClassName": datetime.date(2026, 1, 1)},
          "field spec.template.spec.priorityClassName): must be a string, not a date"),
-        ({"priority": "9"}, "field spec.template.spec.priority): must be a 32-bit integer"),
-        ({"priority": 2**31}, "field spec.template.spec.priority): must be a 32-bit integer"),
+        # the same words as a pod's own spec.priority
+        ({"priority": "9"}, "field spec.template.spec.priority): must be an integer, not a "
+                            "string"),
+        ({"priority": 2**31}, "field spec.template.spec.priority): 2147483648 is out of range: a "
+                              "priority is a 32-bit integer (-2147483648 to 2147483647)"),
+        ({"priority": True}, "field spec.template.spec.priority): must be an integer, not a "
+                             "boolean"),
         ({"preemptionPolicy": "Sometimes"},
          "field spec.template.spec.preemptionPolicy): unknown value 'Sometimes' (expected one "
          "of: PreemptLowerPriority, Never)"),
     ],
     ids=["class-number", "class-list", "class-boolean", "class-date", "priority-string",
-         "priority-over-int32", "bad-policy"],
+         "priority-over-int32", "priority-boolean", "bad-policy"],
 )
 def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
     spec: dict[str, Any], line: str

@@ -61,7 +61,6 @@ KINDS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 _POLICIES = (PREEMPT_LOWER, NEVER)
-_INT32 = (-(2**31), 2**31 - 1)
 
 
 class RawTemplate:
@@ -190,8 +189,10 @@ def resolve(
         raise InputError(f"must be a string, not {fields.typename(pcn)}", source,
                          base + ".priorityClassName")
     number = spec.get("priority")
-    if number is not None and (type(number) is not int or not _INT32[0] <= number <= _INT32[1]):
-        raise InputError("must be a 32-bit integer", source, base + ".priority")
+    if number is not None:  # as a pod's spec.priority is checked
+        if type(number) is not int:
+            raise fields.type_error(number, "an integer", source, base + ".priority")
+        fields.check_int32(number, source, base + ".priority")
     policy = spec.get("preemptionPolicy") or None
     if policy is not None and policy not in _POLICIES:
         raise InputError(

@@ -105,6 +105,11 @@ def docs(*objs: dict[str, Any]) -> list[Document]:
         ),
         ({"kind": "Pod", "metadata": {}}, None),
         (["not", "a", "mapping"], None),
+        # a kind the loader does not read, without apiVersion: the core group "", as for v1
+        (
+            {"kind": "Service", "metadata": {"name": "web", "namespace": "ml"}},
+            ObjectRef("", "Service", "ml", "web"),
+        ),
     ],
     ids=[
         "class",
@@ -114,6 +119,7 @@ def docs(*objs: dict[str, Any]) -> list[Document]:
         "no-apiVersion",
         "no-name",
         "not-a-mapping",
+        "unknown-kind-no-apiVersion",
     ],
 )
 def test_object_ref(obj: Any, expected: ObjectRef | None) -> None:
@@ -721,3 +727,36 @@ def test_an_unknown_deletion_suggests_names_of_its_kind_and_namespace(
     """A mistyped --delete suggests the close names of the same kind in the same namespace."""
     result = run("audit", CLUSTER, "--delete", deletion)
     assert (2, "", line) == (result.exit_code, result.stdout, result.stderr)
+
+
+def test_an_unchanged_vertex_lists_its_templates(tmp_path: Path) -> None:
+    """A vertex no member moves into keeps its whole cell, pod templates included: with a
+    Deployment of class `batch` (750) beside web/frontend-0 (750/750), raising `medium` to 800
+    adds batch/report's edge to that cell and removes the cell's edge to report; the cell names
+    the pod and the template (cluster.yaml of fixtures/cycles/audit)."""
+    dep = tmp_path / "deployment.yaml"
+    dep.write_text(yaml.safe_dump({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "api", "namespace": "web"},
+        "spec": {"template": {"spec": {"priorityClassName": "batch",
+                                       "containers": [{"name": "api", "image": "api"}]}}}}))
+    code, d = audit_json(CLUSTER, dep, "--change", AUDIT / "raise-medium.yaml")
+    web = {"profileBefore": "750/750", "profileAfter": "750/750", "workloads": [],
+           "podGroups": [], "pods": ["web/frontend-0"], "templates": ["Deployment web/api"],
+           "counts": {"workloads": 0, "podGroups": 0, "pods": 1, "templates": 1}}
+    assert (0, {"added": [{"preemptor": REPORT_RAISED, "victim": web}],
+                "removed": [{"preemptor": web, "victim": REPORT_RAISED}]},
+            [{"victim": web, "newPreemptors": [REPORT_RAISED]}]) == (
+        code, d["edges"], d["lostProtection"])
+
+
+def test_an_object_of_another_kind_twice_in_the_change_is_refused(tmp_path: Path) -> None:
+    """Identity is the API group: a Service written once with `apiVersion: v1` and once
+    without apiVersion is the same object (core group "") twice, an input error (exit 2)."""
+    change = tmp_path / "change.yaml"
+    change.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ml}\n"
+                      "---\nkind: Service\nmetadata: {name: web, namespace: ml}\n")
+    result = run("audit", CLUSTER, "--change", change)
+    assert (2, "") == (result.exit_code, result.stdout)
+    assert (f"error: {change}:5, document 2: Service/ml/web appears twice in the change "
+            f"files (first at {change}:1, document 1)\n") == result.stderr

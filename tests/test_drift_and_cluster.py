@@ -540,3 +540,16 @@ def test_kueue_label_of_a_pod_is_checked(tmp_path: Path) -> None:
     assert (1, [("kueue-priority-divergence", "Pod t/p"),
                 ("unknown-kueue-priority-class", "Pod t/q")]) == (
         code, [(x["rule"], x["object"]) for x in doc["findings"]])
+
+
+def test_kueue_label_of_a_pod_without_kueue_objects_is_not_checked(tmp_path: Path) -> None:
+    """A pod labelled with a Kueue class, and no WorkloadPriorityClass anywhere in the input:
+    the label cannot be judged (the classes live in the cluster), so no finding, exit 0."""
+    path = tmp_path / "k.yaml"
+    path.write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\n"
+        "value: 100\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: t\n"
+        "  labels: {kueue.x-k8s.io/priority-class: wpc}\n"
+        "spec: {priorityClassName: low, containers: [{name: c}]}\n")
+    code, doc = check_json(path)
+    assert (0, []) == (code, doc["findings"])

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError, Source
-from wapctl.model import HostPort, LabelSelector, SelectorRequirement, Snapshot
+from wapctl.model import HostPort, LabelSelector, LoadWarning, SelectorRequirement, Snapshot
 
 REQ = "requiredDuringSchedulingIgnoredDuringExecution"
 
@@ -168,6 +168,17 @@ def test_warnings_for_what_is_not_evaluated() -> None:
         ("VolumeNotModelled", "Pod prod/p", "spec.volumes[0].persistentVolumeClaim"),
         ("VolumeNotModelled", "Pod prod/p", "spec.volumes[2].ephemeral"),
     ]
+
+
+def test_other_scheduler_warning_says_what_is_modelled() -> None:
+    """The OtherScheduler warning, whole: which scheduler places the pod and that wapctl
+    models kube-scheduler's default profile."""
+    p = _pod("p", schedulerName="volcano")
+    assert _build(p).warnings == (LoadWarning(
+        code="OtherScheduler", object="Pod prod/p", field="spec.schedulerName",
+        message="placed by scheduler 'volcano', not default-scheduler; wapctl models "
+                "kube-scheduler's default profile",
+        source="snap.yaml, document 1"),)
 
 
 def test_running_pods_volumes_are_not_warned() -> None:

@@ -1,12 +1,13 @@
 """Every input error of the loader as the one exact line a user sees, YAML and JSON alike.
 
-One row per ``raise`` site of wapctl/load.py, wapctl/load_constraints.py and wapctl/fields.py
-that input can reach: a minimal object with one field made bad, and the whole ``str()`` of
-the ``InputError`` (``Kind ns/name (file:line, document N[, item I], field F): reason``),
-compared with ``==``. Each row is read twice: as ``snap.yaml`` and as the same object in
-``snap.json`` (the JSON fast path of wapctl/reader.py, which hands over to the safe path on a
-shape problem); the line is the same in both except where given apart (a List's items start
-on other lines in indented JSON than in YAML). Several objects are written as one ``List``.
+One row per ``raise`` site of the ingest package (``wapctl/ingest/``: the readers, the
+builders, ``constraints.py``, ``fields.py``) that input can reach: a minimal object with one
+field made bad, and the whole ``str()`` of the ``InputError`` (``Kind ns/name (file:line,
+document N[, item I], field F): reason``), compared with ``==``. Each row is read twice: as
+``snap.yaml`` and as the same object in ``snap.json`` (the JSON fast path,
+``ingest/json_reader.py``, which hands over to the safe path on a shape problem); the line is
+the same in both except where given apart (a List's items start on other lines in indented
+JSON than in YAML). Several objects are written as one ``List``.
 
 Rows of raw text (``RAW``) and the last tests cover the reading sites: files, sizes,
 encodings, syntax, duplicate keys, depth and alias limits. The CLI prints each object row's
@@ -14,22 +15,24 @@ line alone on stderr (``error: ...``) and exits 2 (a sample of the rows).
 
 Raise sites not covered, and why:
 
-- load.py ``parse_size`` (2 sites): a command-line option (UsageError), not input; tested in
+- limits.py ``parse_size`` (2 sites): a command-line option (UsageError), not input; tested in
   tests/test_load.py.
-- load.py ``_directory_files`` "cannot list directory": needs a permission or I/O failure,
+- sources.py ``_directory_files`` "cannot list directory": needs a permission or I/O failure,
   and the tests may run as root. (``_read_file``'s "cannot read" is reached with a socket.)
-- load.py ``_slow_path_bytes``: needs a file over 256 MiB.
-- load.py ``_parse_yaml`` RecursionError: libyaml refuses 1000 levels first (a YAMLError).
-- load.py bare ``raise`` re-raising an InputError in ``_read_file`` / ``_parse_yaml``: not a
-  site of its own.
-- load.py ``_classify`` "an object must be a mapping": ``_flatten`` only hands on mappings.
-- load.py ``_sort_again`` / ``_pods`` ``_Fallback`` (3 sites): internal, caught by ``_build``.
-- load.py ``_assemble`` "pod group defined twice": a guard, unreachable with unique names.
-- load.py ``_about`` / ``_assemble`` / ``_pods`` / ``_templates`` re-raising with the object
+- decode.py ``_slow_path_bytes``: needs a file over 256 MiB.
+- decode.py ``_parse_yaml`` RecursionError: libyaml refuses 1000 levels first (a YAMLError).
+- sources.py / decode.py bare ``raise`` re-raising an InputError in ``_read_file`` /
+  ``_parse_yaml``: not a site of its own.
+- classify.py ``classify`` "an object must be a mapping": ``decode.flatten`` only hands on
+  mappings.
+- rebuild.py ``sort_again`` / assemble.py ``_pods`` ``Fallback`` (3 sites): internal, caught
+  by ``_build``.
+- assemble.py ``_groups`` "pod group defined twice": a guard, unreachable with unique names.
+- classify.py ``about`` / assemble.py ``_pods`` / ``_templates`` re-raising with the object
   named: wrappers, reached by every Workload/PriorityClass/PodGroup/PDB, Node, Pod and
   controller row.
-- load_constraints.py ``host_ports`` container not a mapping: ``_pod_requests`` refuses such a
-  container first (``_container_requests``, row "container not a mapping").
+- constraints.py ``host_ports`` container not a mapping: ``pod_requests`` refuses such a
+  container first (``container_requests``, row "container not a mapping").
 """
 
 from __future__ import annotations
@@ -219,7 +222,7 @@ def two(label: str, field: str, reason: str) -> tuple[str, str]:
 
 
 ROWS: list[Row] = [
-    # ---- fields.py -----------------------------------------------------------------------
+    # ---- fields.py ---------------------------------------------------------------------------
     Row("mapping: pod spec a number", put(pod(), "spec", 5),
         P + "spec): must be a mapping, not a number"),
     Row("list_field: taints a string", node(taints="x"),
@@ -261,7 +264,7 @@ ROWS: list[Row] = [
         term(matchExpressions=[{"key": "k", "operator": "Gt", "values": ["x"]}]),
         P + AFF + ".nodeSelectorTerms[0].matchExpressions[0].values): "
         "operator Gt needs exactly one integer value"),
-    # ---- load_constraints.py -------------------------------------------------------------
+    # ---- constraints.py ----------------------------------------------------------------------
     Row("pod affinity namespace a number", pod_term(namespaces=[1]),
         P + PAF + "[0].namespaces[0]): must be a string, not a number"),
     Row("pod affinity key in both lists", pod_term(matchLabelKeys=["a"], mismatchLabelKeys=["a"]),
@@ -284,7 +287,7 @@ ROWS: list[Row] = [
         P + "spec.containers[0].ports[0]): must be a mapping, not a string"),
     Row("hostPort out of range", ports({"hostPort": 70000}),
         P + "spec.containers[0].ports[0].hostPort): must be between 1 and 65535"),
-    # ---- load.py: documents and kinds ----------------------------------------------------
+    # ---- classify.py: documents and kinds ----------------------------------------------------
     Row("document a list", ["a"],
         "snap.yaml, document 1: a document must be a mapping (a Kubernetes object or List), "
         "not a list"),
@@ -332,7 +335,7 @@ ROWS: list[Row] = [
         "(first defined at snap.yaml, document 1, item 0, line 4)",
         "snap.json:12, document 1, item 1, field metadata.name: duplicate Node n "
         "(first defined at snap.json, document 1, item 0, line 5)"),
-    # ---- load.py: Node -------------------------------------------------------------------
+    # ---- node.py -----------------------------------------------------------------------------
     Row("allocatable unparsable", put(node(), "status.allocatable.cpu", "lots"),
         N + "status.allocatable.cpu): no digits in 'lots'"),
     Row("allocatable negative", put(node(), "status.allocatable.cpu", "-1"),
@@ -341,13 +344,13 @@ ROWS: list[Row] = [
         N + "spec.taints[0]): must be a mapping, not a string"),
     Row("taint effect missing", taint(key="k"),
         N + "spec.taints[0].effect): missing (required)"),
-    # ---- load.py: PriorityClass ----------------------------------------------------------
+    # ---- priority_class.py -------------------------------------------------------------------
     Row("class value missing", drop(pclass(), "value"), C + "value): missing (required)"),
     Row("class value a string", pclass(value="1"), C + "value): must be an integer, not a string"),
     Row("class value out of int32", pclass(value=2**31),
         C + "value): 2147483648 is out of range: a priority is a 32-bit integer "
         "(-2147483648 to 2147483647)"),
-    # ---- load.py: Workload ---------------------------------------------------------------
+    # ---- workload.py: Workload ---------------------------------------------------------------
     Row("Workload spec missing", drop(wl1(), "spec"), W + "spec): missing (required)"),
     Row("v1alpha1 podGroups missing", put(wl1(), "spec", {}),
         W + "spec.podGroups): missing (required)"),
@@ -390,7 +393,7 @@ ROWS: list[Row] = [
     Row("v1alpha2 basic template with PodGroup mode",
         wl2({"name": "t", "schedulingPolicy": {"basic": {}}, "disruptionMode": "PodGroup"}),
         W + "spec.podGroupTemplates[0].disruptionMode): disruption mode PodGroup " + BASIC_WHOLE),
-    # ---- load.py: PodGroup ---------------------------------------------------------------
+    # ---- workload.py: PodGroup ---------------------------------------------------------------
     Row("PodGroup spec missing", drop(pg(), "spec"), G + "spec): missing (required)"),
     Row("PodGroup without template ref", put(pg(), "spec", {"schedulingPolicy": {"basic": {}}}),
         G + "spec.podGroupTemplateRef): missing: a PodGroup without a Workload template "
@@ -414,7 +417,7 @@ ROWS: list[Row] = [
         "spec.podGroupTemplates[0].priorityClassName): " + CLASS_GOLD,
         "Workload d/w (snap.json:21, document 1, item 1, field "
         "spec.podGroupTemplates[0].priorityClassName): " + CLASS_GOLD),
-    # ---- load.py: Pod --------------------------------------------------------------------
+    # ---- pod.py and resolve.py: Pod ----------------------------------------------------------
     Row("containers a mapping", pod(containers={"name": "c"}),
         P + "spec.containers): must be a list, not a mapping"),
     Row("container a string", pod(containers=["c"]),
@@ -764,7 +767,7 @@ ROWS: list[Row] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d", "labels": {"a": 1}}},
         "Namespace d (snap.yaml:1, document 1, field metadata.labels.a): must map strings to "
         "strings, but has a number 1 (quote it)"),
-    # ---- load.py: controllers (templates.py, named by wapctl.ingest.assemble) -------------------
+    # ---- templates.py: controllers (named by assemble.py) ------------------------------------
     Row("Deployment template priorityClassName a number",
         {"apiVersion": "apps/v1", "kind": "Deployment",
          "metadata": {"name": "dep", "namespace": "d"},
@@ -961,3 +964,14 @@ def test_file_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     with socket.socket(socket.AF_UNIX) as sock:
         sock.bind("snap.sock")
         assert "snap.sock: cannot read: No such device or address" == _error(["snap.sock"])
+
+
+def test_a_limit_of_whole_gibibytes_is_written_in_gi(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size limit is written in the largest binary unit that divides it: 2 GiB is "2Gi",
+    not "2048Mi". (The file is sparse: 2 GiB + 1 byte by stat, refused before it is read.)"""
+    monkeypatch.chdir(tmp_path)
+    with open("big.json", "wb") as fh:
+        fh.truncate((2 << 30) + 1)
+    assert ("big.json: file is 2147483649 bytes, larger than the 2Gi limit (raise it with "
+            "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size("2Gi"))

@@ -185,6 +185,23 @@ def test_template_joining_a_pod_group_takes_the_groups_profile() -> None:
     assert ["n/w"] == [v.name for v in report.violations]  # the Workload, not the Job
 
 
+def test_uninstantiated_pod_group_templates_take_the_global_default() -> None:
+    """A v1alpha2 Workload with no class, whose podGroupTemplate names none either: the pod
+    group it becomes is given the globalDefault class at admission (d: 300, Never), as a
+    PodGroup object setting nothing would be."""
+    classes = CLASSES + "---\n" + (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: d}\n"
+        "value: 300\nglobalDefault: true\npreemptionPolicy: Never\n"
+    )
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"podGroupTemplates": [
+              {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}}]}}
+    t = snapshot(wl, classes=classes).templates["Workload n/w/a"]
+    assert ("d", 300, 300, "Never") == (
+        t.priority_class_name, t.priority, t.preemption_priority, t.preemption_policy)
+
+
 def test_uninstantiated_pod_group_templates_are_members() -> None:
     """A v1alpha2 Workload without PodGroup objects yet: each podGroupTemplate is a member with
     the template's class, else the Workload's; the rule applies to it."""

@@ -6,6 +6,7 @@ import datetime
 import io
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -1507,3 +1508,30 @@ def test_disruption_target_status_as_a_yaml_boolean_is_refused(tmp_path: Path) -
     assert_names(err, "snap.yaml", 2, "status.conditions[1].status")
     assert 'must be a string: "True", "False" or "Unknown" (quote it), not a boolean' in str(err)
     assert "Pod default/t" in str(err)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml", ""])
+def test_a_named_pipe_reads_like_a_file(tmp_path: Path, suffix: str) -> None:
+    """A pipe given as a path (``wapctl plan <(kubectl get ... -o json)``, ``/dev/stdin``, a
+    FIFO) reads like the file it carries: it cannot seek, so nothing may try to (it did:
+    "cannot read: File or stream is not seekable")."""
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+         "status": {"allocatable": {"cpu": "4"}}}]})
+    if suffix == ".yaml":
+        text = yaml.safe_dump(json.loads(text))
+    fifo = tmp_path / f"snap{suffix}"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        docs = ingest.read_documents([str(fifo)])
+    finally:
+        writer.join(timeout=10)
+    assert [(d.source.file, d.obj["metadata"]["name"]) for d in docs] == [(str(fifo), "n1")]
+    assert ingest.build_snapshot(docs).nodes["n1"].allocatable["cpu"] == 4000

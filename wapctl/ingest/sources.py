@@ -151,7 +151,8 @@ def _read_file(
                 data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
             else:
                 # read(n) allocates n bytes up front: ask for what stat promised, capped
-                fh.seek(0)
+                if head:  # back to the start; a pipe (<(kubectl ...), /dev/stdin) was not read
+                    fh.seek(0)
                 expected = st.st_size if regular else 0
                 data = _read_capped(fh, limit + 1, expected + 1)
     except InputError:

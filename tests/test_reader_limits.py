@@ -86,3 +86,45 @@ def test_json_list_item_error_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert f"{path}:{starts[2]}, document 1, item 2, field status" in str(info.value)
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_lowered_depth_limit_is_the_one_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    """Every limit is read from ``wapctl.ingest.limits`` when it is applied, not copied at
+    import: lowered there, it is the one the readers enforce (YAML and JSON, fast and safe)."""
+    node = _node("n1")
+    node["metadata"]["labels"] = {"a": "b"}  # the document is 3 levels deep
+    path = tmp_path / f"n{suffix}"
+    path.write_text(json.dumps(node))
+    assert len(ingest.read_documents([str(path)])) == 1
+    monkeypatch.setattr(limits, "MAX_DEPTH", 2)
+    with pytest.raises(InputError) as err:
+        ingest.read_documents([str(path)])
+    assert err.value.reason == "nested deeper than 2 levels"
+
+
+def test_a_lowered_alias_limit_is_the_one_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: &l {a: b}}\n"
+                    "x: [*l, *l]\n")
+    assert len(ingest.read_documents([str(path)])) == 1
+    monkeypatch.setattr(limits, "MAX_ALIASES", 1)
+    with pytest.raises(InputError) as err:
+        ingest.read_documents([str(path)])
+    assert err.value.reason.startswith("YAML aliases exceed the limits (1 aliases, ")
+
+
+def test_a_changed_default_pod_count_is_the_one_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node = _node("n1")
+    del node["status"]["allocatable"]["pods"]
+    path = tmp_path / "n.json"
+    path.write_text(json.dumps(node))
+    monkeypatch.setattr(limits, "DEFAULT_NODE_PODS", 7)
+    snap = ingest.build_snapshot(ingest.read_documents([str(path)]))
+    assert snap.nodes["n1"].allocatable["pods"] == 7

@@ -158,3 +158,18 @@ def f(o, ns):
     type(o).execute(o)  # so is a method with another name
 """
     assert _exec_or_class_swap(ast.parse(code)) == [3, 4, 5, 6, 7, 8]
+
+
+def test_limits_are_read_where_they_are_applied() -> None:
+    """``from wapctl.ingest.limits import MAX_DEPTH`` copies the value at import: lowering
+    ``wapctl.ingest.limits.MAX_DEPTH`` afterwards would change nothing there. The code reads
+    ``limits.NAME`` when it applies a limit (tests/test_reader_limits.py lowers them). The
+    package's ``__init__`` re-exports their values, to read, and says so."""
+    copied = []
+    for path in _modules().values():
+        if _rel(path) == "wapctl/ingest/__init__.py":
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ImportFrom) and node.module == "wapctl.ingest.limits":
+                copied += [(_rel(path), a.name) for a in node.names if a.name.isupper()]
+    assert copied == []

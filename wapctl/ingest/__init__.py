@@ -9,7 +9,8 @@ YAML -> ``Document``s; the fast readers ``json_reader`` and ``yaml_reader``, the
 and priorities: the only cross-object step) -> ``assemble`` (the ``Snapshot``). ``cache`` and
 ``rebuild`` let a second build of mostly the same documents read only what differs (``audit``).
 The public API is re-exported here: ``read_documents``, ``build_snapshot``, ``Document``,
-``Documents``, ``BuildCache``, ``parse_size`` and the limits.
+``Documents``, ``BuildCache``, ``parse_size`` and the limits' values (to change a limit, set
+it on ``wapctl.ingest.limits``: the code reads it there when it applies it).
 
 Inputs (SPEC.md §1): files, directories (every ``*.yaml``, ``*.yml`` and ``*.json`` directly
 inside, sorted by name) and ``-`` for stdin. YAML may hold several documents; JSON holds one

@@ -39,7 +39,7 @@ class BuildCache(dict):  # type: ignore[type-arg]
     taken over whole; a pod is only resolved again against the rest of the snapshot -- pod group
     and priorities -- the rest of its fields are taken over. It keeps the documents it has seen
     alive (so their ids stay theirs): drop it with the builds. (``id`` of a document ->
-    ``Seen``; ``_build``'s first loop puts one for every document it classifies, or takes
+    ``Seen``; ``assemble._build``'s first loop puts one for every document it classifies, or takes
     the one the same object with the same source left.)
 
     ``last`` is what the latest build that succeeded made of its whole input (``Memory``):
@@ -56,7 +56,7 @@ class BuildCache(dict):  # type: ignore[type-arg]
 
 
 class Memory:
-    """What one build made of its input, as ``_build`` left it: the documents (the list it
+    """What one build made of its input, as ``assemble._build`` left it: the documents (the list it
     read), and per reader (``NODE`` ...) its bucket's entries, their positions among the
     documents, their keys (in the same order) and the set of those keys; the ignored kinds;
     and of the pods, in bucket order, the pods built, the sets of positions whose pods resolve

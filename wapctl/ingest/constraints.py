@@ -1,6 +1,6 @@
 """Pod fields for the inter-pod filters, and warnings for what wapctl does not evaluate.
 
-Called from ``load._pod`` (and ``load._build`` for Namespace, Workload and PodGroup objects);
+Called from ``pod.read_pod`` (and ``assemble`` for Namespace, Workload and PodGroup objects);
 kept apart so the loader proper stays about objects and priorities.
 
 Parsed (see ``wapctl.filters`` for how each is evaluated):

@@ -20,7 +20,7 @@ import yaml
 from wapctl.errors import InputError, Source
 from wapctl.ingest import duplicate_keys, hints, json_reader, limits
 from wapctl.ingest.fields import typename as _typename
-from wapctl.ingest.limits import MAX_ALIAS_EXPANSION, MAX_ALIASES, MAX_DEPTH, human
+from wapctl.ingest.limits import human
 from wapctl.model import LoadWarning
 
 LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -107,7 +107,7 @@ def _slow_path_bytes(
         else:
             why = (
                 "the fast JSON reader could not take it (a syntax error, an unusual value or "
-                f"nesting deeper than {MAX_DEPTH} levels) and the safe reader needs several "
+                f"nesting deeper than {limits.MAX_DEPTH} levels) and the safe reader needs several "
                 "times the file in memory; raise the limit with --max-input-size"
             )
         raise InputError(
@@ -119,7 +119,7 @@ def _slow_path_bytes(
 
 def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     """The JSON document in ``data`` by the fast reader, or None: take the safe path."""
-    fast = json_reader.read_json(data, MAX_DEPTH)
+    fast = json_reader.read_json(data, limits.MAX_DEPTH)
     if fast is None:
         return None
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
@@ -173,7 +173,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
     if len(data) >= limits.FAST_YAML_FROM:
         from wapctl.ingest import yaml_reader  # rapidyaml loads only for big YAML
 
-        fast, reason = yaml_reader.read_yaml(data, MAX_DEPTH)
+        fast, reason = yaml_reader.read_yaml(data, limits.MAX_DEPTH)
         if fast is not None:
             yaml_reader.register_yaml_lines(name, fast)
             return [(number, obj, (None, None)) for number, obj in fast]
@@ -232,7 +232,7 @@ def _node_lines(node: Any) -> tuple[int, list[int] | None]:
 
 
 def _depth_message() -> str:
-    return f"nested deeper than {MAX_DEPTH} levels"
+    return f"nested deeper than {limits.MAX_DEPTH} levels"
 
 
 def _check_events(name: str, text: str) -> None:
@@ -257,7 +257,7 @@ def _check_events(name: str, text: str) -> None:
                     stack[-1][1] += 1
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 stack.append([event.anchor, 1])
-                if len(stack) > MAX_DEPTH:
+                if len(stack) > limits.MAX_DEPTH:
                     raise InputError(_depth_message(), Source(name, number))
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
                 anchor, size = stack.pop()
@@ -275,10 +275,11 @@ def _check_events(name: str, text: str) -> None:
                         Source(name, number),
                     )
                 expansion += size
-                if aliases > MAX_ALIASES or expansion > MAX_ALIAS_EXPANSION:
+                if aliases > limits.MAX_ALIASES or expansion > limits.MAX_ALIAS_EXPANSION:
                     raise InputError(
-                        f"YAML aliases exceed the limits ({MAX_ALIASES} aliases, "
-                        f"{MAX_ALIAS_EXPANSION} expanded nodes per document): an alias bomb?",
+                        f"YAML aliases exceed the limits ({limits.MAX_ALIASES} aliases, "
+                        f"{limits.MAX_ALIAS_EXPANSION} expanded nodes per document): an alias "
+                        "bomb?",
                         Source(name, number),
                     )
                 if stack:
@@ -298,7 +299,7 @@ def _check_depth(obj: Any, source: Source) -> None:
     level = [obj]
     depth = 1
     while level:
-        if depth > MAX_DEPTH:
+        if depth > limits.MAX_DEPTH:
             raise InputError(_depth_message(), source)
         nxt: list[Any] = []
         add = nxt.append

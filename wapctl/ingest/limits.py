@@ -2,8 +2,9 @@
 
 Every input is measured before it is read (``wapctl.ingest.sources``) and the safe readers
 never take more than ``MAX_INPUT_SIZE`` (``wapctl.ingest.decode``); see the package docstring
-for what each limit guards against. Code reads them as ``limits.NAME`` at call time, so a test
-(or an embedding program) can lower them.
+for what each limit guards against. Code reads them as ``limits.NAME`` when it applies them, so
+a test (or an embedding program) can lower one here (``wapctl.ingest.limits.MAX_DEPTH = 50``);
+the names ``wapctl.ingest`` re-exports are their values at import, to read.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from wapctl.errors import Source
+from wapctl.ingest import limits
 from wapctl.ingest.fields import Head, amount, missing_field
 from wapctl.ingest.fields import enum as _enum
 from wapctl.ingest.fields import list_field as _list
@@ -14,7 +15,6 @@ from wapctl.ingest.fields import opt_str as _opt_str
 from wapctl.ingest.fields import req_str as _req_str
 from wapctl.ingest.fields import str_map as _str_map
 from wapctl.ingest.fields import type_error as _type_error
-from wapctl.ingest.limits import DEFAULT_NODE_PODS
 from wapctl.model import Node, Taint
 
 # ---- Node ----------------------------------------------------------------------------------
@@ -36,7 +36,7 @@ def read_node(obj: dict[str, Any], source: Source, head: Head) -> Node:
     raw = _mapping(raw, source, path)
     allocatable = {k: amount(k, q, source, path) for k, q in raw.items()}
     if "pods" not in allocatable:
-        allocatable["pods"] = DEFAULT_NODE_PODS
+        allocatable["pods"] = limits.DEFAULT_NODE_PODS
     taints = []
     for i, t in enumerate(_list(spec.get("taints"), source, "spec.taints")):
         f = f"spec.taints[{i}]"

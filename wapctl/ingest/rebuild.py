@@ -123,7 +123,7 @@ def _align(
 def sort_again(
     docs: list[Any], last: Memory, reuse: BuildCache, ignored: Counter[str],
 ) -> tuple[list[list[Any]], list[list[int]], list[list[str]], list[Any]]:
-    """``_sort`` of ``docs`` from the memory of an earlier build: only the documents that
+    """``assemble._sort`` of ``docs`` from the memory of an earlier build: only the documents that
     are not, in order, the earlier build's are classified; a bucket no document joined or
     left is the earlier one. ``Fallback`` where the outcome could be an error."""
     aligned = _align(docs, last.docs)
@@ -225,14 +225,14 @@ _resolved_of = attrgetter(*RESOLVED_FIELDS)
 
 
 def pods_again(last: Memory, memory: Memory, ctx: PodContext) -> dict[str, Pod]:
-    """``_pods`` of the same pod documents as the build ``last`` remembers, from its pods:
+    """``assemble._pods`` of the same pod documents as the build ``last`` remembers, from its pods:
     each set of pods that resolve alike (``last.members``) is resolved with its first pod;
     when that resolves quietly (``resolves_quietly``) the others only join its group, else each is
     resolved on its own, as are ``last.solo``'s. A pod whose resolved fields changed is
     copied with the new ones. ``InputError`` as ``pod_priority`` raises it (unnamed: the
     caller builds again the ordinary way)."""
-    # last is this build's alone (``_build`` took it off the cache): its pods' list and dict
-    # become this build's
+    # last is this build's alone (``assemble._build`` took it off the cache): its pods' list
+    # and dict become this build's
     out = last.pod_out
     bucket = last.buckets[POD]
     changed: list[int] = []

@@ -15,7 +15,7 @@ import yaml
 
 from wapctl import ingest
 from wapctl.errors import InputError
-from wapctl.ingest import decode, limits
+from wapctl.ingest import decode, duplicate_keys, limits
 
 SECONDS = 5.0  # generous on a loaded 2-core machine; each case takes milliseconds
 PEAK_BYTES = 64 * 2**20
@@ -152,10 +152,27 @@ def test_deep_json_nesting(tmp_path: Path, measured: Any, depth: int) -> None:
 def test_deep_nesting_with_pure_python_loader(
     tmp_path: Path, measured: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without libyaml, the pure-Python loader's RecursionError becomes the same clean error."""
+    """Without libyaml, the pure-Python loader's RecursionError becomes the same clean error.
+    Both loaders the reader uses are swapped: the event pass (``decode.LOADER``) and the one
+    that builds documents (``duplicate_keys.UniqueKeyLoader``, else libyaml's C parser would
+    refuse the nesting first and the pure-Python path would go untested)."""
+    used: list[str] = []
+
+    class PurePython(yaml.SafeLoader):
+        def __init__(self, stream: Any) -> None:
+            used.append("pure")
+            super().__init__(stream)
+
     monkeypatch.setattr(decode, "LOADER", yaml.SafeLoader)
-    err = measured(lambda: _load(_file(tmp_path, "deep.yaml", "[" * DEEP + "]" * DEEP)))
+    monkeypatch.setattr(duplicate_keys, "UniqueKeyLoader", PurePython)
+    # (text starting with "[" would be read as JSON first, and refused there). 500 levels:
+    # past what PyYAML's recursive composer takes under Python's recursion limit; its
+    # pure-Python scanner takes time quadratic in the flow nesting, slowed ~15x more by this
+    # test's tracemalloc (2,000 levels: 25 s here), which libyaml's scanner does not
+    deep = 500
+    err = measured(lambda: _load(_file(tmp_path, "deep.yaml", "a: " + "[" * deep + "]" * deep)))
     assert f"nested deeper than {ingest.MAX_DEPTH} levels" == err.reason
+    assert used == ["pure"]
 
 
 def test_exactly_the_depth_limit_is_fine(tmp_path: Path) -> None:

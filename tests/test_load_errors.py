@@ -900,6 +900,22 @@ RAW: list[Raw] = [
         b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: a, nodeName: b}\n",
         "Pod default/p (snap.yaml:1, document 1, field spec.nodeName): duplicate key 'nodeName': "
         "first at snap.yaml:4, again at snap.yaml:4 (kubectl refuses duplicate keys)"),
+    Raw("duplicate key in a Pod with a null namespace, YAML", "snap.yaml",
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ~}\nspec: {a: 1, a: 2}\n",
+        "Pod default/p (snap.yaml:1, document 1, field spec.a): duplicate key 'a': first at "
+        "snap.yaml:4, again at snap.yaml:4 (kubectl refuses duplicate keys)"),
+    Raw("duplicate key in a List item with a null kind, YAML", "snap.yaml",
+        b"apiVersion: v1\nkind: PodList\nitems:\n- kind: null\n  metadata: {name: p}\n"
+        b"  spec: {a: 1, a: 2}\n",
+        "Pod default/p (snap.yaml:4, document 1, item 0, field spec.a): duplicate key 'a': "
+        "first at snap.yaml:6, again at snap.yaml:6 (kubectl refuses duplicate keys)"),
+    Raw("duplicate key in a List item, JSON", "snap.json",
+        b'{"apiVersion": "v1", "kind": "List", "items": [\n'
+        b' {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}},\n'
+        b' {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},\n'
+        b'  "spec": {"a": 1, "a": 2}}]}',
+        "Pod default/p (snap.json:3, document 1, item 1, field spec.a): duplicate key 'a': "
+        "first at snap.json:4, again at snap.json:4 (kubectl refuses duplicate keys)"),
     Raw("duplicate key in a Pod without a namespace, JSON", "snap.json",
         b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},\n'
         b' "spec": {"nodeName": "a",\n "nodeName": "b"}}',

@@ -167,7 +167,7 @@ DUPLICATE_CPU = """\
 """
 
 DUPLICATE_CPU_ERROR = (
-    "Pod d/w ({f}, document 1, item 0, field spec.containers[0].resources.requests.cpu): "
+    "Pod d/w ({f}:5, document 1, item 0, field spec.containers[0].resources.requests.cpu): "
     "duplicate key 'cpu': first at {f}:19, again at {f}:20 (kubectl refuses duplicate keys)"
 )
 

@@ -134,8 +134,15 @@ def _unique_keys(name: str, data: Any, line: int) -> None:
     try:
         duplicate_keys.check_json(data)
     except duplicate_keys.DuplicateKey as dup:
-        doc = json.loads(bytes(data))
-        raise duplicate_keys.error(name, 1, doc, dup, (line, None)) from None
+        raise _duplicate(name, json.loads(bytes(data)), dup, line) from None
+
+
+def _duplicate(name: str, doc: Any, dup: duplicate_keys.DuplicateKey, line: int) -> InputError:
+    """The duplicate-key error of a JSON document starting on ``line``; a List item's line is
+    found on demand, as for any other error about an item."""
+    if type(doc) is dict and type(doc.get("items")) is list:
+        json_reader.register_json_lines(name)
+    return duplicate_keys.error(name, 1, doc, dup, (line, None))
 
 
 def _parse_json(
@@ -148,7 +155,7 @@ def _parse_json(
     try:
         obj = duplicate_keys.loads(data)
     except duplicate_keys.DuplicateKey as dup:
-        raise duplicate_keys.error(name, 1, json.loads(data), dup, (line, None)) from None
+        raise _duplicate(name, json.loads(data), dup, line) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:

@@ -39,6 +39,7 @@ from wapctl.ingest import classify, hints
 
 FAST_CHECK_MAX = 4 << 20  # inputs the fast readers read that are checked for duplicate keys
 _MERGE = "tag:yaml.org,2002:merge"
+_NULL = "tag:yaml.org,2002:null"
 
 
 class DuplicateKey(Exception):
@@ -66,20 +67,32 @@ class UniqueKeyLoader(_BaseLoader):  # type: ignore[misc]
     """PyYAML's safe loader (C parser when available) refusing a mapping with a key twice.
     Merge keys (``<<``) are left to PyYAML: a key written next to a merge overrides it, as
     YAML says. A scalar its tag cannot read (``!!timestamp soon``) is a ``hints.BadScalar``,
-    which knows where the scalar is, instead of Python's bare exception."""
-
-    def construct_object(self, node: Any, deep: bool = False) -> Any:
-        try:
-            return super().construct_object(node, deep=deep)
-        except (ValueError, KeyError, AttributeError, OverflowError) as exc:
-            if type(node) is not yaml.ScalarNode or isinstance(exc, hints.BadScalar):
-                raise
-            raise hints.BadScalar(node, exc) from None
+    which knows where the scalar is, instead of Python's bare exception (the constructors of
+    the tags that can fail so are wrapped below: a wrapper around every node's construction
+    cost 0.5-10 % of this path)."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if type(node) is yaml.MappingNode:
             _check_mapping(self, node)
         return super().construct_mapping(node, deep=deep)
+
+
+def _checked(construct: Any) -> Any:
+    def construct_checked(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, AttributeError, OverflowError) as exc:
+            raise hints.BadScalar(node, exc) from None
+
+    return construct_checked
+
+
+# the scalar constructors that fail with Python's own exception on a value they cannot read
+# (int('abc'), a bool map lookup, the timestamp regex's None, a 13th month); the others raise
+# PyYAML's ConstructorError, which has the place already
+for _tag in ("int", "float", "bool", "timestamp"):
+    _name = "tag:yaml.org,2002:" + _tag
+    UniqueKeyLoader.add_constructor(_name, _checked(UniqueKeyLoader.yaml_constructors[_name]))
 
 
 def _check_mapping(loader: Any, node: Any) -> None:
@@ -117,12 +130,15 @@ def yaml_steps(root: Any, target: Any) -> tuple[str | int, ...]:
 
 
 def yaml_plain(node: Any) -> Any:
-    """A composed node's scalars, mappings and lists as plain values (strings only; a
-    repeated key keeps its last value): enough to name the object a duplicate is in."""
+    """A composed node's scalars, mappings and lists as plain values (strings, and None for a
+    null such as ``namespace: ~``; a repeated key keeps its last value): enough to name the
+    object a duplicate is in."""
     if type(node) is yaml.MappingNode:
         return {str(getattr(k, "value", "")): yaml_plain(v) for k, v in node.value}
     if type(node) is yaml.SequenceNode:
         return [yaml_plain(v) for v in node.value]
+    if getattr(node, "tag", None) == _NULL:
+        return None
     return getattr(node, "value", None)
 
 

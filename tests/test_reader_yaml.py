@@ -312,15 +312,104 @@ def _yaml_text(draw: Any) -> bytes:
 @settings(max_examples=250, deadline=None)
 @given(_yaml_text(), st.sampled_from([None, 40]))
 def test_fuzzed_documents(data: bytes, chunk: int | None) -> None:
+    """Whole, or a List in slices of 40 bytes whose risky ones are read by PyYAML in pieces of
+    20 bytes (each about one item)."""
     if chunk is None:
         check(data)
         return
-    saved = yaml_reader.CHUNK
-    yaml_reader.CHUNK = chunk
+    saved = yaml_reader.CHUNK, yaml_reader.EXACT_PIECE
+    yaml_reader.CHUNK, yaml_reader.EXACT_PIECE = chunk, chunk // 2
     try:
         check(data)
     finally:
-        yaml_reader.CHUNK = saved
+        yaml_reader.CHUNK, yaml_reader.EXACT_PIECE = saved
+
+
+# ---- a List as Python tooling writes it: the risky pieces by PyYAML, the rest fast -----------
+
+
+def _tooling_list(risky_items: range, n: int = 30, anchor: bool = False) -> bytes:
+    """A List as PyYAML's emitter writes one: plain scalars that YAML 1.1 reads as strings
+    but JSON would not (``pod-template-hash: 0734851389``), in the items of ``risky_items``."""
+    out = "apiVersion: v1\nkind: List\nitems:\n"
+    for i in range(n):
+        labels = (f"    labels:\n      pod-template-hash: 07348{i:02d}389\n"
+                  if i in risky_items else "")
+        out += (f"- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n"
+                f"    namespace: d\n{labels}  spec:\n    nodeName: n1\n")
+    if anchor:
+        out = out.replace("    namespace: d\n", "    namespace: &ns d\n", 1)
+    return (out + "metadata:\n  resourceVersion: ''\n").encode()
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Slices of 400 bytes, pieces of 100 (an item is ~110): the sizes of each piece PyYAML
+    reads are recorded."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 400)
+    monkeypatch.setattr(yaml_reader, "EXACT_PIECE", 100)
+    read: list[int] = []
+    real = yaml_reader._exact_items
+
+    def spy(piece: Any, max_depth: int) -> Any:
+        read.append(len(piece))
+        return real(piece, max_depth)
+
+    monkeypatch.setattr(yaml_reader, "_exact_items", spy)
+    return read
+
+
+def test_a_risky_list_reads_its_risky_pieces_by_pyyaml(small_pieces: list[int]) -> None:
+    """One unusual scalar no longer sends the whole List to PyYAML: the pieces holding one are
+    read by it, the others fast, and the objects are PyYAML's (projected as the fast path
+    keeps them)."""
+    data = _tooling_list(range(10, 13))
+    assert yaml_reader.risky(data) is not None
+    assert check(data)  # the fast path's answer, equal to PyYAML's
+    pods = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)[0][0][1]["items"]  # type: ignore[index]
+    assert [p["metadata"].get("labels") for p in pods[9:14]] == [
+        None, {"pod-template-hash": "0734810389"}, {"pod-template-hash": "0734811389"},
+        {"pod-template-hash": "0734812389"}, None]
+    # three items in about three pieces, not the ~3.5 KB file
+    assert 1 <= len(small_pieces) // 2 <= 3 and max(small_pieces) < 400, small_pieces
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"anchor": True}, "'&' on line 8 may read differently"),  # the whole input: PyYAML
+        ({"date": True}, "a List item read by PyYAML is not what the JSON fast path reads"),
+    ],
+    ids=["anchor", "date"],
+)
+def test_a_risky_list_with_what_pieces_cannot_take_goes_whole_to_pyyaml(
+    small_pieces: list[int], change: dict[str, bool], reason: str
+) -> None:
+    """An anchor or alias (only the whole input's reading counts alias expansion) or a value
+    JSON has no type for (an unquoted date: a datetime, not a string) in a risky piece: the
+    safe path reads the whole input."""
+    data = _tooling_list(range(10, 13), anchor=change.get("anchor", False))
+    if change.get("date"):
+        data = data.replace(b"    name: p11\n", b"    name: p11\n    x: 2025-01-01\n")
+    fast, why = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)
+    assert fast is None
+    assert reason in why
+    assert check(data) is False
+
+
+def test_a_risky_list_loads_as_pyyaml_loads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_pieces: list[int]
+) -> None:
+    """Through the loader: the same Snapshot whether PyYAML reads the whole file or the
+    fast path reads it with PyYAML's pieces."""
+    path = tmp_path / "tooling.yaml"
+    path.write_bytes(_tooling_list(range(0, 30, 7)))
+    safe = ingest.build_snapshot(ingest.read_documents([str(path)]))
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    fast = ingest.build_snapshot(ingest.read_documents([str(path)]))
+    assert small_pieces  # the pieces were read
+    assert safe == fast
+    assert fast.pods["d/p7"].labels == {"pod-template-hash": "0734807389"}
 
 
 # ---- limits and lines ----------------------------------------------------------------------------

@@ -12,7 +12,8 @@ reads as a string in YAML 1.1.
 
 Before parsing, one pass of RE2 (a DFA: ~0.5 s for a 316 MB export) looks for anything the
 two could read differently, and if it finds one the input takes the safe path (PyYAML,
-``wapctl.ingest``), which gives today's exact answer or error:
+``wapctl.ingest``), which gives today's exact answer or error -- except a big List read in
+slices (below), whose risky pieces alone go to PyYAML:
 
 - a plain scalar, as a value or a list entry, that YAML 1.1 reads as a boolean, null, number
   or date where JSON does not, or the other way round (``yes``, ``Off``, ``True``, ``~``,
@@ -46,6 +47,17 @@ column 0) is read in 16 MiB slices of its entries, each parsed into one reused t
 316 MB 2k export: 0.95 GB peak instead of 2.5 GB for the whole tree and its JSON). A slice
 boundary inside a multi-line quoted scalar makes that slice fail to parse: the safe path then.
 
+Such a List as Python tooling writes it (PyYAML's emitter leaves ``pod-template-hash:
+0734851389`` plain: a string in YAML 1.1, a malformed number to the emitter) need not go to
+PyYAML whole, at ~40 times its size in memory: each slice the pre-scan finds risky is cut into
+pieces of ``EXACT_PIECE`` (1 MiB) at its entries, the risky pieces are read by PyYAML with
+wapctl's loader (duplicate keys refused, scalars as YAML 1.1 reads them) and each item kept as
+the JSON fast path keeps one (``json_reader.kept``), the others fast. The whole input still
+goes to the safe path when it has an anchor or an alias (only that path bounds their
+expansion), when the List's top-level keys are risky, and when a piece fails in PyYAML or
+holds a value JSON has no type for (an unquoted date, bytes, a non-string key): that path then
+gives the exact answer or error.
+
 Documents start where PyYAML's would (``read_yaml`` keeps PyYAML's numbering, empty documents
 included). Lines are not kept while reading: ``register_yaml_lines`` lets an error name the line
 of a document or List item, found on demand from the file (``Source.located_line``).
@@ -55,6 +67,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import mmap
 import os
 import re
@@ -62,6 +75,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, cast
 
+import msgspec
 import re2
 import ryml
 
@@ -133,14 +147,17 @@ _ANYWHERE = (
 _RISKY_PATTERN = _START + rb"(?:" + _VALUE + rb"|" + _KEY + rb")|" + _ANYWHERE
 
 
-def _compile() -> Any:
+def _compile(pattern: bytes) -> Any:
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
     options.max_mem = 64 << 20  # the DFA's cache
-    return re2.compile(_RISKY_PATTERN, options)
+    return re2.compile(pattern, options)
 
 
-_RISKY = _compile()
+_RISKY = _compile(_RISKY_PATTERN)
+# an anchor or an alias: only the safe path, reading the whole input, counts how far aliases
+# expand (alias bombs), so an input with one never has its List read piece by piece
+_ALIASES = _compile(_START + rb"[&*]")
 
 
 _LEAD = re.compile(rb"^(?:[\n\r\[{,]|[:?-][ \t]|[\x22\x27]:)?[ \t]*")
@@ -234,13 +251,13 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
     (PyYAML's numbering; empty documents are left out) or ``(None, reason)``: take the safe
     path."""
     reason = risky(data)
-    if reason is not None:
+    layout = _list_layout(data)
+    if reason is not None and (layout is None or _ALIASES.search(data) is not None):
         return _fallback(reason)
     try:
         with _stderr_silenced():
-            layout = _list_layout(data)
-            if layout is not None:
-                return [(1, _read_list(data, layout, max_depth))], ""
+            if layout is not None:  # a risky List: its risky pieces are read by PyYAML
+                return [(1, _read_list(data, layout, max_depth, reason is not None))], ""
             return _read_documents(data, max_depth), ""
     except _Refused as exc:
         return _fallback(str(exc))
@@ -316,11 +333,16 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     return key + 1, first, end
 
 
-def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
+def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int, exact: bool) -> Any:
+    """The List's items a slice at a time; with ``exact`` (the pre-scan found something YAML
+    1.1 may read differently), each slice the pre-scan finds risky is read in pieces of about
+    ``EXACT_PIECE`` bytes, the risky pieces by PyYAML (``_exact_items``)."""
     key, first, end = layout
     view = memoryview(data)
     # the List without its items: the lines before ``items:`` and after the last entry
     head = bytes(view[:key]) + bytes(view[end:])
+    if exact and risky(head) is not None:
+        raise _Refused("the List's top-level keys may read differently in YAML 1.1")
     docs = _read_documents(head, max_depth)
     if len(docs) != 1 or docs[0][0] != 1 or "items" in docs[0][1]:
         raise _Refused("the List's top level is not a single mapping with one items list")
@@ -334,24 +356,112 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int) -> Any:
     try:
         start = first
         while start < end:
-            stop = data.find(b"\n- ", start + CHUNK)
-            stop = end if stop < 0 or stop >= end else stop + 1
-            tree.clear()
-            tree.clear_arena()
-            if in_place:
-                ryml.parse_in_place(view[start:stop], tree)
+            stop = _slice_end(data, start, end, CHUNK)
+            if exact and risky(view[start:stop]) is not None:
+                piece_start = start
+                while piece_start < stop:
+                    piece_stop = _slice_end(data, piece_start, stop, EXACT_PIECE)
+                    piece = view[piece_start:piece_stop]
+                    if risky(piece) is not None:
+                        items.extend(_exact_items(piece, max_depth))
+                    else:
+                        items.extend(_fast_items(tree, piece, in_place, buf, max_depth, check))
+                    piece_start = piece_stop
             else:
-                ryml.parse_in_arena(view[start:stop], tree)
-            root = tree.root_id()
-            if not tree.is_seq(root):
-                raise _Refused("a slice of the List's items is not a list")
-            items.extend(_items_of(tree, root, buf, max_depth, check))
+                items.extend(_fast_items(tree, view[start:stop], in_place, buf, max_depth, check))
             start = stop
     finally:
         buf.close()
         view.release()
     out["items"] = items
     return out
+
+
+EXACT_PIECE = 1 << 20  # bytes of List items PyYAML reads at a time: ~40 MB of its nodes
+
+
+def _slice_end(data: Any, start: int, end: int, size: int) -> int:
+    """Where the slice of List items from ``start`` ends: at the first entry (``- `` at column
+    0) from ``size`` bytes on, or at ``end``."""
+    stop = data.find(b"\n- ", start + size, end)
+    return end if stop < 0 else stop + 1
+
+
+def _fast_items(
+    tree: Any, piece: memoryview, in_place: bool, buf: mmap.mmap, max_depth: int, check: bool
+) -> list[Any]:
+    """The List items in ``piece`` by rapidyaml and the JSON fast path (``tree`` reused)."""
+    tree.clear()
+    tree.clear_arena()
+    if in_place:
+        ryml.parse_in_place(piece, tree)
+    else:
+        ryml.parse_in_arena(piece, tree)
+    root = tree.root_id()
+    if not tree.is_seq(root):
+        raise _Refused("a slice of the List's items is not a list")
+    return _items_of(tree, root, buf, max_depth, check)
+
+
+def _exact_items(piece: memoryview, max_depth: int) -> list[Any]:
+    """The List items in ``piece`` as PyYAML reads them (wapctl's loader: duplicate keys
+    refused), each kept as the JSON fast path keeps an item (``json_reader.kept``). Anything
+    PyYAML refuses, an item that is not a mapping or nests deeper than ``max_depth`` allows,
+    or a value JSON has no type for (a date, bytes, a non-string key, infinity): ``_Refused``,
+    so the safe path reads the whole input and reports it exactly."""
+    try:
+        loader = duplicate_keys.UniqueKeyLoader(bytes(piece).decode("utf-8"))
+        try:
+            values = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except Exception as exc:  # a YAML error, a duplicate key, a bad scalar, RecursionError
+        why = type(exc).__name__
+        raise _Refused(f"PyYAML could not read a piece of the List ({why})") from None
+    if type(values) is not list:
+        raise _Refused("a piece of the List's items is not a list")
+    items = []
+    for item in values:
+        if type(item) is not dict or not _plain_json(item, max_depth - 2):
+            raise _Refused("a List item read by PyYAML is not what the JSON fast path reads")
+        try:
+            items.append(json_reader.kept(item))
+        except (msgspec.ValidationError, msgspec.EncodeError, OverflowError, TypeError):
+            raise _Refused(
+                "a List item read by PyYAML is not what the JSON fast path reads") from None
+    return items
+
+
+_JSON_SCALARS = (str, int, bool, type(None))
+
+
+def _plain_json(obj: dict[str, Any], depth: int) -> bool:
+    """Whether ``obj`` holds only what JSON has (string keys; strings, integers, finite floats,
+    booleans, null, lists and mappings) and nests at most ``depth`` levels, itself one."""
+    level: list[Any] = [obj]
+    while level:
+        if depth <= 0:
+            return False
+        depth -= 1
+        nxt: list[Any] = []
+        for x in level:
+            if type(x) is dict:
+                if any(type(k) is not str for k in x):
+                    return False
+                values: Any = x.values()
+            else:
+                values = x
+            for v in values:
+                t = type(v)
+                if t is dict or t is list:
+                    nxt.append(v)
+                elif t is float:
+                    if not math.isfinite(v):
+                        return False
+                elif t not in _JSON_SCALARS:
+                    return False
+        level = nxt
+    return True
 
 
 _OPEN = b'{"items":'

@@ -149,6 +149,33 @@ def _compile_bytecode(python: str, env: dict[str, str]) -> str:
     return where
 
 
+_HASH = b"pod-template-hash: "
+
+
+def _risky_variant(path: Path, share: float) -> Path:
+    """A copy of the YAML export at ``path`` where every ``round(1 / share)``-th
+    pod-template-hash label reads ``0734851389``, plain, as PyYAML's emitter writes that
+    string (YAML 1.1 reads it as a string; JSON has no such number): the input Python tooling
+    makes, which the fast YAML path must not hand to PyYAML whole. Same size, same objects
+    otherwise; made once per share."""
+    every = max(1, round(1 / share))
+    out = path.with_name(f"{path.stem}-risky{every}{path.suffix}")
+    if out.exists():
+        return out
+    n = 0
+    with path.open("rb") as src, out.with_suffix(".tmp").open("wb") as dst:
+        for line in src:
+            at = line.find(_HASH)
+            if at >= 0 and line[at + len(_HASH):].strip().isalnum():
+                n += 1
+                if n % every == 0:
+                    line = line[: at + len(_HASH)] + b"0734851389\n"
+            dst.write(line)
+    out.with_suffix(".tmp").replace(out)
+    print(f"{out.name}: {n // every} of {n} pod-template-hash labels written 0734851389")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", choices=sorted(PRESETS), default="real-2k")
@@ -167,6 +194,11 @@ def main() -> None:
         help="also run every command with this interpreter (another checkout's venv), "
         "interleaved run by run with --python: the A/B this VM's drifting speed needs",
     )
+    ap.add_argument(
+        "--risky-share", type=float, default=0.0,
+        help="YAML: write this share of the pods' pod-template-hash labels as PyYAML's emitter "
+        "leaves an all-digit hash (plain 0734851389: a string in YAML 1.1, not a JSON number)",
+    )
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
     a = ap.parse_args()
@@ -177,6 +209,10 @@ def main() -> None:
     if not path.exists():
         print(f"generating {path} ...", flush=True)
         gen.write_snapshot(params, {a.format: path})
+    if a.risky_share:
+        if a.format != "yaml":
+            ap.error("--risky-share needs --format yaml")
+        path = _risky_variant(path, a.risky_share)
     change = a.out / "bench-audit-change.yaml"
     change.write_text(CHANGE)
     moves = a.out / "bench-audit-moves.yaml"

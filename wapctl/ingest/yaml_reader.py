@@ -358,15 +358,14 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int, exact: b
         while start < end:
             stop = _slice_end(data, start, end, CHUNK)
             if exact and risky(view[start:stop]) is not None:
-                piece_start = start
-                while piece_start < stop:
-                    piece_stop = _slice_end(data, piece_start, stop, EXACT_PIECE)
+                for piece_start, piece_stop, is_risky in _runs(data, view, start, stop):
                     piece = view[piece_start:piece_stop]
-                    if risky(piece) is not None:
+                    if is_risky:
                         items.extend(_exact_items(piece, max_depth))
-                    else:
-                        items.extend(_fast_items(tree, piece, in_place, buf, max_depth, check))
-                    piece_start = piece_stop
+                    else:  # a tree of its own: clearing the slice's costs its whole capacity
+                        run_tree = ryml.Tree()
+                        run_tree.reserve(_node_estimate(piece))
+                        items.extend(_fast_items(run_tree, piece, in_place, buf, max_depth, check))
             else:
                 items.extend(_fast_items(tree, view[start:stop], in_place, buf, max_depth, check))
             start = stop
@@ -385,6 +384,26 @@ def _slice_end(data: Any, start: int, end: int, size: int) -> int:
     0) from ``size`` bytes on, or at ``end``."""
     stop = data.find(b"\n- ", start + size, end)
     return end if stop < 0 else stop + 1
+
+
+def _runs(data: Any, view: memoryview, start: int, stop: int) -> list[tuple[int, int, bool]]:
+    """The List entries from ``start`` to ``stop`` as runs of consecutive risky or clean
+    entries, ``(start, stop, risky)``, a risky run at most about ``EXACT_PIECE`` bytes: where
+    few items hold an unusual scalar, PyYAML reads just those."""
+    runs: list[tuple[int, int, bool]] = []
+    run_start, run_risky = start, False
+    pos = start
+    while pos < stop:
+        nxt = _slice_end(data, pos, stop, 1)  # the next entry
+        is_risky = risky(view[pos:nxt]) is not None
+        if pos > run_start and (is_risky != run_risky or (
+                is_risky and nxt - run_start > EXACT_PIECE)):
+            runs.append((run_start, pos, run_risky))
+            run_start = pos
+        run_risky = is_risky
+        pos = nxt
+    runs.append((run_start, stop, run_risky))
+    return runs
 
 
 def _fast_items(

@@ -136,7 +136,7 @@ def test_a_victim_the_placed_gang_repels_is_not_reprieved(model: str) -> None:
     (upstream selectVictimsOnDomain's reprieve re-runs the filters, InterPodAffinity among
     them); putting filler back: n2 holds 3 + 2 > 4. Victims [blocker, filler] in every model,
     in either reprieve order (each alone leaves only one node for the two members). The same
-    with a lent Accounting (the plan then gives back every filter change it made)."""
+    with an Accounting (the plan has its own view and filters, dropped with it)."""
     g = gang("train", min_count=2, prio=1000)
     snap = snapshot(
         nodes=[node("n1", labels={HOSTNAME: "n1"}), node("n2", labels={HOSTNAME: "n2"})],

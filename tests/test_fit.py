@@ -377,7 +377,7 @@ def _keys(pairs) -> list[str]:
 
 
 def test_view_over_accounting_equals_the_rebuilt_state():
-    """A view lent from an Accounting counts, lists and reserves exactly as a ClusterState
+    """A view copied from an Accounting counts, lists and reserves exactly as a ClusterState
     built from the snapshot: bound and terminating pods, high nominations, not the own pod."""
     snap = _cluster()
     built = ClusterState(snap, reserve_priority=50, exclude={"default/me"})
@@ -389,15 +389,15 @@ def test_view_over_accounting_equals_the_rebuilt_state():
         _keys(view.bound), _keys(view.terminating), _keys(view.reserved))
 
 
-def test_restore_gives_the_accounting_back_as_lent():
-    """Releasing terminating pods and reserving room are undone by restore: the accounting
-    holds bound and terminating pods only, and can be lent again."""
+def test_a_view_changes_only_its_own_copy_of_the_accounting():
+    """Releasing terminating pods and reserving room change the plan's view only: the
+    accounting, and a second view taken meanwhile, hold bound and terminating pods only."""
     acc = Accounting(_cluster())
     view = ClusterState.over(acc, reserve_priority=0)
     view.release_terminating()
-    assert [("n1", 1000, 1), ("n2", 5000, 3)] == _counts(view)
-    view.restore()
-    assert [("n1", 3000, 2), ("n2", 0, 0)] == _counts(ClusterState.over(acc))
+    view.own(0).remove_requests({"cpu": 1000})
+    assert [("n1", 0, 0), ("n2", 5000, 3)] == _counts(view)
+    assert [("n1", 3000, 2), ("n2", 0, 0)] == _counts(acc) == _counts(ClusterState.over(acc))
 
 
 def test_update_moves_a_pod_between_pending_bound_terminating_and_gone():
@@ -419,18 +419,18 @@ def test_update_moves_a_pod_between_pending_bound_terminating_and_gone():
         _counts(acc), sorted(acc.terminating))
 
 
-def test_lent_accounting_refuses_updates_and_a_second_view():
-    """While a view is out, update and a second over() raise; after restore both work."""
+def test_an_accounting_takes_updates_while_a_view_is_out():
+    """A view is a copy: the accounting can be updated and viewed again meanwhile, and the
+    view taken before keeps the cluster as it was."""
     snap = _cluster()
     acc = Accounting(snap)
-    view = ClusterState.over(acc, reserve_priority=50)
-    with pytest.raises(RuntimeError, match="lent to a ClusterState"):
-        acc.update(None, pod("new", node="n2"))
-    with pytest.raises(RuntimeError, match="already lent"):
-        ClusterState.over(acc)
-    view.restore()
+    mine = {"default/me"}
+    view = ClusterState.over(acc, reserve_priority=50, exclude=mine)
     acc.update(None, pod("new", node="n2", cpu="2"))
     assert [("n1", 3000, 2), ("n2", 2000, 1)] == _counts(acc)
+    assert [("n1", 3000, 2), ("n2", 5000, 2)] == _counts(
+        ClusterState.over(acc, reserve_priority=50, exclude=mine))
+    assert [("n1", 3000, 2), ("n2", 3000, 1)] == _counts(view)
 
 
 def test_update_takes_an_equal_copy_of_the_pod_it_holds_but_not_another_version():

@@ -24,15 +24,14 @@ KEP = get_model("kep-5710")
 
 def accounting_state(acc: Accounting) -> tuple:
     """Everything an Accounting holds, comparable: per node the non-zero requested amounts and
-    the pod count, the bound / terminating / nominated pods with their node index, the lent
-    flag. (A restored resource may stay in ``requested`` as an explicit 0: the same amount.)"""
+    the pod count, the bound / terminating / nominated pods with their node index. (A resource
+    taken off may stay in ``requested`` as an explicit 0: the same amount.)"""
     nodes = tuple((s.name, tuple(sorted((r, q) for r, q in s.requested.items() if q)),
                    s.pod_count) for s in acc.nodes)
     return (nodes,
             tuple((p.key, id(p), i) for p, i in acc.bound_pods()),
             tuple(sorted((k, id(p), i) for k, (p, i) in acc.terminating.items())),
-            tuple(sorted((k, id(p), i) for k, (p, i) in acc.nominated.items())),
-            acc.lent)
+            tuple(sorted((k, id(p), i) for k, (p, i) in acc.nominated.items())))
 
 
 def accounting_content(acc: Accounting) -> tuple:
@@ -40,11 +39,12 @@ def accounting_content(acc: Accounting) -> tuple:
     state = accounting_state(acc)
     return (state[0], tuple(p.key for p, _ in acc.bound_pods()),
             tuple(sorted((k, p, i) for k, (p, i) in acc.terminating.items())),
-            tuple(sorted((k, p, i) for k, (p, i) in acc.nominated.items())), state[4])
+            tuple(sorted((k, p, i) for k, (p, i) in acc.nominated.items())))
 
 
 def plans_agree_and_leave_state(snap: Snapshot, acc: Accounting) -> None:
-    """For every pending preemptor: the lent plan equals the rebuilt one, state unchanged."""
+    """For every pending preemptor: the plan with an Accounting equals the rebuilt one, and
+    the accounting is unchanged."""
     for pre in pending_preemptors(snap):
         before = accounting_state(acc)
         assert plan(snap, pre) == plan(snap, pre, state=acc), pre.key
@@ -54,7 +54,8 @@ def plans_agree_and_leave_state(snap: Snapshot, acc: Accounting) -> None:
 @pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed-{s}")
 def test_plan_on_accounting_equals_rebuild_on_medium_clusters(seed):
     """On the medium random clusters of the reference test (every status, gangs of one and
-    several shapes, PDBs, nominations, terminating pods) the lent plan is the same Plan."""
+    several shapes, PDBs, nominations, terminating pods) the plan with an Accounting is the
+    same Plan."""
     snap = random_cluster(seed, multi_shape=None if seed < 8 else True)
     plans_agree_and_leave_state(snap, Accounting(snap))
 
@@ -63,7 +64,7 @@ def test_plan_on_accounting_equals_rebuild_on_medium_clusters(seed):
 def test_a_deleted_pending_pod_reserves_nothing_on_its_nominated_node(model):
     """ghost (prio 1000, 4 cpu) is pending, nominated to n1 and being deleted: a pod on its
     way out is not scheduled, so it reserves nothing (ClusterState skips a terminating pending
-    pod). p (prio 500, 2 cpu) fits n1 now — with the Accounting lent as without it."""
+    pod). p (prio 500, 2 cpu) fits n1 now — with an Accounting as without it."""
     snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
         pod("ghost", cpu="4", prio=1000, nominated="n1", terminating=True),
         pod("p", cpu="2", prio=500)])
@@ -78,7 +79,7 @@ def test_a_deleted_pending_pod_reserves_nothing_on_its_nominated_node(model):
 def test_a_pod_of_the_preemptors_own_priority_is_no_victim_in_any_namespace(model, kind):
     """peer (prio 100, namespace 0-batch: DNS labels may start with a digit) fills n1; p
     (prio 100, alone or a gang of one) needs its room. Preemption takes only lower
-    priorities: Unschedulable, with a lent Accounting (its victim index is cut at the
+    priorities: Unschedulable, with an Accounting (its victim index is cut at the
     preemptor's priority) as without."""
     g = gang("train", min_count=1, prio=100)
     p = member(g, "p", cpu="2") if kind == "gang" else pod("p", cpu="2", prio=100)
@@ -93,7 +94,7 @@ def test_a_pod_of_the_preemptors_own_priority_is_no_victim_in_any_namespace(mode
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_plan_on_accounting_equals_rebuild_on_tiny_clusters(case):
-    """On the tiny clusters of the property tests the lent plan is the same Plan."""
+    """On the tiny clusters of the property tests the plan with an Accounting is the same Plan."""
     snap, _ = case
     plans_agree_and_leave_state(snap, Accounting(snap))
 
@@ -158,7 +159,7 @@ def _gang_case() -> Snapshot:
 
 def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     """An exception in the middle of the victim search (a unit removed, terminating pods
-    released, a reservation added) leaves the accounting as it was, and not lent."""
+    released, a reservation added) leaves the accounting as it was."""
     snap = _gang_case()
     acc = Accounting(snap)
     before = accounting_state(acc)
@@ -171,7 +172,37 @@ def test_a_failing_plan_still_gives_the_accounting_back(monkeypatch):
     with pytest.raises(RuntimeError, match="boom"):
         plan(snap, pre, state=acc)
     assert before == accounting_state(acc)
-    assert not acc.lent
+
+
+@pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed-{s}")
+def test_a_plan_never_writes_to_the_accountings_node_states(monkeypatch, seed):
+    """A plan's view copies a node's state before writing to it: not even for a moment (a
+    placement run taken back, a unit removed and put back) does a plan change the node
+    states the accounting holds, in any model, with pod-dependent filters or without."""
+    from constraint_builders import HOSTNAME, aff, constrained, sel
+
+    from wapctl.fit import NodeState
+
+    rng = random.Random(seed)
+    base = random_cluster(500 + seed, multi_shape=None if seed < 3 else True)
+    anti = aff(HOSTNAME, sel({"app": "x"}))
+    snap = replace(base, pods={k: constrained(p, anti=[anti]) if rng.random() < 0.3 else p
+                               for k, p in base.pods.items()})
+    acc = Accounting(snap)
+    held = {id(s) for s in acc.nodes}
+    writes: list[str] = []
+    for name in ("add_requests", "remove_requests", "take", "give_back"):
+        def guard(self, *args, _name=name, _write=getattr(NodeState, name)):
+            if id(self) in held:
+                writes.append(f"{_name} on {self.name}")
+            return _write(self, *args)
+        monkeypatch.setattr(NodeState, name, guard)
+    planned = 0
+    for model in ("upstream", "1.36", "kep-5710"):
+        for pre in pending_preemptors(snap):
+            plan(snap, pre, model=get_model(model), state=acc)
+            planned += 1
+    assert (planned > 0, writes) == (True, [])
 
 
 def test_accounting_of_an_equal_snapshot_is_accepted():
@@ -196,7 +227,7 @@ def test_accounting_of_other_nodes_is_refused():
 
 def test_pdb_marking_and_reservations_match_on_a_hand_made_cluster():
     """The gang case by hand: both pods of old are victims and violate the PDB, the gang goes
-    to n1; the lent plan is the rebuilt one and leaves the accounting as it was."""
+    to n1; the plan with an Accounting is the rebuilt one and leaves the accounting as it was."""
     snap = _gang_case()
     acc = Accounting(snap)
     before = accounting_state(acc)
@@ -379,7 +410,6 @@ def test_kept_anti_affinity_pods_equal_the_filtered_running_pods(seed):
             [(p.key, i) for p, i in filtered]
         view = ClusterState.over(acc)
         assert view.bound_with_anti_affinity() == filtered
-        view.restore()
         plans_agree_and_leave_state(snap, acc)
         snap, changes = _mutate(snap, rng)
         for old, new in changes:

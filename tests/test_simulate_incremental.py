@@ -134,7 +134,7 @@ def test_small_random_clusters_give_identical_reports(snap, requeue, namespace):
 @given(small_clusters(), st.booleans())
 def test_kept_accounting_equals_a_fresh_one_after_every_step(snap, requeue):
     """After every step the replay's accounting holds exactly what an Accounting built from
-    the replay's current snapshot holds, and is not left lent."""
+    the replay's current snapshot holds."""
     original = _Replay.check_cycles
     checked: list[int] = []
 

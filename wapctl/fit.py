@@ -9,8 +9,11 @@ node affinity) are separated from the resource check, so the planner evaluates t
 ``NodeState`` is our ``NodeInfo``: requested totals and a pod count, with ``add`` / ``remove`` in
 O(resources). ``ClusterState`` holds one per node, built once from a snapshot; the victim search
 is then "remove, check, add back" on it, never a rebuild. ``Accounting`` keeps that per-node
-state across plans (a queue replay updates it pod by pod) and lends it to one plan at a time as
-a ``ClusterState`` (``ClusterState.over``), so a plan does not rebuild it from every pod.
+state across plans (a queue replay updates it pod by pod); a plan's view reads its node states
+(``ClusterState.over``) instead of summing every pod again, and copies a node's state the
+first time it writes to it (upstream copies ``NodeInfo`` for a preemption attempt the same
+way): a plan writes only its copies and drops them, so a plan, finished or failed half-way,
+leaves the ``Accounting`` as it found it.
 """
 
 from __future__ import annotations
@@ -451,11 +454,13 @@ class ClusterState:
     resources (see ``NodeState``); pod counts are always kept. ``bound`` / ``terminating`` /
     ``reserved`` list the (pod, node index) pairs counted, each sorted by pod key.
 
-    Built from a snapshot it owns its nodes; ``over`` instead borrows an ``Accounting``'s
-    (tracking every resource), and ``restore`` gives them back.
+    Built from a snapshot, or over an ``Accounting`` (``over``, tracking every resource): then
+    ``nodes`` starts as the accounting's own node states and a node's state is copied the
+    first time the view writes to it (``own``); either way the view is its plan's own, to
+    change and drop. Every write goes through ``own(i)``; ``nodes[i]`` is for reading.
     """
 
-    __slots__ = ("_anti_affinity", "_names", "accounting", "bound", "index", "nodes", "released",
+    __slots__ = ("_anti_affinity", "_names", "_shared", "bound", "index", "nodes", "released",
                  "reserved", "terminating", "tracked")
 
     def __init__(
@@ -474,7 +479,7 @@ class ClusterState:
         self.terminating: list[tuple[Pod, int]] = []  # sorted by pod key
         self.reserved: list[tuple[Pod, int]] = []
         self.released = False
-        self.accounting: Accounting | None = None
+        self._shared: bytearray | None = None  # every node state is this view's
         self._anti_affinity: list[tuple[Pod, int]] | None = None
         self._names: list[str] | None = None
         exclude = frozenset(exclude)
@@ -528,15 +533,14 @@ class ClusterState:
         exclude: Collection[str] = (),
     ) -> ClusterState:
         """The same view as ``ClusterState(snapshot, ...)`` for the snapshot ``accounting``
-        describes, without a rebuild: it works on the accounting's own nodes, adding this
-        preemptor's reservations on top. Costs O(nominated + terminating pods). Until
-        ``restore`` the accounting is lent out: no other view, no ``update``."""
-        if accounting.lent:
-            raise RuntimeError("the Accounting is already lent to a ClusterState")
+        describes, without a rebuild: the accounting's node states, each copied when the plan
+        first writes to it (``own``), with this preemptor's reservations added; O(nodes) for
+        the list and O(nominated + terminating pods). The lists of running pods are the
+        accounting's own (read only); nothing the plan does reaches the accounting."""
         self = cls.__new__(cls)
-        self.accounting = accounting
         self.tracked = None
-        self.nodes = accounting.nodes
+        self.nodes = list(accounting.nodes)
+        self._shared = bytearray(b"\x01") * len(self.nodes)
         self.index = accounting.index
         self.bound = accounting.bound_pods()
         self._anti_affinity = accounting.anti_affinity_pods()
@@ -546,56 +550,48 @@ class ClusterState:
         self.reserved = []
         if reserve_priority is not None:
             exclude = frozenset(exclude)
-            nominated, nodes = accounting.nominated, self.nodes
+            nominated, own = accounting.nominated, self.own
             for key in sorted(nominated):
                 pod, i = nominated[key]
                 if pod.priority >= reserve_priority and key not in exclude:
-                    nodes[i].add_requests(pod.requests)
+                    own(i).add_requests(pod.requests)
                     self.reserved.append((pod, i))
-        accounting.lent = True
         return self
-
-    def restore(self) -> None:
-        """Give a lent accounting back as it was lent: terminating pods counted again,
-        reservations taken off. The caller must first have undone its own changes (the
-        victim search restores every unit it removed)."""
-        acc = self.accounting
-        if acc is None:
-            return
-        if self.released:
-            for pod, i in self.terminating:
-                self.nodes[i].add(pod)
-            self.released = False
-        for pod, i in self.reserved:
-            self.nodes[i].remove_requests(pod.requests)
-        self.reserved = []
-        self.accounting = None
-        acc.lent = False
 
     def bound_with_anti_affinity(self) -> list[tuple[Pod, int]]:
         """The ``bound`` pods that carry required anti-affinity terms, in the same order (kept
-        by a lent accounting, else found once): only these can reject a preemptor without
-        constraints of its own. Read it, never change it."""
+        by the accounting a view is copied from, else found once): only these can reject a
+        preemptor without constraints of its own. Read it, never change it."""
         if self._anti_affinity is None:
             self._anti_affinity = [t for t in self.bound if t[0].anti_affinity_terms]
         return self._anti_affinity
+
+    def own(self, i: int) -> NodeState:
+        """Node ``i``'s state, to write to: the view's own (copied from the accounting's the
+        first time)."""
+        shared = self._shared
+        if shared is not None and shared[i]:
+            shared[i] = 0
+            node = self.nodes[i] = self.nodes[i].copy()
+            return node
+        return self.nodes[i]
 
     def release_terminating(self) -> None:
         """Treat already-triggered preemptions as free space."""
         if not self.released:
             for pod, i in self.terminating:
-                self.nodes[i].remove(pod)
+                self.own(i).remove(pod)
             self.released = True
 
     def hold_terminating(self) -> None:
         """Undo ``release_terminating``: terminating pods hold their resources again."""
         if self.released:
             for pod, i in self.terminating:
-                self.nodes[i].add(pod)
+                self.own(i).add(pod)
             self.released = False
 
     def node_names(self) -> Sequence[str]:
-        """The node names by index (made once; a lent view shares the accounting's). Read
+        """The node names by index (made once; a view from an accounting shares its list). Read
         it, never change it."""
         if self._names is None:
             self._names = [s.name for s in self.nodes]
@@ -617,8 +613,8 @@ class Accounting:
 
     A queue replay changes a handful of pods per step; rebuilding a ``ClusterState`` from the
     whole snapshot for every plan costs O(pods). An ``Accounting`` is built once and told every
-    pod change (``update``); ``ClusterState.over`` then lends it to one plan at a time, which
-    adds its own reservations and gives it back unchanged (``ClusterState.restore``).
+    pod change (``update``); ``ClusterState.over`` gives each plan a view of its node states
+    that copies a node's state before the plan first changes it: the plan never writes here.
 
     It counts bound, non-finished pods on known nodes (all resources: a plan only reads the
     ones it asks for), separates the terminating ones, remembers nominated pending pods (each
@@ -631,7 +627,7 @@ class Accounting:
     """
 
     __slots__ = ("_anti_keys", "_anti_list", "_bound_keys", "_bound_list", "_listeners", "bound",
-                 "cache", "index", "lent", "memo", "node_map", "node_names", "nodes", "nominated",
+                 "cache", "index", "memo", "node_map", "node_names", "nodes", "nominated",
                  "terminating")
 
     def __init__(self, snapshot: Snapshot) -> None:
@@ -643,7 +639,6 @@ class Accounting:
         self.terminating: dict[str, tuple[Pod, int]] = {}
         self.nominated: dict[str, tuple[Pod, int]] = {}  # pending, nominated to a known node
         self.cache = StaticFitCache()
-        self.lent = False
         self.memo: dict[object, object] = {}
         self._listeners: list[Callable[[tuple[Pod, int] | None, tuple[Pod, int] | None],
                                        None]] = []
@@ -710,7 +705,7 @@ class Accounting:
         ``StaticFitCache`` (the static answers read the nodes only, and both have the same
         nodes in the same order), and the memo entries that say they hold for both
         (``portable``: they check what they read)."""
-        if self.lent or not self.matches(new) or len(new.pods) != len(old.pods):
+        if not self.matches(new) or len(new.pods) != len(old.pods):
             return None
         old_get = old.pods.get
         changed = [pod for key, pod in new.pods.items() if old_get(key) is not pod]
@@ -724,7 +719,6 @@ class Accounting:
         acc.index, acc.node_names, acc.cache = self.index, self.node_names, self.cache
         acc.bound, acc.terminating = dict(self.bound), dict(self.terminating)
         acc.nominated = dict(self.nominated)
-        acc.lent = False
         # what the planners keep that says it holds for a derived accounting too
         acc.memo = {k: v for k, v in self.memo.items() if getattr(v, "portable", False)}
         acc._listeners = []
@@ -752,8 +746,6 @@ class Accounting:
 
     def update(self, old: Pod | None, new: Pod | None) -> None:
         """One pod changed from ``old`` to ``new`` (None: absent before / removed now)."""
-        if self.lent:
-            raise RuntimeError("the Accounting is lent to a ClusterState")
         if old is not None:
             self._remove(old)
         if new is not None:

@@ -87,9 +87,9 @@ class PodPreemption:
         if scored and self.rng is None:
             self.candidate_ties(best, scored)
         if self.rng is None and self.tie_list is not None:  # the winner's reprieve, tie-checked
-            node_check = NodeCheck(state.nodes[i], i, request_items(pod.requests),
-                                    self.filters, pod)
-            node_ties(local, node_check, budgets, self.importance, self.ties)
+            with NodeCheck(state.nodes[i], i, request_items(pod.requests), self.filters,
+                           pod) as node_check:
+                node_ties(local, node_check, budgets, self.importance, self.ties)
         chosen_victims = _victim_records(victim_units, violating, state)
         status, reason, victims, terminating = actuate(
             state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
@@ -184,18 +184,16 @@ class PodPreemption:
         where the pod does not fit even so, or where ``bound`` (the KEP model's pruning) says
         the node cannot beat the best so far."""
         pod = self.preemptor.pods[0]
-        node_check = NodeCheck(self.state.nodes[i], i, items, self.filters, pod)
-        try:  # the filters are shared by every node's search: give each one back
+        # the filters are shared by every node's dry run: the block gives each one's moves back
+        with NodeCheck(self.state.nodes[i], i, items, self.filters, pod) as node_check:
             search = LevelSearch(local, node_check, presorted=True,
-                            search=self.model.priority_search)
+                                 search=self.model.priority_search)
             level = search.level
             if level is None:
                 return None
             if bound is not None and not bound(local, search.begin, level):
                 return None
             return search.reprieve(budgets, self.importance, None, self.rng)
-        finally:
-            node_check.restore()
 
     def candidate_ties(self, best: NodeScore, scored: Sequence[NodeScore]) -> None:
         """The tie notes of an upstream node choice: nodes equal to the winner on every

@@ -56,7 +56,7 @@ from wapctl.preemption.result import (
     Victim,
     waiting_reason,
 )
-from wapctl.preemption.search import Feasibility, LevelSearch, lowest_level, node_ties, reprieve  # noqa: F401
+from wapctl.preemption.search import LevelSearch, reprieve
 from wapctl.preemption.units import (
     Unit,
     UnitIndex,
@@ -105,8 +105,8 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
 class _Planner(PodPreemption):
     """One plan run: the preemptor, its view of the cluster and the caches it shares.
 
-    With an ``Accounting`` the view is lent from it (no rebuild) and ``close`` gives it back
-    unchanged; without one the view is built from the snapshot and simply dropped.
+    Its view of the cluster (``view``) is its own either way: built from the snapshot, or
+    copied from an ``Accounting`` (no rebuild from every pod), and dropped with the planner.
     """
 
     def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
@@ -142,18 +142,6 @@ class _Planner(PodPreemption):
                 self.policy = (NEVER if any((p.own_preemption_policy or p.preemption_policy)
                                             == NEVER for p in preemptor.pods)
                                else PREEMPT_LOWER)
-        exclude = {p.key for p in preemptor.pods}
-        if accounting is None:
-            tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
-            if model.scored_placement:
-                tracked |= {"cpu", "memory"}
-            self.state = ClusterState(snapshot, reserve_priority=preemptor.priority,
-                                      exclude=exclude, tracked=tracked)
-            self.cache = StaticFitCache()
-        else:
-            self.state = ClusterState.over(accounting, reserve_priority=preemptor.priority,
-                                           exclude=exclude)
-            self.cache = accounting.cache
         self.accounting = accounting
         # The accounting's victim-unit index pays from its second plan on: a single plan builds
         # its units from the running pods for less than the index costs to build.
@@ -162,26 +150,32 @@ class _Planner(PodPreemption):
             plans = cast(int, accounting.memo.get(_PLANS, 0))
             accounting.memo[_PLANS] = plans + 1
             self.indexed = plans > 0
-        self.checks: list[ClusterCheck] = []  # whole-cluster checks that change the state
-        try:
-            placer_cls = ScoredPlacer if model.scored_placement else Placer
-            self.placer = placer_cls(self.state, preemptor.pods, self.cache)
-            if isinstance(self.placer, ScoredPlacer):
-                self.placer.rng = self.rng
-            filters = PlanFilters(snapshot, self.state, preemptor.pods)
-            self.filters = filters if filters.active else None
-            self.placer.filters = self.filters
-        except BaseException:
-            self.state.restore()
-            raise
+        self.cache = accounting.cache if accounting is not None else StaticFitCache()
+        self.view()
 
-    def close(self) -> None:
-        """Undo every change the run made to a lent cluster state, and give it back (an owned
-        one is simply dropped)."""
-        if self.accounting is not None:
-            for check in self.checks:
-                check.restore()
-            self.state.restore()
+    def view(self) -> None:
+        """The plan's own view of the cluster, as the snapshot has it (terminating pods holding
+        their room, this preemptor's reservations made), with its placer and filters: built
+        from the snapshot, or copied from the accounting's node states. The plan writes only
+        here; a second call starts again from the snapshot."""
+        preemptor, accounting = self.preemptor, self.accounting
+        exclude = {p.key for p in preemptor.pods}
+        if accounting is None:
+            tracked = {r for p in preemptor.pods for r, q in p.requests.items() if q > 0}
+            if self.model.scored_placement:
+                tracked |= {"cpu", "memory"}
+            self.state = ClusterState(self.snapshot, reserve_priority=preemptor.priority,
+                                      exclude=exclude, tracked=tracked)
+        else:
+            self.state = ClusterState.over(accounting, reserve_priority=preemptor.priority,
+                                           exclude=exclude)
+        placer_cls = ScoredPlacer if self.model.scored_placement else Placer
+        self.placer = placer_cls(self.state, preemptor.pods, self.cache)
+        if isinstance(self.placer, ScoredPlacer):
+            self.placer.rng = self.rng
+        filters = PlanFilters(self.snapshot, self.state, preemptor.pods)
+        self.filters = filters if filters.active else None
+        self.placer.filters = self.filters
 
     def place(self, limit: int) -> list[tuple[Pod, int]]:
         """A placement run; the scheduler's random picks among equal nodes become ties."""
@@ -260,9 +254,7 @@ class _Planner(PodPreemption):
             # terminating pods of equal or higher priority stand in the way), the preemptor
             # fits once they are gone (no new victims), or with them gone and victims besides.
             # Upstream would answer Unschedulable now and retry once they are gone.
-            for check in self.checks:
-                check.restore()
-            self.checks.clear()
+            self.view()  # a new view: nothing of the failed search stays
             self.ties.clear()
             waiting = self.waiting(hold=False)
             if waiting is not None:
@@ -401,9 +393,6 @@ class _Planner(PodPreemption):
             check = RescheduleCheck(state, placer, needed)
         else:
             check = GreedyCheck(state, placer, needed)
-        if not self.model.terminating_free:
-            check.out = {}  # kept: a failed search is undone before the terminating fallback
-        self.checks.append(check)
         # 1.36: every unit removed, the group scheduled again for each unit put back
         # (selectVictimsOnDomain's reprieveVictim calls podGroupSchedulingFunc); KEP: the
         # lowest level first
@@ -428,8 +417,6 @@ class _Planner(PodPreemption):
         assert filters is not None
         placer.filters = None  # the count check moves units in the state only
         check = CountCheck(state, placer, self.needed)
-        if not self.model.terminating_free:
-            check.out = {}  # kept: a failed search is undone before the terminating fallback
         try:
             search = LevelSearch(units, check, presorted=True, search=self.model.priority_search)
             ties: list[Tie] | None = [] if self.tie_list is not None else None
@@ -448,7 +435,6 @@ class _Planner(PodPreemption):
         known_ties = len(self.ties)
         placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
         if len(placed) >= self.needed:
-            self.checks.append(check)
             self.ties.extend(ties or ())
             return self.group_result(placed, victim_units, violating)
         del self.ties[known_ties:]
@@ -471,7 +457,6 @@ class _Planner(PodPreemption):
         that placement, then reprieve unit by unit against it."""
         preemptor, state, placer = self.preemptor, self.state, self.placer
         check = FixedCheck(state, placer, self.needed)
-        self.checks.append(check)
         for unit in units:
             check.remove(unit)
         placed = self.place(len(preemptor.pods))
@@ -524,5 +509,4 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
         try:
             return planner.run()
         finally:
-            planner.close()
             del planner  # freed while the collector is still paused: it never scans it

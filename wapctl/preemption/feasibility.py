@@ -15,7 +15,6 @@ from wapctl.fit import (
 )
 from wapctl.model import Pod
 from wapctl.preemption.placement import GreedyRun, Placer
-from wapctl.preemption.search import Feasibility, LevelSearch, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.preemption.units import (
     Unit,
 )
@@ -31,8 +30,6 @@ class ClusterCheck:
         self.placer = placer
         self.needed = needed
         self.usable = placer.usable
-        # units removed from the state now, kept only when the state must be given back
-        self.out: dict[Unit, None] | None = {} if state.accounting is not None else None
 
     def relevant(self, unit: Unit) -> bool:
         usable = self.usable
@@ -42,26 +39,14 @@ class ClusterCheck:
         filters = self.placer.filters
         return filters is not None and filters.touches(unit.members)
 
-    def restore(self) -> None:
-        """Put every unit still removed back into the state (a lent ``Accounting`` must be
-        given back as it was)."""
-        for unit in list(self.out or ()):
-            self._apply(unit, False)
-
     def _apply(self, unit: Unit, remove: bool) -> None:
-        out = self.out
-        if out is not None:
-            if remove:
-                out[unit] = None
-            else:
-                del out[unit]
         filters = self.placer.filters
         if filters is not None:
             (filters.remove if remove else filters.add)(unit.members)
-        nodes, usable = self.state.nodes, self.usable
+        own, usable = self.state.own, self.usable
         for pod, i in unit.members:
             if i in usable:
-                state = nodes[i]
+                state = own(i)
                 (state.remove_requests if remove else state.add_requests)(pod.requests)
 
 
@@ -111,7 +96,7 @@ class CountCheck(ClusterCheck):
         """``remove`` of each unit in order, the copies of each touched node counted once at
         the end (the level search removes a whole level at a time)."""
         touched: set[int] = set()
-        usable, out, nodes = self.usable, self.out, self.state.nodes
+        usable, own = self.usable, self.state.own
         filters = self.placer.filters
         for unit in units:
             members = unit.members
@@ -119,9 +104,7 @@ class CountCheck(ClusterCheck):
                 pod, i = members[0]
                 if i not in usable:
                     continue  # not relevant
-                if out is not None:
-                    out[unit] = None
-                nodes[i].remove_requests(pod.requests)
+                own(i).remove_requests(pod.requests)
                 touched.add(i)
             elif self.relevant(unit):
                 self._apply(unit, True)
@@ -149,14 +132,12 @@ class CountCheck(ClusterCheck):
         reprieve's usual case), in one go: the pod's requests put back on its node, its
         copies counted again, all taken back if the gang no longer fits."""
         old = self.copies[i]  # a counted node: usable, so the unit was removed from it
-        node = self.state.nodes[i]
+        node = self.state.own(i)
         node.add_requests(pod.requests)
         c = node.copies(self.items, self.needed)
         if self.total + c - old >= self.needed:
             self.total += c - old
             self.copies[i] = c
-            if self.out is not None:
-                del self.out[unit]
             return True
         node.remove_requests(pod.requests)
         return False
@@ -165,7 +146,7 @@ class CountCheck(ClusterCheck):
 class GreedyCheck(ClusterCheck):
     """Pods of several shapes: it fits iff greedy placement places ``needed`` pods.
 
-    A restored unit only makes its nodes fuller. If every pod the last placement put on those
+    A unit put back only makes its nodes fuller. If every pod the last placement put on those
     nodes still fits there, greedy placement would make exactly the same choices (nodes it
     skipped are no emptier, nodes it used still take their pods), so the answer stands without
     a new run. Otherwise the pods placed before the first one on those nodes still choose as
@@ -258,13 +239,8 @@ class FixedCheck(ClusterCheck):
 
     def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
         super().__init__(state, placer, needed)
-        self.out = {}  # always kept: a failed search is undone before the fallback
         self.assigned: dict[int, tuple[dict[str, int], int]] = {}
         self.placed: list[tuple[Pod, int]] = []
-
-    def restore(self) -> None:
-        self.fix([])
-        super().restore()
 
     def _filters_hold(self) -> bool:
         """Every fixed pod still passes the pod-dependent filters where it was put, with the
@@ -374,7 +350,12 @@ class RescheduleCheck(ClusterCheck):
 
 class NodeCheck:
     """A single pod in a one-node domain: local arithmetic on that node only, so a PodGroup
-    unit spanning many nodes costs O(resources) here, not O(its pods)."""
+    unit spanning many nodes costs O(resources) here, not O(its pods). The node's state is
+    read once and never written.
+
+    The plan's pod-dependent filters are shared by every candidate node's dry run (upstream
+    clones the cycle state per node instead): use the check as a context manager, and the
+    units it has out on leaving the block go back to the filters, on an exception too."""
 
     __slots__ = ("alloc", "count", "filters", "i", "items", "out", "pod", "room", "used")
 
@@ -382,13 +363,22 @@ class NodeCheck:
                  filters: PlanFilters | None = None, pod: Pod | None = None) -> None:
         self.i = i
         self.items = items
-        self.filters = filters  # with the pod they ask about; ``restore`` undoes their moves
+        self.filters = filters  # with the pod they ask about
         self.pod = pod
-        self.out: dict[Unit, None] = {}
+        self.out: dict[Unit, None] = {}  # units whose pods the filters hold as gone
         self.alloc = [node.allocatable.get(r, 0) - q for r, q in items]
         self.used = [node.requested.get(r, 0) for r, _ in items]
         self.room = node.max_pods - 1
         self.count = node.pod_count
+
+    def __enter__(self) -> NodeCheck:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.filters is not None:
+            for unit in self.out:
+                self.filters.add(unit.members)
+            self.out = {}
 
     def _shift(self, unit: Unit, sign: int) -> None:
         requests, n = unit.on_node(self.i)
@@ -404,13 +394,6 @@ class NodeCheck:
             else:
                 filters.add(unit.members)
                 del self.out[unit]
-
-    def restore(self) -> None:
-        """Give the filters back every unit this check still has out."""
-        if self.filters is not None:
-            for unit in self.out:
-                self.filters.add(unit.members)
-            self.out = {}
 
     def remove(self, unit: Unit) -> None:
         self._shift(unit, -1)

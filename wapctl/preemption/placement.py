@@ -19,13 +19,12 @@ from wapctl.model import Pod
 from wapctl.preemption.result import (
     Tie,
 )
-from wapctl.preemption.search import Feasibility, LevelSearch, lowest_level, node_ties, reprieve  # noqa: F401
 from wapctl.scoring import ShapeScorer
 
 
 def _undo_run(added: Iterable[tuple[NodeState, RequestItems]],
               placed: Iterable[tuple[Pod, int]], filters: PlanFilters | None) -> None:
-    """Take back what a placement run lent the shared state: the pods' requests on their
+    """Take back what a placement run put into the plan's view: the pods' requests on their
     nodes and, with the pod-dependent filters active, the pods themselves."""
     for node, items in added:
         node.give_back(items)
@@ -84,7 +83,7 @@ class Placer:
         The fit test and the bookkeeping work on request items (``NodeState.fits`` /
         ``take``): this loop is what every greedy check of a multi-shape gang runs.
         """
-        nodes = self.state.nodes
+        nodes, own = self.state.nodes, self.state.own
         added: list[tuple[NodeState, RequestItems]] = []
         if resume is None:
             start = 0
@@ -98,7 +97,7 @@ class Placer:
             cursors = resume.cursors[:start]
             cursor = list(resume.cursors[start])
             for (_, i), k in zip(placed, index, strict=True):
-                node, items = nodes[i], self.items[self.shape_of[k]]
+                node, items = own(i), self.items[self.shape_of[k]]
                 node.take(items)
                 added.append((node, items))
 
@@ -132,7 +131,7 @@ class Placer:
                     if c < end:
                         target = ok[c]
                 if target is not None:
-                    node = nodes[target]
+                    node = own(target)
                     node.take(items)
                     added.append((node, items))
                     placed.append((pod, target))
@@ -271,7 +270,7 @@ class ScoredPlacer(Placer):
                         ties.append(Tie(f"node for pod {pod.key}", (nodes[target].name,),
                                         tuple(nodes[i].name for i in others if i != target)[:5],
                                         len(bucket)))
-                node = nodes[target]
+                node = self.state.own(target)
                 node.take(items)
                 added.append((node, items))
                 placed.append((pod, target))

@@ -14,8 +14,9 @@ from wapctl.preemption.units import LevelUnits, Unit
 
 
 class Feasibility(Protocol):
-    """What the victim search asks of a domain: remove or restore a unit, and "does the
-    preemptor fit now?" (``try_add`` restores a unit and keeps it only if it still fits)."""
+    """What the victim search asks of a domain: remove a unit or put it back, and "does the
+    preemptor fit now?" (``try_add`` puts a unit back and keeps it there only if the preemptor
+    still fits)."""
 
     def remove(self, unit: Unit) -> None: ...
     def add(self, unit: Unit) -> None: ...
@@ -202,21 +203,14 @@ def _victim_ties(candidates: list[Unit], victims: list[Unit],
                             tuple(u.name for u in swapped if u not in chosen_set), len(run)))
 
 
-class _Restorable(Feasibility, Protocol):
-    def restore(self) -> None: ...
-
-
-def node_ties(units: Sequence[Unit], check: _Restorable, budgets: Budgets,
+def node_ties(units: Sequence[Unit], check: Feasibility, budgets: Budgets,
               importance: Callable[..., tuple[object, ...]], ties: list[Tie]) -> None:
     """Upstream's search on one node (every lower unit removed, then the reprieve) again, for
-    its ties only (the tie check replays the reprieve: done for the node chosen only);
-    ``check`` restored after."""
-    try:
-        search = LevelSearch(units, check, presorted=True, search="none")
-        if search.level is not None:
-            search.reprieve(budgets, importance, ties)
-    finally:
-        check.restore()
+    its ties only (the tie check replays the reprieve: done for the node chosen only), on a
+    fresh ``check`` of that node."""
+    search = LevelSearch(units, check, presorted=True, search="none")
+    if search.level is not None:
+        search.reprieve(budgets, importance, ties)
 
 
 def lowest_level(count: int, feasible: Callable[[int], bool]) -> int | None:

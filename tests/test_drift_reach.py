@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wapctl.drift import _EXAMPLES, Reach
-from wapctl.model import NEVER, PREEMPT_LOWER
+from wapctl.model import NEVER, PREEMPT_LOWER, pod_state
 
 _VALUES = st.integers(-3, 3)
 _pods = st.lists(
@@ -31,7 +31,7 @@ def _snapshot(pods: list, templates: list) -> SimpleNamespace:
     return SimpleNamespace(
         pods={f"ns/p{(7 * i) % 31}-{i}": SimpleNamespace(
             key=f"ns/p{(7 * i) % 31}-{i}", priority=p, preemption_priority=pp,
-            preemption_policy=policy, phase=phase)
+            preemption_policy=policy, phase=phase, state=pod_state(phase, "n1", False, None))
             for i, (p, pp, policy, phase) in enumerate(pods)},
         templates={f"{kind} ns/t{i}": SimpleNamespace(
             key=f"{kind} ns/t{i}", priority=p, preemption_priority=pp, preemption_policy=policy)

@@ -68,13 +68,10 @@ def test_summary_equals_the_node_by_node_count(seed):
             single = pod_preemptor(pod)
             for kept in (acc, None):
                 planner = _Planner(snap, single, model, kept)
-                try:
-                    want = node_by_node(planner.state, pod, planner.filters)
-                    assert want == planner.summary() == planner.summary(), pod.key
-                    seen.update(part.split(" ", 1)[1] for part in want.split(": ", 1)[1]
-                                .split(", "))
-                finally:
-                    planner.close()
+                want = node_by_node(planner.state, pod, planner.filters)
+                assert want == planner.summary() == planner.summary(), pod.key
+                seen.update(part.split(" ", 1)[1] for part in want.split(": ", 1)[1]
+                            .split(", "))
     # the static filters, the room check and a pod-dependent filter all took part
     assert {"node(s) didn't match pod anti-affinity rules",
             "node(s) didn't satisfy existing pods anti-affinity rules",

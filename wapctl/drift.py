@@ -35,7 +35,7 @@ from typing import Any
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.ingest import Document, fields
-from wapctl.model import FINISHED_PHASES, NEVER, Snapshot
+from wapctl.model import FINISHED, NEVER, Snapshot
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_LABEL = "kueue.x-k8s.io/priority-class"
@@ -188,7 +188,7 @@ class Reach:
         preempting: dict[int, list[str]] = {}
         preemptible: dict[int, list[str]] = {}
         for pod in snapshot.pods.values():
-            if pod.phase in FINISHED_PHASES:
+            if pod.state == FINISHED:
                 continue
             key = pod.key
             if pod.preemption_policy != NEVER:

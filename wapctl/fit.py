@@ -23,7 +23,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from operator import itemgetter
 
 from wapctl.model import (
-    FINISHED_PHASES,
+    NOMINATED,
+    RUNNING,
+    TERMINATING,
     LabelSelector,
     Node,
     NodeSelectorTerm,
@@ -485,23 +487,17 @@ class ClusterState:
         exclude = frozenset(exclude)
         index, nodes, tracked = self.index, self.nodes, self.tracked
         for key, pod in snapshot.pods.items():  # (the snapshot's order: sorted below)
-            if pod.phase in FINISHED_PHASES:
-                continue
-            name = pod.node_name
-            if name is None:
-                if (
-                    reserve_priority is None
-                    or pod.terminating
-                    or pod.nominated_node is None
-                    or pod.priority < reserve_priority
-                    or key in exclude
-                ):
-                    continue
+            where = pod.state
+            if where == RUNNING or where == TERMINATING:
+                name = pod.node_name
+                reserved = False
+            elif (where == NOMINATED and reserve_priority is not None
+                    and pod.priority >= reserve_priority and key not in exclude):
                 name = pod.nominated_node
                 reserved = True
             else:
-                reserved = False
-            i = index.get(name)
+                continue
+            i = index.get(name)  # type: ignore[arg-type]  # (set in both states)
             if i is None:
                 continue  # a node the snapshot does not have: holds nothing here
             state = nodes[i]
@@ -516,7 +512,7 @@ class ClusterState:
                 state.pod_count += 1
             if reserved:
                 self.reserved.append((pod, i))
-            elif pod.terminating:
+            elif where == TERMINATING:
                 self.terminating.append((pod, i))
             else:
                 self.bound.append((pod, i))
@@ -773,17 +769,16 @@ class Accounting:
 
     def _slot(self, pod: Pod) -> tuple[dict[str, tuple[Pod, int]] | None, int | None]:
         """Where ClusterState would put ``pod``: (the mapping, node index), or (None, None)."""
-        if pod.phase in FINISHED_PHASES:  # (as ``ClusterState.__init__`` decides)
-            return None, None
-        if pod.node_name is None:
-            if pod.terminating or pod.nominated_node is None:
+        where = pod.state  # (as ``ClusterState.__init__`` reads it)
+        if where == RUNNING or where == TERMINATING:
+            i = self.index.get(pod.node_name)  # type: ignore[arg-type]  # (set in both)
+            if i is None:
                 return None, None
-            i = self.index.get(pod.nominated_node)
+            return (self.bound if where == RUNNING else self.terminating), i
+        if where == NOMINATED:
+            i = self.index.get(pod.nominated_node)  # type: ignore[arg-type]  # (set)
             return (None, None) if i is None else (self.nominated, i)
-        i = self.index.get(pod.node_name)
-        if i is None:
-            return None, None
-        return (self.terminating if pod.terminating else self.bound), i
+        return None, None
 
     def _add(self, pod: Pod) -> None:
         where, i = self._slot(pod)

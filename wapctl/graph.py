@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.gcpause import gc_paused
-from wapctl.model import FINISHED_PHASES, NEVER, PREEMPT_LOWER, Snapshot
+from wapctl.model import FINISHED, NEVER, PREEMPT_LOWER, Snapshot
 
 DEFAULT_SAMPLE = 10  # members listed per vertex (and per list); the counts are always complete
 DEFAULT_CYCLE_LIMIT = 100  # cycles kept in a report
@@ -455,7 +455,7 @@ class _Members:
         new_member = tuple.__new__  # Member(...) without NamedTuple's Python-level __new__
         workload: str | None
         for key, pod in snapshot.pods.items():
-            if pod.phase in FINISHED_PHASES:  # pod.finished, without a property call per pod
+            if pod.state == FINISHED:  # pod.finished, without a property call per pod
                 continue
             raw = (pod.priority, pod.preemption_priority, pod.preemption_policy)
             if last is not None and last[0] == raw:

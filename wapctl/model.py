@@ -22,6 +22,7 @@ from dataclasses import field as _field  # a class below has a field named "fiel
 from typing import Literal
 
 import msgspec
+from msgspec.structs import force_setattr as _force_setattr
 
 from wapctl.errors import Source
 
@@ -31,8 +32,31 @@ GroupPolicy = Literal["Basic", "Gang"]
 
 PREEMPT_LOWER: PreemptionPolicy = "PreemptLowerPriority"
 NEVER: PreemptionPolicy = "Never"
-# Pod phases that hold no resources (``Pod.finished``; hot loops test a pod's phase against it)
+# Pod phases that hold no resources (``Pod.finished``)
 FINISHED_PHASES = frozenset(("Succeeded", "Failed"))
+
+# Where a pod counts: ``Pod.state``, worked out once when the pod is made (``pod_state``); every
+# rule on pending, running, terminating and finished pods reads it.
+PENDING = 0  # not bound, not being deleted, not finished, no nominated node
+NOMINATED = 1  # as PENDING, with status.nominatedNodeName: may reserve room on that node
+RUNNING = 2  # bound, not being deleted, not finished: holds its node
+TERMINATING = 3  # bound and being deleted (deletionTimestamp): holds its node until gone
+DELETING = 4  # not bound and being deleted: holds nothing, never scheduled
+FINISHED = 5  # Succeeded or Failed: holds nothing
+
+
+def pod_state(phase: str, node_name: str | None, terminating: bool,
+              nominated_node: str | None) -> int:
+    """The one rule for ``Pod.state``. Being deleted ranks over pending, finished over all
+    (upstream counts a finished pod nowhere; NodeInfo keeps a terminating one)."""
+    if phase in FINISHED_PHASES:
+        return FINISHED
+    if node_name is not None:
+        return TERMINATING if terminating else RUNNING
+    if terminating:
+        return DELETING
+    return PENDING if nominated_node is None else NOMINATED
+
 
 # Resource amounts, see module docstring. ``pods`` is tracked separately (each pod counts 1).
 Resources = Mapping[str, int]
@@ -168,11 +192,18 @@ class Pod(msgspec.Struct, frozen=True):
     anti_affinity_terms: tuple[PodAffinityTerm, ...] = ()
     spread_constraints: tuple[SpreadConstraint, ...] = ()
     host_ports: tuple[HostPort, ...] = ()
+    # Where the pod counts (PENDING ... FINISHED above): set from the fields above when the pod
+    # is made or copied (``__post_init__``), never given
+    state: int = PENDING
+
+    def __post_init__(self) -> None:
+        _force_setattr(self, "state", pod_state(self.phase, self.node_name, self.terminating,
+                                                self.nominated_node))
 
     @property
     def finished(self) -> bool:
         """Succeeded/Failed pods use no resources."""
-        return self.phase in FINISHED_PHASES
+        return self.state == FINISHED
 
     @property
     def bound(self) -> bool:
@@ -181,15 +212,12 @@ class Pod(msgspec.Struct, frozen=True):
     @property
     def running(self) -> bool:
         """Bound, not terminating, not finished: holds its node and counts toward minCount."""
-        return self.node_name is not None and not self.terminating and not self.finished
+        return self.state == RUNNING
 
     @property
     def pending(self) -> bool:
         """Waiting to be scheduled: not bound, not terminating, not finished, not gated."""
-        return (
-            self.node_name is None and not self.terminating and not self.finished
-            and not self.gated
-        )
+        return self.state <= NOMINATED and not self.gated
 
 
 @dataclass(frozen=True, slots=True)

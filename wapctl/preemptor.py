@@ -16,7 +16,8 @@ from typing import Literal
 
 from wapctl.errors import NothingPending, UsageError, did_you_mean
 from wapctl.model import (
-    FINISHED_PHASES,
+    NOMINATED,
+    RUNNING,
     LabelSelector,
     Pod,
     PodGroup,
@@ -84,8 +85,7 @@ def bound_members(snapshot: Snapshot) -> dict[str, int]:
     counts: dict[str, int] = {}
     for p in snapshot.pods.values():  # ``Pod.running``, inlined: this runs once per pod
         gk = p.group_key
-        if (gk is not None and p.node_name is not None and not p.terminating
-                and p.phase not in FINISHED_PHASES):
+        if gk is not None and p.state == RUNNING:
             counts[gk] = counts.get(gk, 0) + 1
     return counts
 
@@ -133,8 +133,7 @@ def pending_preemptors(
     gangs: dict[str, list[Pod]] = {}
     for pod in snapshot.pods.values():
         # ``Pod.pending``, inlined (most pods are bound: the first test sends them on)
-        if (pod.node_name is not None or pod.terminating or pod.phase in FINISHED_PHASES
-                or pod.gated):
+        if pod.state > NOMINATED or pod.gated:
             continue
         if namespace is not None and pod.namespace != namespace:
             continue

@@ -624,7 +624,7 @@ class Accounting:
 
     __slots__ = ("_anti_keys", "_anti_list", "_bound_keys", "_bound_list", "_listeners", "bound",
                  "cache", "index", "memo", "node_map", "node_names", "nodes", "nominated",
-                 "terminating")
+                 "plans", "terminating")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.node_map = snapshot.nodes
@@ -636,6 +636,7 @@ class Accounting:
         self.nominated: dict[str, tuple[Pod, int]] = {}  # pending, nominated to a known node
         self.cache = StaticFitCache()
         self.memo: dict[object, object] = {}
+        self.plans = 0  # how many plans have read it (a planner's index pays from the second)
         self._listeners: list[Callable[[tuple[Pod, int] | None, tuple[Pod, int] | None],
                                        None]] = []
         # the running pods in pod-key order, and their keys (kept in step by ``_add``/``_remove``)
@@ -717,6 +718,7 @@ class Accounting:
         acc.nominated = dict(self.nominated)
         # what the planners keep that says it holds for a derived accounting too
         acc.memo = {k: v for k, v in self.memo.items() if getattr(v, "portable", False)}
+        acc.plans = 0
         acc._listeners = []
         acc._bound_keys, acc._bound_list = list(self._bound_keys), list(self._bound_list)
         acc._anti_keys, acc._anti_list = list(self._anti_keys), list(self._anti_list)

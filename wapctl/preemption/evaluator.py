@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import cast
 
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import (
@@ -147,9 +146,8 @@ class _Planner(PodPreemption):
         # its units from the running pods for less than the index costs to build.
         self.indexed = False
         if accounting is not None:
-            plans = cast(int, accounting.memo.get(_PLANS, 0))
-            accounting.memo[_PLANS] = plans + 1
-            self.indexed = plans > 0
+            self.indexed = accounting.plans > 0
+            accounting.plans += 1
         self.cache = accounting.cache if accounting is not None else StaticFitCache()
         self.view()
 
@@ -481,9 +479,6 @@ class _Planner(PodPreemption):
         return self.result(status, reason, placed, victims, terminating)
 
 
-_PLANS = "plans"  # Accounting.memo key: how many plans have borrowed it
-
-
 def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | None = None,
          state: Accounting | None = None, rng: random.Random | None = None) -> Plan:
     """Plan one preemptor against a snapshot (pure: the snapshot is not modified).
@@ -491,10 +486,10 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     ``model`` is the scheduler behaviour to predict (``wapctl.models``); None picks it from the
     snapshot (``models.select_model``). ``state``, an ``fit.Accounting`` kept up to date with
     ``snapshot.pods`` (a queue replay updates it pod by pod), replaces the O(pods) rebuild of
-    the cluster accounting; the plan is the same either way, and ``state`` is left exactly as
-    it was found (its ``memo`` counts the plans and keeps the planner's victim-unit index from
-    the second such plan on). The cyclic garbage collector is paused meanwhile (see
-    ``wapctl.gcpause``).
+    the cluster accounting; the plan is the same either way, and the plan writes nothing of
+    ``state`` but its count of plans (``plans``) and, in its ``memo``, the victim-unit index
+    and PDB budgets kept for the next plans (the index from the second plan on). The cyclic
+    garbage collector is paused meanwhile (see ``wapctl.gcpause``).
 
     ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it
     instead of taking the first option by name — one of the outcomes the scheduler may reach

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -85,3 +86,30 @@ def test_every_example_runs(command, line, live_kubeconfig):
     if redirect is not None:  # what would land in the file is a snapshot every command reads
         doc = (json.loads if redirect.endswith(".json") else yaml.safe_load)(result.stdout)
         assert "List" == doc["kind"] and doc["items"]
+
+
+OUTPUT_COMMANDS = ["plan", "validate", "check-cycles", "audit", "simulate", "explain", "history"]
+
+
+def _accepted(command: str) -> set[str]:
+    """The -o values the option parser takes, as its refusal of an unknown one lists them."""
+    args = [command, *(["pod/default/x"] if command == "explain" else []), "-o", "bogus"]
+    out = CliRunner().invoke(app, args).output
+    listed = out.split("is not one of ", 1)[1]
+    return set(re.findall(r"'([a-z]+)'", listed))
+
+
+@pytest.mark.parametrize("command", OUTPUT_COMMANDS)
+def test_output_help_names_exactly_the_formats_the_command_takes(command):
+    """-o's help names every format the command takes and none it refuses (explain and
+    history once listed wide and name, then refused them)."""
+    vocabulary = set().union(*(_accepted(c) for c in OUTPUT_COMMANDS))
+    text = " ".join(help_text(command, columns=400).split())
+    option = text.split("--output FORMAT", 1)[1].split(" --", 1)[0].split("[default", 1)[0]
+    named = set(re.findall(r"[a-z]+", re.sub(r"\((?!or )[^)]*\)", "", option))) & vocabulary
+    assert _accepted(command) == named
+    for fmt in named:
+        args = [command, *(["pod/default/x"] if command == "explain" else []),
+                "/nonexistent/none.yaml", "-o", fmt]
+        refused = CliRunner().invoke(app, args).output
+        assert ("--output" not in refused and f"-o {fmt}" not in refused), refused

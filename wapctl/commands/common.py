@@ -46,6 +46,15 @@ class OutputFormat(str, Enum):
         return self in (OutputFormat.table, OutputFormat.wide)
 
 
+class StoryFormat(str, Enum):
+    """What ``explain`` and ``history`` print: a story for people (``table``) or the document
+    (``json`` / ``yaml``); they have no wider table and no object list for ``xargs``."""
+
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
 class ReportFormat(str, Enum):
     """``OutputFormat`` plus ``html`` (a self-contained page), for the reports that draw one:
     plan, simulate, audit (check-cycles has its own list)."""
@@ -168,6 +177,10 @@ OutputOpt = Annotated[
         "kubectl arguments, '-n NAMESPACE kind/NAME' or 'kind/NAME', for "
         "'xargs -L1 kubectl ...').",
     ),
+]
+StoryOutputOpt = Annotated[
+    StoryFormat,
+    typer.Option("--output", "-o", metavar="FORMAT", help="One of: table, json, yaml."),
 ]
 ReportOutputOpt = Annotated[
     ReportFormat,
@@ -463,7 +476,7 @@ def dump_yaml(doc: Any) -> str:
 
 def emit(
     doc: dict[str, Any],
-    fmt: OutputFormat | ReportFormat,
+    fmt: OutputFormat | ReportFormat | StoryFormat,
     no_color: bool,
     table: Callable[[Console], None],
     *,

@@ -81,7 +81,7 @@ def explain(
     max_input_size: common.MaxInputSizeOpt = None,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
-    output: common.OutputOpt = common.OutputFormat.table,
+    output: common.StoryOutputOpt = common.StoryFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -104,8 +104,6 @@ def explain(
     opts = common.SnapshotOptions(paths=tuple(paths or ()), kubeconfig=kubeconfig,
                                   context=context, request_timeout=request_timeout,
                                   page_size=page_size, max_input_size=max_input_size)
-    if output is common.OutputFormat.name or output is common.OutputFormat.wide:
-        raise UsageError(f"-o {output.value}: explain prints table, json or yaml")
     inputs = read_inputs(opts, before)
     behaviour = None
     if model is not None or feature_gates is not None:

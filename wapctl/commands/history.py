@@ -23,7 +23,7 @@ def _history(inputs: Any) -> Any:
     return build_history(inputs.log, ObjectIndex(*lists), snapshots, indexes), warnings
 
 
-def _watch(opts: common.SnapshotOptions, output: common.OutputFormat) -> None:
+def _watch(opts: common.SnapshotOptions, output: common.StoryFormat) -> None:
     """Print each preemption as the live cluster's events show it, until Ctrl-C."""
     import sys
 
@@ -32,9 +32,9 @@ def _watch(opts: common.SnapshotOptions, output: common.OutputFormat) -> None:
 
     def emit(seen: Seen) -> None:
         doc = seen_to_dict(seen)
-        if output is common.OutputFormat.json:
+        if output is common.StoryFormat.json:
             sys.stdout.write(common.dump_json(doc))
-        elif output is common.OutputFormat.yaml:
+        elif output is common.StoryFormat.yaml:
             sys.stdout.write("---\n" + common.dump_yaml(doc))
         else:
             sys.stdout.write(seen_line(doc) + "\n")
@@ -56,7 +56,7 @@ def history(
     watch: Annotated[bool, typer.Option(
         "--watch", "-w", help="Follow the live cluster: print each preemption as it happens "
         "(watches events and pods; Ctrl-C stops).")] = False,
-    output: common.OutputOpt = common.OutputFormat.table,
+    output: common.StoryOutputOpt = common.StoryFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -71,8 +71,6 @@ def history(
     """
     from wapctl.render.history import history_to_dict, render_history
 
-    if output is common.OutputFormat.name or output is common.OutputFormat.wide:
-        raise UsageError(f"-o {output.value}: history prints table, json or yaml")
     opts = common.SnapshotOptions(paths=tuple(paths or ()), kubeconfig=kubeconfig,
                                   context=context, request_timeout=request_timeout,
                                   page_size=page_size, max_input_size=max_input_size)

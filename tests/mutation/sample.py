@@ -1,6 +1,8 @@
 """Draw a fresh, seeded random sample of today's mutants, run it, and print the kill-rate table.
 
     .venv/bin/python tests/mutation/sample.py draw --seed 2027 --size 150 > /tmp/sample.txt
+    .venv/bin/python tests/mutation/sample.py draw --seed 7 --size 100 \
+        --only wapctl.preemption,wapctl.fit > /tmp/engine.txt  # the engine alone
     nice -n 19 .venv/bin/python tests/mutation/sample.py run /tmp/sample.txt
     .venv/bin/python tests/mutation/sample.py table /tmp/sample.txt \\
         --decided tests/mutation/decided.txt
@@ -69,10 +71,14 @@ def module_of(name: str) -> str:
     return name.split(".x", 1)[0]
 
 
-def draw(seed: int, size: int) -> list[str]:
-    """A simple random sample of `size` of today's mutants, in name order."""
+def draw(seed: int, size: int, only: tuple[str, ...] = ()) -> list[str]:
+    """A simple random sample of `size` of today's mutants, in name order; with `only`, of
+    the mutants of the modules named (a module and the modules under it: `wapctl.preemption`,
+    `wapctl.fit`)."""
     generate()
-    names = sorted(verdicts())
+    names = sorted(n for n in verdicts()
+                   if not only or any(module_of(n) == m or module_of(n).startswith(m + ".")
+                                      for m in only))
     if size > len(names):
         raise SystemExit(f"error: {size} asked, {len(names)} mutants")
     return sorted(random.Random(seed).sample(names, size))
@@ -144,6 +150,8 @@ def main() -> None:
     d = sub.add_parser("draw", help="print a seeded random sample of mutant names")
     d.add_argument("--seed", type=int, required=True)
     d.add_argument("--size", type=int, required=True)
+    d.add_argument("--only", default="", help="comma-separated modules to draw from "
+                   "(default: the whole mutated set)")
     r = sub.add_parser("run", help="run the sample's mutants with mutmut")
     r.add_argument("sample", type=Path)
     r.add_argument("--max-children", type=int, default=2)
@@ -154,7 +162,8 @@ def main() -> None:
     args = parser.parse_args()
     os.chdir(ROOT)
     if args.cmd == "draw":
-        print("\n".join(draw(args.seed, args.size)))
+        only = tuple(filter(None, args.only.split(",")))
+        print("\n".join(draw(args.seed, args.size, only)))
         return
     names = args.sample.read_text(encoding="utf-8").split()
     if args.cmd == "run":

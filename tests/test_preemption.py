@@ -170,6 +170,7 @@ def _budget_snapshot(allowed: int, disrupted=()) -> Snapshot:
 # pod groups (frozen, so rows may share them)
 TRAIN_2 = gang("train", min_count=2, prio=100)
 TRAIN_3 = gang("train", min_count=3, prio=100)
+TRAIN_500 = gang("train", min_count=2, prio=500)
 
 
 # ---- single pod -----------------------------------------------------------------------------
@@ -627,6 +628,34 @@ GANGS = rows(
         needed=2,
         placements={"w0": "n1", "w1": "n2"},
         victims=["low"],
+    ),
+    Case(
+        name="upstream-domain-reprieves-every-candidate",
+        why="(found by review; the plan raised ValueError.) Upstream model, terminating pods "
+            "hold their room. n0 (4 cpu): t0, t1 terminating (1 cpu, prio 1); n1 (6 cpu): "
+            "high (1 cpu, prio 1000), low (2 cpu, prio 100). Gang of 2, prio 500: m0 2 cpu, m1 "
+            "3 cpu. Now: m0 scores higher on n1 (3 of 6 free against 2 of 4), then m1 fits "
+            "nowhere. selectVictimsOnDomain removes low, t0, t1: m0 ties n0/n1 (both half "
+            "used after it), n0 by name; m1 on n1. Putting back low (n1: 1+2+3 = 6), t0 and "
+            "t1 (n0: 2+1+1 = 4) keeps that placement: no victim, the pods are nominated there.",
+        snapshot=snapshot(
+            nodes=[node("n0", cpu="4"), node("n1", cpu="6")],
+            pods=[pod("t0", node="n0", cpu="1", prio=1, terminating=True),
+                  pod("t1", node="n0", cpu="1", prio=1, terminating=True),
+                  pod("high", node="n1", cpu="1", prio=1000),
+                  pod("low", node="n1", cpu="2", prio=100),
+                  member(TRAIN_500, "m0", cpu="2"), member(TRAIN_500, "m1", cpu="3")],
+            groups=[TRAIN_500],
+        ),
+        preemptor="default/train", kind="workload", model="upstream",
+        status="Schedulable",
+        reason="pod group default/train/main: 2 of 2 pending pods (2 needed) fit on 2 nodes "
+               "without victims. The scheduling cycle placed fewer; its preemption finds this "
+               "placement, puts every candidate back and nominates the pods there, deleting "
+               "nothing.",
+        placements={"m0": "n0", "m1": "n1"},
+        victim_records=(),
+        terminating=(),
     ),
 )
 

@@ -471,8 +471,19 @@ class _Planner(PodPreemption):
     def group_result(self, placed: list[tuple[Pod, int]], victim_units: list[Unit],
                      violating: set[str]) -> Plan:
         pods = self.preemptor.pods
-        chosen = _victim_records(victim_units, violating, self.state)
         used = sorted({i for _, i in placed})
+        if not victim_units:
+            # Every candidate went back and the placement still holds (a scheduling run in
+            # preemption may place where the cycle's did not: selectVictimsOnDomain's run with
+            # the candidates gone, or another random tie): the scheduler nominates the pods
+            # there and deletes nothing; they bind at a later attempt.
+            return self.result(SCHEDULABLE,
+                               f"{self.desc}: {len(placed)} of {len(pods)} pending pods "
+                               f"({self.needed} needed) fit on {_plural(len(used), 'node')} "
+                               f"without victims. The scheduling cycle placed fewer; its "
+                               f"preemption finds this placement, puts every candidate back "
+                               f"and nominates the pods there, deleting nothing.", placed)
+        chosen = _victim_records(victim_units, violating, self.state)
         status, reason, victims, terminating = actuate(
             self.state, chosen, used, f"{self.desc}: {len(placed)} of {len(pods)} pending pods "
             f"({self.needed} needed) fit on {_plural(len(used), 'node')}")
@@ -487,8 +498,9 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     snapshot (``models.select_model``). ``state``, an ``fit.Accounting`` kept up to date with
     ``snapshot.pods`` (a queue replay updates it pod by pod), replaces the O(pods) rebuild of
     the cluster accounting; the plan is the same either way, and the plan writes nothing of
-    ``state`` but its count of plans (``plans``) and, in its ``memo``, the victim-unit index
-    and PDB budgets kept for the next plans (the index from the second plan on). The cyclic
+    ``state`` but what it keeps for the next plans: its count of plans (``plans``), static
+    fit answers in its ``cache``, and in its ``memo`` the victim-unit index (from the second
+    plan on, listening to ``update``) and the PDB budgets. The cyclic
     garbage collector is paused meanwhile (see ``wapctl.gcpause``).
 
     ``rng``: where the modelled scheduler decides at random (``Plan.ties``), draw from it

@@ -419,9 +419,11 @@ def test_update_moves_a_pod_between_pending_bound_terminating_and_gone():
         _counts(acc), sorted(acc.terminating))
 
 
-def test_an_accounting_takes_updates_while_a_view_is_out():
-    """A view is a copy: the accounting can be updated and viewed again meanwhile, and the
-    view taken before keeps the cluster as it was."""
+def test_an_accounting_takes_updates_after_a_view():
+    """Nothing is lent: after a view (a plan) the accounting takes updates and the next view
+    sees them; a node the earlier view wrote to (n2, a reservation) is that view's own copy.
+    (A view reads the nodes it has not written to from the accounting: update it between
+    plans, not during one, as plan() and the replay do.)"""
     snap = _cluster()
     acc = Accounting(snap)
     mine = {"default/me"}

@@ -532,7 +532,9 @@ class ClusterState:
         describes, without a rebuild: the accounting's node states, each copied when the plan
         first writes to it (``own``), with this preemptor's reservations added; O(nodes) for
         the list and O(nominated + terminating pods). The lists of running pods are the
-        accounting's own (read only); nothing the plan does reaches the accounting."""
+        accounting's own (read only); nothing the plan does reaches the accounting. The view
+        reads the nodes it has not written to from the accounting: update the accounting
+        between plans, not while a view is in use."""
         self = cls.__new__(cls)
         self.tracked = None
         self.nodes = list(accounting.nodes)

@@ -14,7 +14,7 @@ from test_fast_vs_reference import random_cluster
 
 from wapctl.fit import Accounting, ClusterState, check_static, request_items
 from wapctl.models import get_model
-from wapctl.preemption.evaluator import _Planner
+from wapctl.preemption import Evaluator
 from wapctl.preemptor import pending_preemptors, pod_preemptor
 
 
@@ -67,7 +67,7 @@ def test_summary_equals_the_node_by_node_count(seed):
         for pod in pre.pods:
             single = pod_preemptor(pod)
             for kept in (acc, None):
-                planner = _Planner(snap, single, model, kept)
+                planner = Evaluator(snap, single, model, kept)
                 want = node_by_node(planner.state, pod, planner.filters)
                 assert want == planner.summary() == planner.summary(), pod.key
                 seen.update(part.split(" ", 1)[1] for part in want.split(": ", 1)[1]

@@ -24,7 +24,8 @@ The package, in the order of the algorithm:
 - ``placement``: ``Placer`` (greedy) and ``ScoredPlacer`` (the scheduler's scoring);
 - ``feasibility``: the checks ``CountCheck`` / ``GreedyCheck`` / ``FixedCheck`` /
   ``RescheduleCheck`` (a pod group, the whole cluster) and ``NodeCheck`` (one pod, one node);
-- ``evaluator``: the planner (``_Planner``, ``plan``, re-exported here);
+- ``evaluator``: upstream's ``Evaluator`` (one plan run, its steps) and ``plan``, both
+  re-exported here;
 - ``default_preemption``: a single pod, node by node (``dry_run_preemption``,
   ``select_victims_on_node``); a pod group's ``select_victims_on_domain`` is in ``evaluator``;
 - ``search``: the KEP's level search and upstream's reprieve;
@@ -73,7 +74,7 @@ Decisions where SPEC.md is silent (upstream kube-scheduler followed where it dec
 """
 from __future__ import annotations
 
-from wapctl.preemption.evaluator import plan
+from wapctl.preemption.evaluator import Evaluator, plan
 from wapctl.preemption.node_choice import NODE_CRITERIA
 from wapctl.preemption.result import (
     REQUIRES_PREEMPTION,
@@ -96,6 +97,7 @@ __all__ = [
     "SCHEDULABLE",
     "UNSCHEDULABLE",
     "WAITING",
+    "Evaluator",
     "Placement",
     "Plan",
     "PlanStatus",

@@ -2,7 +2,7 @@
 (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go) and the
 ``Evaluator`` steps it drives (pkg/scheduler/framework/preemption/preemption.go): candidate
 nodes, ``dry_run_preemption`` over them with ``select_victims_on_node`` on each, then
-``pick_one_node_for_preemption`` (``node_choice``). Mixed into ``evaluator._Planner``."""
+``pick_one_node_for_preemption`` (``node_choice``). Mixed into ``evaluator.Evaluator``."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def _candidate_sample(nodes: int) -> int:
 
 
 class PodPreemption:
-    """The single-pod steps of ``evaluator._Planner`` (which sets these attributes)."""
+    """The single-pod steps of ``evaluator.Evaluator`` (which sets these attributes)."""
 
     state: ClusterState
     preemptor: Preemptor

@@ -1,6 +1,6 @@
 """The planner, after upstream's ``Evaluator.Preempt`` (pkg/scheduler/framework/preemption/
 preemption.go) for a single pod and ``PodGroupEvaluator.Preempt`` (podgrouppreemption.go) for a
-pod group; the package docstring has the algorithm per model. ``_Planner.run``'s steps:
+pod group; the package docstring has the algorithm per model. ``Evaluator.run``'s steps:
 
 1. fits now -> Schedulable (no preemption needed: upstream never reaches PostFilter);
 2. eligibility: ``pod_eligible_to_preempt_others`` (upstream step 1, 1.36 and upstream models),
@@ -101,11 +101,12 @@ def _filter_summary(state: ClusterState, pod: Pod, cache: StaticFitCache,
     return f"0/{len(state.nodes)} nodes are available: " + ", ".join(parts)
 
 
-class _Planner(PodPreemption):
-    """One plan run: the preemptor, its view of the cluster and the caches it shares.
+class Evaluator(PodPreemption):
+    """One plan run (upstream ``Evaluator`` / ``PodGroupEvaluator``): the preemptor, its view
+    of the cluster and the caches it shares; ``run`` takes the steps of the module docstring.
 
     Its view of the cluster (``view``) is its own either way: built from the snapshot, or
-    copied from an ``Accounting`` (no rebuild from every pod), and dropped with the planner.
+    copied from an ``Accounting`` (no rebuild from every pod), and dropped with the run.
     """
 
     def __init__(self, snapshot: Snapshot, preemptor: Preemptor, model: BehaviourModel,
@@ -512,7 +513,7 @@ def plan(snapshot: Snapshot, preemptor: Preemptor, *, model: BehaviourModel | No
     if model is None:
         model = select_model(snapshot)
     with gc_paused():
-        planner = _Planner(snapshot, preemptor, model, state, rng)
+        planner = Evaluator(snapshot, preemptor, model, state, rng)
         try:
             return planner.run()
         finally:

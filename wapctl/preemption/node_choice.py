@@ -129,7 +129,7 @@ def node_criteria(node: str, victim_pods: Sequence[tuple[Pod, int]],
 
 def may_win(best: NodeScore, prune: bool, node: str, units: Sequence[Unit], start: int,
             level: int) -> bool:
-    """The KEP model's node search bound (``_Planner.dry_run_preemption``), ``best`` being
+    """The KEP model's node search bound (``Evaluator.dry_run_preemption``), ``best`` being
     violation-free: whether ``node``, whose victims are of level ``level`` from
     ``units[start:]``, may still score below ``best``."""
     if best.highest_priority < level:

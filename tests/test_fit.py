@@ -144,7 +144,7 @@ def test_check_node_selector(selector, labels, expected):
     assert expected == check_node_selector(pod("p", selector=selector), node("n", labels=labels))
 
 
-LABELS = {"zone": "a", "cores": "16", "gen": "x7"}
+LABELS = {"zone": "a", "cores": "16", "gen": "x7", "offset": "-200"}
 
 EXPRESSION_CASES = [
     (req("zone", "In", "a", "b"), True),
@@ -168,6 +168,12 @@ EXPRESSION_CASES = [
     (req("zone", "In"), False),
     (req("zone", "Exists", "a"), False),
     (req("zone", "Near", "a"), False),
+    # strconv.ParseInt(s, 10, 64): negative numbers compare, int64's bounds hold
+    (req("offset", "Gt", "-300"), True),
+    (req("offset", "Lt", "-100"), True),
+    (req("offset", "Lt", "-300"), False),
+    (req("offset", "Gt", "-9223372036854775808"), True),
+    (req("cores", "Lt", "9223372036854775808"), False),
 ]
 
 
@@ -178,7 +184,8 @@ EXPRESSION_CASES = [
          "exists", "exists-missing", "doesnotexist-present", "doesnotexist",
          "gt", "gt-equal", "lt", "lt-equal", "gt-non-integer-label", "gt-missing-label",
          "gt-invalid-value", "gt-two-values", "in-no-values", "exists-with-values",
-         "unknown-operator"],
+         "unknown-operator", "gt-negative", "lt-negative", "lt-negative-miss",
+         "gt-int64-min", "lt-beyond-int64"],
 )
 def test_node_affinity_expressions(expression, expected):
     """Each node-selector operator, including invalid requirements (which never match)."""

@@ -78,12 +78,12 @@ def main() -> None:
 
     gb = step("build_graph before", lambda: g.build_graph(before))
     ga = step("build_graph after", lambda: g.build_graph(after))
-    cells = step("_cells", lambda: audit._cells(gb, ga, g.DEFAULT_SAMPLE))
+    cells = step("cells", lambda: audit.cells(gb, ga, g.DEFAULT_SAMPLE))
     added, removed = step("edge_changes", lambda: audit.edge_changes(cells))
     lost = step("lost_protection", lambda: audit.lost_protection(added))
     cb = step("find_cycles before", lambda: g.find_cycles(gb, limit=budget, count_limit=budget))
     ca = step("find_cycles after", lambda: g.find_cycles(ga, limit=budget, count_limit=budget))
-    step("_diff_cycles", lambda: audit._diff_cycles(gb, cb, ga, ca))
+    step("diff_cycles", lambda: audit.diff_cycles(gb, cb, ga, ca))
     step("find_violations x2", lambda: (g.find_violations(before, gb),
                                         g.find_violations(after, ga)))
     step("plan_changes", lambda: audit.plan_changes(before, after, max_plans=args.max_plans))

@@ -15,11 +15,11 @@ from msgspec.structs import replace as struct_replace
 from test_fast_vs_reference import random_cluster
 from test_preemption_state import accounting_state, plans_agree_and_leave_state
 
-from wapctl.audit import PlanChange, _plan_key, plan_changes
+from wapctl.audit import PlanChange, plan_changes
 from wapctl.fit import Accounting, ClusterState
 from wapctl.model import Pod, Snapshot
 from wapctl.models import BehaviourModel, get_model
-from wapctl.preemption import plan
+from wapctl.preemption import Plan, plan
 from wapctl.preemption.units import victim_units
 from wapctl.preemptor import (
     _group_preemptor,
@@ -196,6 +196,11 @@ def test_derive_refuses_other_nodes_and_other_pods():
 # ---- plan_changes: the plans of both sides, as planned one by one from scratch -------------
 
 
+def _outcome(p: Plan | None) -> tuple | None:
+    """What a change of plan is told by: the status and the victims, each with its node."""
+    return None if p is None else (p.status, tuple((v.pod, v.node) for v in p.victims))
+
+
 def _plan_changes_fresh(before: Snapshot, after: Snapshot, max_plans: int,
                         model: BehaviourModel) -> tuple:
     """``plan_changes`` by its definition: each preemptor of each side planned on its own,
@@ -208,7 +213,7 @@ def _plan_changes_fresh(before: Snapshot, after: Snapshot, max_plans: int,
     for kind, key in order[:max_plans]:
         b = plan(before, pb[kind, key], model=model) if (kind, key) in pb else None
         a = plan(after, pa[kind, key], model=model) if (kind, key) in pa else None
-        if _plan_key(b) != _plan_key(a):
+        if _outcome(b) != _outcome(a):
             changed.append(PlanChange(kind, key, b, a))
     return changed, len(order), min(len(order), max_plans)
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wapctl.drift import _EXAMPLES, Reach
+from wapctl.drift import Reach
 from wapctl.model import NEVER, PREEMPT_LOWER, pod_state
 
 _VALUES = st.integers(-3, 3)
@@ -39,7 +39,9 @@ def _snapshot(pods: list, templates: list) -> SimpleNamespace:
     )
 
 
-def _brute(snapshot: SimpleNamespace, which: str, lo: int, hi: int) -> tuple[int, list[str]]:
+def _brute(
+    snapshot: SimpleNamespace, which: str, lo: int, hi: int, n: int
+) -> tuple[int, list[str]]:
     items = []
     for pod in snapshot.pods.values():
         if pod.phase in ("Succeeded", "Failed"):
@@ -56,7 +58,7 @@ def _brute(snapshot: SimpleNamespace, which: str, lo: int, hi: int) -> tuple[int
         if which == "victims":
             items.append((t.preemption_priority, t.key))
     inside = sorted(x for x in items if lo <= x[0] < hi)
-    return len(inside), [name for _, name in inside[:_EXAMPLES]]
+    return len(inside), [name for _, name in inside[:n]]
 
 
 @settings(max_examples=150, deadline=None)
@@ -67,5 +69,6 @@ def test_reach_counts_and_names_like_a_sorted_list(pods: list, templates: list) 
     for which in ("preemptors", "victims"):
         for lo in range(-4, 5):
             for hi in range(lo, 6):
-                assert getattr(reach, which).between(lo, hi, _EXAMPLES) == _brute(
-                    snapshot, which, lo, hi), (which, lo, hi)
+                for n in (0, 1, 3, 30):  # 3: the names a drift finding gives
+                    assert getattr(reach, which).between(lo, hi, n) == _brute(
+                        snapshot, which, lo, hi, n), (which, lo, hi, n)

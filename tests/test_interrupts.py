@@ -156,7 +156,7 @@ CHANGE = str(AUDIT / "raise-medium.yaml")
         ("wapctl.ingest.read_documents", ["plan", SNAP]),
         ("wapctl.ingest.build_snapshot", ["plan", SNAP]),
         # inside the loader's YAML loop (per document)
-        ("wapctl.ingest.decode._node_lines", ["plan", SNAP]),
+        ("wapctl.ingest.duplicate_keys.UniqueKeyLoader.construct_document", ["plan", SNAP]),
         ("wapctl.ingest.decode.json.loads", ["validate", str(FIXTURES / "plan")]),
         # the fast JSON path
         ("wapctl.ingest.json_reader.read_json", ["validate", str(FIXTURES / "plan")]),

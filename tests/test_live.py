@@ -771,7 +771,7 @@ def test_interrupted_snapshot_exits_130_and_leaves_no_file(apiserver, tmp_path, 
     """Ctrl-C in the middle of listing exits 130 with one line and writes no file."""
     fake = apiserver(small_cluster())
     kc = fake.write_kubeconfig(tmp_path / "kc")
-    real = live._HttpGet.list_all
+    real = live.HttpGet.list_all
     calls = []
 
     def interrupt_on_nodes(self, target, page_size, bar):
@@ -780,7 +780,7 @@ def test_interrupted_snapshot_exits_130_and_leaves_no_file(apiserver, tmp_path, 
             raise KeyboardInterrupt
         return real(self, target, page_size, bar)
 
-    monkeypatch.setattr(live._HttpGet, "list_all", interrupt_on_nodes)
+    monkeypatch.setattr(live.HttpGet, "list_all", interrupt_on_nodes)
     result = run(["snapshot", "--kubeconfig", str(kc), "--output-file",
                   str(tmp_path / "snap.yaml")])
     assert ExitCode.INTERRUPTED == result.exit_code

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wapctl import graph, ingest
+from wapctl import simulate as simulation
 from wapctl.models import get_model
 from wapctl.preemption import plan
 from wapctl.preemptor import pending_preemptors
 from wapctl.render.simulate import simulation_to_dict
 from wapctl.simulate import SimulationResult, _Replay
-from wapctl.simulate import simulate as _simulate
 
 KEP = get_model("kep-5710")
 
@@ -26,7 +26,7 @@ KEP = get_model("kep-5710")
 def simulate(snapshot, **kwargs):  # type: ignore[no-untyped-def]
     """These replays pin the KEP-5710 model's decisions (SPEC §3), as written by hand."""
     kwargs.setdefault("model", KEP)
-    return _simulate(snapshot, **kwargs)
+    return simulation.simulate(snapshot, **kwargs)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "simulate"
 RP, WFT, BOUND, UNSCHED, FINISHED = (

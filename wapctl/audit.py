@@ -368,7 +368,7 @@ def _vertex_cell(v: g.Vertex, sample: int) -> Cell | None:
     )
 
 
-def _cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list[Cell]:
+def cells(before: g.PriorityGraph, after: g.PriorityGraph, sample: int) -> list[Cell]:
     """Members split by (profile before, profile after), sorted. A member is taken as the
     graph after the change has it (before, for a deleted one).
 
@@ -474,7 +474,7 @@ def _cycle_identity(
     return tuple(sets[i:] + sets[:i])
 
 
-def _diff_cycles(
+def diff_cycles(
     before: g.PriorityGraph, cb: g.CycleSearch, after: g.PriorityGraph, ca: g.CycleSearch
 ) -> tuple[list[g.Cycle], list[g.Cycle]]:
     """(introduced, fixed). Each side's members are gathered for the vertices on its cycles
@@ -613,15 +613,15 @@ def audit(
     same = same_for_graph(before, after)
     ga = gb if same else g.build_graph(after, sample_size=sample_size)
 
-    cells = _cells(gb, ga, sample_size)
-    added, removed = edge_changes(cells)
+    split = cells(gb, ga, sample_size)
+    added, removed = edge_changes(split)
     lost = lost_protection(added)
 
     # Every cycle (up to the count limit) on both sides, so the comparison sees them all.
     budget = max(g.DEFAULT_COUNT_LIMIT, limit)
     cb = g.find_cycles(gb, limit=budget, count_limit=budget)
     ca = cb if same else g.find_cycles(ga, limit=budget, count_limit=budget)
-    introduced, fixed = _diff_cycles(gb, cb, ga, ca)
+    introduced, fixed = diff_cycles(gb, cb, ga, ca)
 
     vb = g.find_violations(before, gb)
     va = vb if same else g.find_violations(after, ga)

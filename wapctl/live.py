@@ -94,7 +94,7 @@ def fetch_documents(
     if page_size < 1:
         raise UsageError("--page-size must be at least 1")
     cfg, who, tls = _client_configuration(kubeconfig, context)
-    api = _HttpGet(cfg, who, Retrier(request_timeout, notify=notify,
+    api = HttpGet(cfg, who, Retrier(request_timeout, notify=notify,
                                      policy=live_retry.DEFAULT_POLICY), tls)
     try:
         with warnings.catch_warnings():
@@ -282,7 +282,7 @@ def _one_line(exc: BaseException) -> str:
 # ---- requests -----------------------------------------------------------------------------
 
 
-class _HttpGet:
+class HttpGet:
     """GET requests through the kubernetes ApiClient, every failure mapped to ClusterError."""
 
     def __init__(self, cfg: Any, who: str, retrier: Retrier,

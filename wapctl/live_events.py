@@ -46,7 +46,7 @@ def fetch_events(*, kubeconfig: str | None, context: str | None, request_timeout
                  page_size: int) -> tuple[list[Document], tuple[LoadWarning, ...]]:
     """Every Event of the cluster (events.k8s.io/v1), as documents, and the warnings."""
     cfg, who, tls = live._client_configuration(kubeconfig, context)
-    api = live._HttpGet(cfg, who, _retrier(request_timeout), tls)
+    api = live.HttpGet(cfg, who, _retrier(request_timeout), tls)
     try:
         with live._progress(False) as bar:
             docs = api.list_all(EVENTS, page_size, bar)
@@ -216,7 +216,7 @@ def follow(*, kubeconfig: str | None, context: str | None, request_timeout: floa
     reflectors = []
     for target in (PODS, EVENTS):
         cfg, who, tls = live._client_configuration(kubeconfig, context)
-        reflectors.append(_Reflector(live._HttpGet(cfg, who, _retrier(request_timeout), tls),
+        reflectors.append(_Reflector(live.HttpGet(cfg, who, _retrier(request_timeout), tls),
                                      target, sink, stop, request_timeout))
     threads = [threading.Thread(target=r.run, daemon=True) for r in reflectors]
     for t in threads:

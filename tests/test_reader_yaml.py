@@ -513,17 +513,33 @@ def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
 
+def _parsed_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every text rapidyaml parses from now on (the bytes read_yaml is given)."""
+    sizes: list[int] = []
+    real = yaml_reader.ryml.parse_in_arena
+
+    def spy(data: Any, *args: Any, **kwargs: Any) -> Any:
+        sizes.append(len(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(yaml_reader.ryml, "parse_in_arena", spy)
+    return sizes
+
+
 @pytest.mark.parametrize("head", ["", "apiVersion: v1\n", "# c\napiVersion: v1\n"])
 def test_list_is_read_in_slices_with_items_first_or_later(
     head: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``items:`` on the first line or after other keys: sliced (no whole tree), same objects."""
     monkeypatch.setattr(yaml_reader, "CHUNK", 100)
+    parsed = _parsed_sizes(monkeypatch)
     text = (head + "items:\n" + "".join(_pod(i) for i in range(5)) + "kind: List\n").encode()
-    assert yaml_reader._list_layout(text) is not None
     assert check(text)
+    assert parsed and max(parsed) < len(text)  # slices only, never the whole text
+    parsed.clear()
     no_items = b"id: 1\n" + text[len(head) :].replace(b"items:", b"x:")
-    assert yaml_reader._list_layout(no_items) is None
+    assert check(no_items)
+    assert [len(no_items)] == parsed  # read whole
 
 
 def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:

@@ -205,7 +205,7 @@ def test_counters_rebuilt_after_eviction_agree() -> None:
     # distinct namespace lists make distinct counters (labels alone would share one)
     shapes = [constrained(pod(f"q{i}"), anti=[aff("host", sel({"app": "web"}),
                                                   namespaces=["default", f"x{i}"])])
-              for i in range(state_mod._KEEP + 3)]
+              for i in range(state_mod.KEEP + 3)]
     first = [s.reason(q, "n0") for q in shapes]
     s.remove(web, "n0")
     s.add(web, "n1")

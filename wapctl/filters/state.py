@@ -6,7 +6,7 @@ kube-scheduler's CycleState with ``PreFilterExtensions.AddPod`` / ``RemovePod``,
 each incoming pod shape asked about, the plugins' pre-filter counters, and moves them by one pod
 on every ``add`` / ``remove``: a question is then O(terms + node labels).
 
-Counters are kept for the most recently asked shapes (``_KEEP``); an older one is rebuilt from
+Counters are kept for the most recently asked shapes (``KEEP``); an older one is rebuilt from
 the present pods when asked again.
 """
 
@@ -22,7 +22,7 @@ from wapctl.filters.selectors import namespace_labels, term_matches
 from wapctl.filters.topology_spread import SpreadCounts
 from wapctl.model import Node, Pod
 
-_KEEP = 16
+KEEP = 16  # counters kept per kind (affinity, spread): the most recently asked shapes'
 
 # Reasons for which upstream returns UnschedulableAndUnresolvable: removing pods cannot help,
 # so preemption does not consider the node.
@@ -149,7 +149,7 @@ class ConstraintState:
         for other, where in self._placed.values():
             counts.update(other, nodes[where], 1)
         self._affinity[key] = counts
-        if len(self._affinity) > _KEEP:
+        if len(self._affinity) > KEEP:
             self._affinity.popitem(last=False)
         return counts
 
@@ -163,7 +163,7 @@ class ConstraintState:
         for other, where in self._by_namespace.get(pod.namespace, {}).values():
             spread.update(other, nodes[where], 1)
         self._spread[key] = spread
-        if len(self._spread) > _KEEP:
+        if len(self._spread) > KEEP:
             self._spread.popitem(last=False)
         return spread
 

@@ -79,9 +79,10 @@ def test_a_deleted_pending_pod_reserves_nothing_on_its_nominated_node(model):
 def test_a_pod_of_the_preemptors_own_priority_is_no_victim_in_any_namespace(model, kind):
     """n1 (3 cpu): peer (2 cpu, prio 100, namespace 0-batch: DNS labels may start with a
     digit) and low (1 cpu, prio 10); p (2 cpu, prio 100, alone or a gang of one) needs
-    peer's room, and low's alone is not enough. Preemption takes only lower priorities: Unschedulable, with an Accounting as without, also at its second plan (the
-    first builds its units from the running pods; the victim index, cut at the preemptor's
-    priority, serves from the second on)."""
+    peer's room, and low's alone is not enough. Preemption takes only lower priorities:
+    Unschedulable, with an Accounting as without, also at its second plan (the first builds
+    its units from the running pods; the victim index, cut at the preemptor's priority,
+    serves from the second on)."""
     g = gang("train", min_count=1, prio=100)
     p = member(g, "p", cpu="2") if kind == "gang" else pod("p", cpu="2", prio=100)
     snap = snapshot(nodes=[node("n1", cpu="3")], groups=[g] if kind == "gang" else [],

@@ -25,6 +25,7 @@ from builders import (
     taint,
     toleration,
 )
+from constraint_builders import HOSTNAME, aff, constrained, sel
 from msgspec.structs import replace  # Pods are msgspec Structs
 
 from wapctl.model import NEVER, Snapshot
@@ -171,6 +172,7 @@ def _budget_snapshot(allowed: int, disrupted=()) -> Snapshot:
 TRAIN_2 = gang("train", min_count=2, prio=100)
 TRAIN_3 = gang("train", min_count=3, prio=100)
 TRAIN_500 = gang("train", min_count=2, prio=500)
+TRAIN_ONE = gang("train", min_count=1, prio=100)
 
 
 # ---- single pod -----------------------------------------------------------------------------
@@ -1046,6 +1048,27 @@ STATUSES = rows(
         status="RequiresPreemption",
         victims=["trainer"],
         placements={"infer": "n1"},
+    ) for model in MODELS),
+    *(Case(
+        name=f"{model}-a-pod-that-fits-nowhere-does-not-stop-the-placement",
+        why="n1 (4 cpu) is empty. A gang of one (minCount 1) has two pending pods: m0 needs a "
+            "pod labelled app=db on its node (required pod affinity), and there is none; m1 "
+            "has no constraint. Placing m0 fails on every node; m1 is still placed: 1 of 2 "
+            "fit, 1 needed, without preemption (the scored placement of 1.36 and upstream, "
+            "the greedy one of the KEP model).",
+        snapshot=snapshot(
+            nodes=[node("n1", cpu="4", labels={HOSTNAME: "n1"})],
+            pods=[constrained(member(TRAIN_ONE, "m0", cpu="1"),
+                              affinity=[aff(HOSTNAME, sel({"app": "db"}))]),
+                  member(TRAIN_ONE, "m1", cpu="1")],
+            groups=[TRAIN_ONE],
+        ),
+        preemptor="default/train", kind="workload", model=model,
+        status="Schedulable",
+        reason="pod group default/train/main: 1 of 2 pending pods fit without preemption "
+               "(1 needed).",
+        placements={"m1": "n1"},
+        victim_records=(),
     ) for model in MODELS),
 )
 

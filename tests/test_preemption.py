@@ -173,6 +173,8 @@ TRAIN_2 = gang("train", min_count=2, prio=100)
 TRAIN_3 = gang("train", min_count=3, prio=100)
 TRAIN_500 = gang("train", min_count=2, prio=500)
 TRAIN_ONE = gang("train", min_count=1, prio=100)
+WHOLE_A = gang("a", min_count=2, prio=10, mode="PodGroup")
+WHOLE_B = gang("b", min_count=2, prio=10, mode="PodGroup")
 
 
 # ---- single pod -----------------------------------------------------------------------------
@@ -1070,6 +1072,26 @@ STATUSES = rows(
         placements={"m1": "n1"},
         victim_records=(),
     ) for model in MODELS),
+    *(Case(
+        name=f"{model}-a-whole-group-without-start-times-ranks-as-started-last",
+        why="n1 (8 cpu) is full: PodGroup-mode groups a and b (prio 10, 2 pods of 2 cpu "
+            "each); b's pods started at 100, a's have no status.startTime. p (2 cpu, prio "
+            "100) needs one group's room. Both units are alike but for the start: a unit with "
+            "no start counts as started last (upstream: GetPodStartTime falls back to now), "
+            "so b is more important, goes back first, and a is the victim.",
+        snapshot=snapshot(
+            nodes=[node("n1", cpu="8")],
+            pods=[member(WHOLE_A, "a-0", cpu="2", node="n1"),
+                  member(WHOLE_A, "a-1", cpu="2", node="n1"),
+                  member(WHOLE_B, "b-0", cpu="2", node="n1", start=100.0),
+                  member(WHOLE_B, "b-1", cpu="2", node="n1", start=100.0),
+                  pod("p", cpu="2", prio=100)],
+            groups=[WHOLE_A, WHOLE_B],
+        ),
+        preemptor="default/p", model=model,
+        status="RequiresPreemption",
+        victims=["a-0", "a-1"],
+    ) for model in ("upstream", "kep-5710")),
 )
 
 

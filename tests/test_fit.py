@@ -32,7 +32,7 @@ from wapctl.fit import (
     shape_key,
     tolerates,
 )
-from wapctl.model import LabelSelector, Pod
+from wapctl.model import LabelSelector, Node, Pod
 
 # ---- tolerations ------------------------------------------------------------------------------
 
@@ -498,6 +498,16 @@ def test_node_state_fits_agrees_with_check(cpu_used: int, pods_used: int) -> Non
     gpu = request_items({"example.com/gpu": 1})
     assert state.fits(gpu) is False
     assert state.check(gpu) is not None
+
+
+def test_a_node_without_pods_allocatable_takes_no_pod() -> None:
+    """status.allocatable without "pods" allows 0 pods (upstream NodeInfo's
+    allowedPodNumber): fits, check and copies all say no, for an empty node."""
+    bare = Node(name="n", labels={}, allocatable={"cpu": 4000})
+    state = NodeState(bare)
+    one_cpu = request_items({"cpu": 1000})
+    assert (False, REASON_TOO_MANY_PODS, 0) == (
+        state.fits(one_cpu), state.check(one_cpu), state.copies(one_cpu, 5))
 
 
 # ---- ClusterState from a snapshot against a plain recount ----------------------------------

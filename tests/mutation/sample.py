@@ -115,7 +115,9 @@ def table(names: list[str], decided: dict[str, str]) -> str:
     rows: dict[str, Counter[str]] = {}
     for name in names:
         status = STATUS.get(codes.get(name, None), "suspicious") if name in codes else "missing"
-        if status in ("survived", "no tests") and name in decided:  # no selected test reaches it
+        # decided by hand: a survivor, one no selected test reaches, or a timeout that is only
+        # slower (mutmut counts a timeout as killed)
+        if status in ("survived", "no tests", "timeout") and name in decided:
             status = decided[name]
         rows.setdefault(module_of(name), Counter())[status] += 1
     cols = ["killed", "timeout", "killed-outside", "survived", "no tests",

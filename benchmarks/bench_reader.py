@@ -152,14 +152,16 @@ def _compile_bytecode(python: str, env: dict[str, str]) -> str:
 _HASH = b"pod-template-hash: "
 
 
-def _risky_variant(path: Path, share: float) -> Path:
+def _risky_variant(path: Path, share: float, value: str) -> Path:
     """A copy of the YAML export at ``path`` where every ``round(1 / share)``-th
-    pod-template-hash label reads ``0734851389``, plain, as PyYAML's emitter writes that
-    string (YAML 1.1 reads it as a string; JSON has no such number): the input Python tooling
-    makes, which the fast YAML path must not hand to PyYAML whole. Same size, same objects
-    otherwise; made once per share."""
+    pod-template-hash label reads ``value``, plain, as PyYAML's emitter writes a string YAML 1.1
+    reads as one: ``0734851389`` (no octal number with an 8 or 9; a string to the fast path too)
+    or ``4e10392`` (a short commit id: a number to JSON, so its items go to PyYAML) -- the input
+    Python tooling makes, which the fast YAML path must not hand to PyYAML whole. Same objects
+    otherwise; made once per share and value."""
     every = max(1, round(1 / share))
-    out = path.with_name(f"{path.stem}-risky{every}{path.suffix}")
+    tag = "" if value == "0734851389" else f"-{value}"
+    out = path.with_name(f"{path.stem}-risky{every}{tag}{path.suffix}")
     if out.exists():
         return out
     n = 0
@@ -169,10 +171,10 @@ def _risky_variant(path: Path, share: float) -> Path:
             if at >= 0 and line[at + len(_HASH):].strip().isalnum():
                 n += 1
                 if n % every == 0:
-                    line = line[: at + len(_HASH)] + b"0734851389\n"
+                    line = line[: at + len(_HASH)] + value.encode() + b"\n"
             dst.write(line)
     out.with_suffix(".tmp").replace(out)
-    print(f"{out.name}: {n // every} of {n} pod-template-hash labels written 0734851389")
+    print(f"{out.name}: {n // every} of {n} pod-template-hash labels written {value}")
     return out
 
 
@@ -197,7 +199,12 @@ def main() -> None:
     ap.add_argument(
         "--risky-share", type=float, default=0.0,
         help="YAML: write this share of the pods' pod-template-hash labels as PyYAML's emitter "
-        "leaves an all-digit hash (plain 0734851389: a string in YAML 1.1, not a JSON number)",
+        "leaves a string YAML 1.1 reads as one (--risky-value, plain)",
+    )
+    ap.add_argument(
+        "--risky-value", default="0734851389",
+        help="the label --risky-share writes: 0734851389 (both readers' string) or e.g. 4e10392 "
+        "(YAML 1.1's string, JSON's number: read by PyYAML)",
     )
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
@@ -212,7 +219,7 @@ def main() -> None:
     if a.risky_share:
         if a.format != "yaml":
             ap.error("--risky-share needs --format yaml")
-        path = _risky_variant(path, a.risky_share)
+        path = _risky_variant(path, a.risky_share, a.risky_value)
     change = a.out / "bench-audit-change.yaml"
     change.write_text(CHANGE)
     moves = a.out / "bench-audit-moves.yaml"

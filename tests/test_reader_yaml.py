@@ -328,13 +328,15 @@ def test_fuzzed_documents(data: bytes, chunk: int | None) -> None:
 # ---- a List as Python tooling writes it: the risky pieces by PyYAML, the rest fast -----------
 
 
-def _tooling_list(risky_items: range, n: int = 30, anchor: bool = False) -> bytes:
-    """A List as PyYAML's emitter writes one: plain scalars that YAML 1.1 reads as strings
-    but JSON would not (``pod-template-hash: 0734851389``), in the items of ``risky_items``."""
+def _tooling_list(
+    risky_items: range, n: int = 30, anchor: bool = False, label: str = "commit: 4e{i:02d}392"
+) -> bytes:
+    """A List as PyYAML's emitter writes one: in the items of ``risky_items``, a label it
+    leaves plain because YAML 1.1 reads it as a string -- by default a short commit id
+    (``commit: 4e10392``) that JSON would read as a number."""
     out = "apiVersion: v1\nkind: List\nitems:\n"
     for i in range(n):
-        labels = (f"    labels:\n      pod-template-hash: 07348{i:02d}389\n"
-                  if i in risky_items else "")
+        labels = (f"    labels:\n      {label.format(i=i)}\n" if i in risky_items else "")
         out += (f"- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n"
                 f"    namespace: d\n{labels}  spec:\n    nodeName: n1\n")
     if anchor:
@@ -367,8 +369,7 @@ def test_a_risky_list_reads_its_risky_pieces_by_pyyaml(small_pieces: list[int]) 
     assert yaml_reader.risky(data) is not None
     pods = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)[0][0][1]["items"]  # type: ignore[index]
     assert [p["metadata"].get("labels") for p in pods[9:14]] == [
-        None, {"pod-template-hash": "0734810389"}, {"pod-template-hash": "0734811389"},
-        {"pod-template-hash": "0734812389"}, None]
+        None, {"commit": "4e10392"}, {"commit": "4e11392"}, {"commit": "4e12392"}, None]
     # PyYAML read exactly the three risky items (each over the 100-byte piece: one at a time)
     entries = data.split(b"\n- ")
     assert small_pieces == [len(entries[i + 1]) + 3 for i in range(10, 13)], small_pieces
@@ -410,7 +411,49 @@ def test_a_risky_list_loads_as_pyyaml_loads_it(
     fast = ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert small_pieces  # the pieces were read
     assert safe == fast
-    assert fast.pods["d/p7"].labels == {"pod-template-hash": "0734807389"}
+    assert fast.pods["d/p7"].labels == {"commit": "4e07392"}
+
+
+def test_hashes_with_a_leading_zero_as_pyyaml_writes_them_take_the_fast_path(
+    small_pieces: list[int],
+) -> None:
+    """PyYAML's emitter leaves ``pod-template-hash: 0734851389`` plain: with an 8 or a 9 it is
+    no octal number, so YAML 1.1 reads a string, and rapidyaml's emitter quotes it (no JSON
+    number has a leading zero). Both agree: no piece goes to PyYAML, and the labels are the
+    strings PyYAML reads."""
+    assert yaml.safe_dump({"pod-template-hash": "0734851389"}) == (
+        "pod-template-hash: 0734851389\n")  # as Python tooling writes it
+    data = _tooling_list(range(30), label="pod-template-hash: 07348{i:02d}389")
+    assert yaml_reader.risky(data) is None
+    pods = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)[0][0][1]["items"]  # type: ignore[index]
+    assert pods[7]["metadata"]["labels"] == {"pod-template-hash": "0734807389"}
+    assert small_pieces == []
+    assert check(data)
+
+
+def _numberish_tokens() -> list[str]:
+    """Every plain token up to three characters of digits, signs, points, underscores,
+    colons and exponents, and leading-zero ones up to five digits: where YAML 1.1's int and
+    float rules and JSON's numbers part."""
+    import itertools
+
+    short = ("".join(t) for n in (1, 2, 3) for t in itertools.product("0179+-._e:", repeat=n))
+    zeros = ("0" + "".join(t) for n in (1, 2, 3, 4) for t in itertools.product("0789", repeat=n))
+    hashes = {"0734851389", "-0734851389", "+0734851389", "0734851389.5"}
+    return sorted(set(short) | set(zeros) | hashes)
+
+
+def test_number_like_plain_scalars_read_as_pyyaml_reads_them() -> None:
+    """Each token as a value, a list entry and a flow entry: the fast path gives PyYAML's
+    reading or leaves the input to PyYAML -- and it keeps the ones both read alike (leading
+    zeros with an 8 or 9, decimal integers, floats with digits on both sides of the point)."""
+    fast = set()
+    for token in _numberish_tokens():
+        doc = f"kind: Pod\nspec:\n  x: {token}\n  l:\n  - {token}\n  f: [{token}, 1]\n"
+        if check(doc.encode()):
+            fast.add(token)
+    assert {"08", "0734851389", "0999", "7", "-17", "1.7", "0", "-0"} <= fast
+    assert not {"0755", "00", "-08", "+7", "1e7", "1.", ".7", "0.7e1", "1_0", "1:7"} & fast
 
 
 # ---- limits and lines ----------------------------------------------------------------------------

@@ -17,8 +17,10 @@ slices (below), whose risky pieces alone go to PyYAML:
 
 - a plain scalar, as a value or a list entry, that YAML 1.1 reads as a boolean, null, number
   or date where JSON does not, or the other way round (``yes``, ``Off``, ``True``, ``~``,
-  ``0755``, ``0x1F``, ``+5``, ``1_000``, ``1:30``, ``.5``, ``1.``, ``.inf``, ``1e3``,
-  ``2025-01-01...``, ``=``, ``<<``);
+  ``0755``, ``0x1F``, ``+5``, ``-08``, ``1_000``, ``1:30``, ``.5``, ``1.``, ``.inf``, ``1e3``,
+  ``2025-01-01...``, ``=``, ``<<``); digits with a leading zero and an 8 or a 9
+  (``0734851389``) are no octal number, so YAML 1.1 reads a string, and the emitter quotes
+  them (JSON has no leading zeros): they stay on the fast path;
 - a plain key that YAML 1.1 reads as anything but a string (``1:``, ``true:``, ``on:``,
   ``~:``, a date), an empty or complex (``?``) key;
 - tags, anchors and aliases (``!``, ``&``, ``*`` starting a token), directives (``%``);
@@ -47,8 +49,8 @@ column 0) is read in 16 MiB slices of its entries, each parsed into one reused t
 316 MB 2k export: 0.95 GB peak instead of 2.5 GB for the whole tree and its JSON). A slice
 boundary inside a multi-line quoted scalar makes that slice fail to parse: the safe path then.
 
-Such a List as Python tooling writes it (PyYAML's emitter leaves ``pod-template-hash:
-0734851389`` plain: a string in YAML 1.1, a malformed number to the emitter) need not go to
+Such a List as Python tooling writes it (PyYAML's emitter leaves a short commit id such as
+``commit: 4e10392`` plain: a string in YAML 1.1, a number to the emitter) need not go to
 PyYAML whole, at ~40 times its size in memory: each slice the pre-scan finds risky is cut into
 pieces of ``EXACT_PIECE`` (1 MiB) at its entries, the risky pieces are read by PyYAML with
 wapctl's loader (duplicate keys refused, scalars as YAML 1.1 reads them) and each item kept as
@@ -108,7 +110,9 @@ _NUMBERS = (
     rb"\+[0-9.]"  # a sign JSON does not have
     rb"|[-+]?0b[01_]+" + _END  # binary
     + rb"|[-+]?0x[0-9a-fA-F_]+" + _END  # hexadecimal
-    + rb"|[-+]?0[0-9_]+(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?)?" + _END  # octal, leading zeros
+    + rb"|[-+]?0[0-7_]+" + _END  # octal (0734851389, with an 8, is a string in both)
+    + rb"|[-+]0[0-9_]+" + _END  # a sign and a leading zero (the emitter writes -08 bare)
+    + rb"|[-+]?0[0-9_]+\.[0-9_]*(?:[eE][-+]?[0-9]+)?" + _END  # a float with a leading zero
     + rb"|[-+]?[0-9.][0-9_.:]*_[0-9_.:]*(?:[eE][-+]?[0-9_]+)?" + _END  # digit separators
     + rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?" + _END  # base 60
     + rb"|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?" + _END  # no digit before the point

@@ -150,6 +150,7 @@ def _compile_bytecode(python: str, env: dict[str, str]) -> str:
 
 
 _HASH = b"pod-template-hash: "
+_RISKY_VALUE = "0734851389"  # --risky-value's default: its files keep their first names
 
 
 def _risky_variant(path: Path, share: float, value: str) -> Path:
@@ -160,7 +161,7 @@ def _risky_variant(path: Path, share: float, value: str) -> Path:
     Python tooling makes, which the fast YAML path must not hand to PyYAML whole. Same objects
     otherwise; made once per share and value."""
     every = max(1, round(1 / share))
-    tag = "" if value == "0734851389" else f"-{value}"
+    tag = "" if value == _RISKY_VALUE else f"-{value}"
     out = path.with_name(f"{path.stem}-risky{every}{tag}{path.suffix}")
     if out.exists():
         return out
@@ -202,7 +203,7 @@ def main() -> None:
         "leaves a string YAML 1.1 reads as one (--risky-value, plain)",
     )
     ap.add_argument(
-        "--risky-value", default="0734851389",
+        "--risky-value", default=_RISKY_VALUE,
         help="the label --risky-share writes: 0734851389 (both readers' string) or e.g. 4e10392 "
         "(YAML 1.1's string, JSON's number: read by PyYAML)",
     )

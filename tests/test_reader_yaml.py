@@ -14,6 +14,7 @@ the slice size.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -435,8 +436,6 @@ def _numberish_tokens() -> list[str]:
     """Every plain token up to three characters of digits, signs, points, underscores,
     colons and exponents, and leading-zero ones up to five digits: where YAML 1.1's int and
     float rules and JSON's numbers part."""
-    import itertools
-
     short = ("".join(t) for n in (1, 2, 3) for t in itertools.product("0179+-._e:", repeat=n))
     zeros = ("0" + "".join(t) for n in (1, 2, 3, 4) for t in itertools.product("0789", repeat=n))
     hashes = {"0734851389", "-0734851389", "+0734851389", "0734851389.5"}

@@ -110,8 +110,8 @@ _NUMBERS = (
     rb"\+[0-9.]"  # a sign JSON does not have
     rb"|[-+]?0b[01_]+" + _END  # binary
     + rb"|[-+]?0x[0-9a-fA-F_]+" + _END  # hexadecimal
-    + rb"|[-+]?0[0-7_]+" + _END  # octal (0734851389, with an 8, is a string in both)
-    + rb"|[-+]0[0-9_]+" + _END  # a sign and a leading zero (the emitter writes -08 bare)
+    + rb"|0[0-7_]+" + _END  # octal (0734851389, with an 8, is a string in both)
+    + rb"|[-+]0[0-9_]+" + _END  # a sign and a leading zero: octal, or -08 (emitted bare)
     + rb"|[-+]?0[0-9_]+\.[0-9_]*(?:[eE][-+]?[0-9]+)?" + _END  # a float with a leading zero
     + rb"|[-+]?[0-9.][0-9_.:]*_[0-9_.:]*(?:[eE][-+]?[0-9_]+)?" + _END  # digit separators
     + rb"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?" + _END  # base 60

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from tests.test_reader_differential import _ABSENT, _depth, project
 from wapctl import ingest
 from wapctl.errors import InputError
-from wapctl.ingest import decode, limits, yaml_reader
+from wapctl.ingest import decode, limits, sources, yaml_reader
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML_FILES = sorted(
@@ -622,6 +622,30 @@ def test_hostile_input_gets_the_safe_paths_answer(
     path = tmp_path / "h.yaml"
     path.write_text(text)
     assert_fast_path_agrees(path, monkeypatch)
+
+
+def test_a_mapped_file_the_fast_path_hands_over_is_read_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big file is memory-mapped and rapidyaml parses it in place (in the map's private
+    copy-on-write pages, unescaping and folding quoted scalars where they stand). When the fast
+    path then hands it to PyYAML (nesting deeper than the emitter's 64 levels), PyYAML reads
+    the file as written: the name below came out as "aAb41b", the note as "line one line
+    twoo"."""
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    extra = "{a: " * 70 + "1" + "}" * 70
+    text = (
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "a\\x41b"\n  namespace: d\n'
+        f'  annotations:\n    note: "line one\\nline two"\nspec:\n  x: {extra}\n'
+    ).encode()
+    path = tmp_path / "mapped.yaml"
+    path.write_bytes(text)
+    assert yaml_reader.read_yaml(text, ingest.MAX_DEPTH)[0] is None  # handed over
+    [doc] = ingest.read_documents([str(path)])
+    assert doc.obj["metadata"] == {
+        "name": "aAb", "namespace": "d", "annotations": {"note": "line one\nline two"}}
+    assert path.read_bytes() == text
 
 
 def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:

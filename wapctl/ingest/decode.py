@@ -12,6 +12,7 @@ each ``Document`` is one object and where it came from.
 from __future__ import annotations
 
 import json
+import mmap
 import re
 from typing import Any, NamedTuple
 
@@ -114,7 +115,23 @@ def _slow_path_bytes(
             f"{len(data)} bytes of {what}, larger than the {human(limit)} limit: {why}",
             Source(name),
         )
+    if type(data) is mmap.mmap:
+        return _file_bytes(name, len(data))
     return data if type(data) is bytes else data[:]
+
+
+def _file_bytes(name: str, size: int) -> bytes:
+    """The file ``name`` read again: a mapped file's map may no longer hold its text once a
+    fast reader handed it over (the YAML reader parses in place, in the map's private
+    copy-on-write pages: a quoted ``"a\\x41b"`` is left as ``"aAb41b"``)."""
+    try:
+        with open(name, "rb") as fh:
+            text = fh.read(size + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", Source(name)) from None
+    if len(text) != size:
+        raise InputError("the file changed while it was being read", Source(name))
+    return text
 
 
 def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:

@@ -133,6 +133,11 @@ class InputError(WapctlError):
         return InputError(self.reason, self.source, self.field, obj)
 
 
+def cannot_read(exc: OSError | ValueError, path: str) -> InputError:
+    """``FILE: cannot read: <the system's reason>``: a file that is there but cannot be read."""
+    return InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", Source(path))
+
+
 def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "", limit: int = 3,
                  first: Iterable[str] = ()) -> str:
     """`` (did you mean a, b?)`` for the candidates closest to ``name`` (difflib ratio >= 0.75),

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from wapctl.errors import InputError, Source
+from wapctl.errors import InputError, Source, cannot_read
 from wapctl.ingest import duplicate_keys, hints, json_reader, limits
 from wapctl.ingest.fields import typename as _typename
 from wapctl.ingest.limits import human
@@ -115,7 +115,7 @@ def _slow_path_bytes(
             f"{len(data)} bytes of {what}, larger than the {human(limit)} limit: {why}",
             Source(name),
         )
-    if type(data) is mmap.mmap:
+    if type(data) is mmap.mmap and what == "YAML":
         return _file_bytes(name, len(data))
     return data if type(data) is bytes else data[:]
 
@@ -128,7 +128,7 @@ def _file_bytes(name: str, size: int) -> bytes:
         with open(name, "rb") as fh:
             text = fh.read(size + 1)
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", Source(name)) from None
+        raise cannot_read(exc, name) from None
     if len(text) != size:
         raise InputError("the file changed while it was being read", Source(name))
     return text

@@ -15,7 +15,7 @@ import stat
 import sys
 from typing import Any, BinaryIO
 
-from wapctl.errors import InputError, Source
+from wapctl.errors import InputError, Source, cannot_read
 from wapctl.gcpause import gc_paused
 from wapctl.ingest import limits
 from wapctl.ingest.decode import Document, Documents, parse_into
@@ -82,7 +82,7 @@ def _read_path(
     except FileNotFoundError:
         raise InputError("no such file or directory", Source(path)) from None
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", Source(path)) from None
+        raise cannot_read(exc, path) from None
     if stat.S_ISDIR(st.st_mode):
         for name in _directory_files(path):
             _read_file(name, explicit, out)
@@ -158,8 +158,7 @@ def _read_file(
     except InputError:
         raise
     except (OSError, ValueError) as exc:  # ValueError: mmap of a file emptied meanwhile
-        reason = getattr(exc, "strerror", None) or exc
-        raise InputError(f"cannot read: {reason}", Source(path)) from None
+        raise cannot_read(exc, path) from None
     try:
         if len(data) > limit:
             raise InputError(_too_large(limit), Source(path))

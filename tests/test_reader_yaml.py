@@ -128,20 +128,21 @@ def test_realistic_export_builds_the_same_snapshot(
     assert len(fast.pods) > 0
 
 
-# ---- each quirk takes the safe path and gets PyYAML's answer -----------------------------------
+# ---- each quirk: resolved on the fast path, or the safe path; PyYAML's answer either way -------
 
-QUIRKS = {
-    # YAML 1.1 booleans and nulls that JSON reads as strings (values and keys)
+# plain scalar values YAML 1.1 reads otherwise than JSON: the fast path sets each in rapidyaml's
+# tree as PyYAML's resolver and constructor read it (a boolean, null or number in JSON's
+# spelling, a string quoted), so the input stays fast and reads as PyYAML reads it
+RESOLVED = {
+    # YAML 1.1 booleans and nulls that JSON reads as strings
     "yes": "metadata:\n  name: a\n  labels: {x: yes}\n",
     "On": "metadata:\n  name: a\nspec:\n  x: On\n",
-    "True": "status:\n  conditions:\n  - type: DisruptionTarget\n    status: True\n",
+    "True": (  # a terminating pod's conditions are read (a pending one's are not kept)
+        "metadata:\n  name: a\n  deletionTimestamp: '2025-01-01T00:00:00Z'\n"
+        "status:\n  conditions:\n  - type: DisruptionTarget\n    status: True\n"
+    ),
     "NULL": "metadata:\n  name: a\n  labels:\n    x: NULL\n",
     "tilde": "metadata:\n  name: a\n  x: ~\n",
-    "key yes": "metadata:\n  labels:\n    yes: b\n",
-    "key on": "spec:\n  on: 1\n",
-    "key true": "metadata:\n  labels:\n    true: b\n",
-    "key number": "metadata:\n  labels:\n    1: b\n",
-    "key null": "metadata:\n  labels:\n    null: b\n",
     # numbers: YAML 1.1 and JSON read them differently
     "octal": "spec:\n  mode: 0755\n",
     "hex": "spec:\n  x: 0x1F\n",
@@ -151,11 +152,23 @@ QUIRKS = {
     "leading point": "spec:\n  x: .5\n",
     "trailing point": "spec:\n  x: 1.\n",
     "negative leading point": "spec:\n  x: -.5\n",
+    "exponent without point": "spec:\n  x: 1e3\n",
+    "exponent without sign": "spec:\n  x: 1.5e3\n",
+    "flow value": "spec: [yes, no]\n",
+    "JSON-like key": 'spec: {"a":yes}\n',
+}
+# what no value's resolution mends: keys, values JSON has no text for (infinity, dates, the
+# merge and value keys), words the emitter rewrites, tags, anchors, characters and layout the
+# two parsers treat differently
+QUIRKS = {
+    "key yes": "metadata:\n  labels:\n    yes: b\n",
+    "key on": "spec:\n  on: 1\n",
+    "key true": "metadata:\n  labels:\n    true: b\n",
+    "key number": "metadata:\n  labels:\n    1: b\n",
+    "key null": "metadata:\n  labels:\n    null: b\n",
     "infinity": "spec:\n  x: .inf\n",
     "nan word": "spec:\n  x: nan\n",
     "quoted inf key": "metadata:\n  labels:\n    'inf': a\n",
-    "exponent without point": "spec:\n  x: 1e3\n",
-    "exponent without sign": "spec:\n  x: 1.5e3\n",
     "big exponent": "spec:\n  x: 1.0e+999\n",
     # dates, merge keys, value, tags, anchors
     "date": "metadata:\n  creationTimestamp: 2025-01-01T00:00:00Z\n",
@@ -174,9 +187,15 @@ QUIRKS = {
     "directive": "%YAML 1.1\n---\nmetadata: {name: a}\n",
     "complex key": "metadata:\n  ? name\n  : a\n",
     "flow key": "spec: {1: a}\n",
-    "flow value": "spec: [yes, no]\n",
-    "JSON-like key": 'spec: {"a":yes}\n',
 }
+
+
+@pytest.mark.parametrize("text", RESOLVED.values(), ids=RESOLVED.keys())
+def test_plain_value_yaml_reads_otherwise_than_json_is_resolved_fast(text: str) -> None:
+    """A value such as ``yes``, ``0755`` or ``1:30`` no longer sends the input to PyYAML:
+    the fast path reads it as PyYAML does (``check`` compares with PyYAML's documents)."""
+    assert yaml_reader.risky(("apiVersion: v1\nkind: Pod\n" + text).encode()) is not None
+    assert check(("apiVersion: v1\nkind: Pod\n" + text).encode())
 
 
 @pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
@@ -202,7 +221,7 @@ def assert_fast_path_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 
-@pytest.mark.parametrize("text", QUIRKS.values(), ids=QUIRKS.keys())
+@pytest.mark.parametrize("text", {**RESOLVED, **QUIRKS}.values(), ids={**RESOLVED, **QUIRKS}.keys())
 def test_quirk_reads_as_pyyaml_through_load(
     text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -362,19 +381,56 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return read
 
 
-def test_a_risky_list_reads_its_risky_pieces_by_pyyaml(small_pieces: list[int]) -> None:
-    """One unusual scalar no longer sends the whole List to PyYAML: the pieces holding one are
-    read by it, the others fast, and the objects are PyYAML's (projected as the fast path
-    keeps them)."""
-    data = _tooling_list(range(10, 13))
+# a plain value YAML 1.1 reads otherwise than JSON (a short commit id: a string, to JSON a
+# number) is resolved on the fast path; "inf" as a word (the emitter may rewrite it) is not
+LABELS = [("commit: 4e{i:02d}392", False), ("app: ml-inf-{i:02d}", True)]
+
+
+@pytest.mark.parametrize(("label", "by_pyyaml"), LABELS, ids=["resolved", "by PyYAML"])
+def test_a_risky_list_reads_its_risky_items_fast_or_by_pyyaml(
+    small_pieces: list[int], label: str, by_pyyaml: bool
+) -> None:
+    """One unusual scalar does not send the whole List to PyYAML: a value the fast path can
+    resolve stays fast (no piece goes to PyYAML), and what only PyYAML reads as YAML 1.1 does
+    is read by it in pieces holding just those items. The objects are PyYAML's (projected as
+    the fast path keeps them)."""
+    data = _tooling_list(range(10, 13), label=label)
     assert yaml_reader.risky(data) is not None
     pods = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)[0][0][1]["items"]  # type: ignore[index]
     assert [p["metadata"].get("labels") for p in pods[9:14]] == [
-        None, {"commit": "4e10392"}, {"commit": "4e11392"}, {"commit": "4e12392"}, None]
+        None, *(yaml.safe_load(label.format(i=i)) for i in range(10, 13)), None]
     # PyYAML read exactly the three risky items (each over the 100-byte piece: one at a time)
     entries = data.split(b"\n- ")
-    assert small_pieces == [len(entries[i + 1]) + 3 for i in range(10, 13)], small_pieces
+    assert small_pieces == [len(entries[i + 1]) + 3 for i in range(10, 13) if by_pyyaml]
     assert check(data)  # the fast path's answer, equal to PyYAML's
+
+
+def test_in_a_list_with_both_only_what_needs_pyyaml_goes_to_it(small_pieces: list[int]) -> None:
+    """Resolvable values in some items and, in another slice, one only PyYAML reads as YAML
+    1.1 does: PyYAML reads just that item, the resolvable ones stay fast."""
+    data = _tooling_list(range(3, 6))
+    data = data.replace(b"    name: p20\n", b"    name: p20\n    labels:\n      app: ml-inf-20\n")
+    pods = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)[0][0][1]["items"]  # type: ignore[index]
+    assert [p["metadata"].get("labels") for p in pods[2:7]] == [
+        None, {"commit": "4e03392"}, {"commit": "4e04392"}, {"commit": "4e05392"}, None]
+    assert pods[20]["metadata"]["labels"] == {"app": "ml-inf-20"}
+    entries = data.split(b"\n- ")
+    assert small_pieces == [len(entries[21]) + 3]
+    assert check(data)
+
+
+@pytest.mark.parametrize(("value", "fast"), [("0755", True), ("!!str 0755", False)])
+def test_a_lists_own_keys_are_resolved_or_read_by_pyyaml(
+    small_pieces: list[int], value: str, fast: bool
+) -> None:
+    """The List's own keys (after its items) are read apart from them: a plain value there is
+    resolved like any other, a tag sends the whole input to PyYAML."""
+    data = _tooling_list(range(3)).replace(
+        b"metadata:\n  resourceVersion: ''\n", f"metadata:\n  resourceVersion: {value}\n".encode())
+    docs, why = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)
+    assert (docs is not None) is fast
+    assert fast or why == "the List's top-level keys may read differently in YAML 1.1"
+    assert check(data) is fast
 
 
 @pytest.mark.parametrize(
@@ -400,19 +456,21 @@ def test_a_risky_list_with_what_pieces_cannot_take_goes_whole_to_pyyaml(
     assert check(data) is False
 
 
+@pytest.mark.parametrize(("label", "by_pyyaml"), LABELS, ids=["resolved", "by PyYAML"])
 def test_a_risky_list_loads_as_pyyaml_loads_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_pieces: list[int]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_pieces: list[int], label: str,
+    by_pyyaml: bool,
 ) -> None:
     """Through the loader: the same Snapshot whether PyYAML reads the whole file or the
-    fast path reads it with PyYAML's pieces."""
+    fast path reads it, resolving its values or with PyYAML's pieces."""
     path = tmp_path / "tooling.yaml"
-    path.write_bytes(_tooling_list(range(0, 30, 7)))
+    path.write_bytes(_tooling_list(range(0, 30, 7), label=label))
     safe = ingest.build_snapshot(ingest.read_documents([str(path)]))
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     fast = ingest.build_snapshot(ingest.read_documents([str(path)]))
-    assert small_pieces  # the pieces were read
+    assert bool(small_pieces) == by_pyyaml
     assert safe == fast
-    assert fast.pods["d/p7"].labels == {"commit": "4e07392"}
+    assert fast.pods["d/p7"].labels == yaml.safe_load(label.format(i=7))
 
 
 def test_hashes_with_a_leading_zero_as_pyyaml_writes_them_take_the_fast_path(
@@ -443,16 +501,13 @@ def _numberish_tokens() -> list[str]:
 
 
 def test_number_like_plain_scalars_read_as_pyyaml_reads_them() -> None:
-    """Each token as a value, a list entry and a flow entry: the fast path gives PyYAML's
-    reading or leaves the input to PyYAML -- and it keeps the ones both read alike (leading
-    zeros with an 8 or 9, decimal integers, floats with digits on both sides of the point)."""
-    fast = set()
+    """Each token as a value, a list entry and a flow entry: the fast path reads every one
+    PyYAML reads, as PyYAML reads it (``0755`` octal, ``0734851389`` a string, ``+7``, ``1_0``,
+    ``1:7`` base 60, ``1.`` and ``.7`` floats, ``1e7`` a string) and leaves to PyYAML only what
+    PyYAML refuses (``1:``, ``-``, ``[``)."""
     for token in _numberish_tokens():
-        doc = f"kind: Pod\nspec:\n  x: {token}\n  l:\n  - {token}\n  f: [{token}, 1]\n"
-        if check(doc.encode()):
-            fast.add(token)
-    assert {"08", "0734851389", "0999", "7", "-17", "1.7", "0", "-0"} <= fast
-    assert not {"0755", "00", "-08", "+7", "1e7", "1.", ".7", "0.7e1", "1_0", "1:7"} & fast
+        doc = f"kind: Pod\nspec:\n  x: {token}\n  l:\n  - {token}\n  f: [{token}, 1]\n".encode()
+        assert check(doc) is (_pyyaml(doc) is not None), token
 
 
 # ---- limits and lines ----------------------------------------------------------------------------
@@ -540,17 +595,21 @@ def test_yaml_over_the_general_limit_is_read_fast_by_default(
 def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     tmp_path: Path, small_limits: None
 ) -> None:
-    """A plain ``yes`` sends the file to PyYAML, which only takes the general limit: one line
-    with the reason, the offending token and its line, and the way out."""
+    """A tag sends the file to PyYAML, which only takes the general limit: one line with the
+    reason, the offending token and its line (not the plain ``yes`` before it, which the fast
+    path resolves), and the way out."""
     path = tmp_path / "big.yaml"
     pods = "".join(_pod(i) for i in range(40))
-    path.write_text(f"apiVersion: v1\nmetadata:\n  labels: {{a: yes}}\nitems:\n{pods}kind: List\n")
+    head = "apiVersion: v1\nmetadata:\n  labels: {a: yes}\n"
+    path.write_text(f"{head}items:\n{pods}kind: List\n")
+    assert 40 == len(ingest.read_documents([str(path)]))  # yes: resolved on the fast path
+    path.write_text(f"{head}  annotations: {{b: !!str yes}}\nitems:\n{pods}kind: List\n")
     with pytest.raises(InputError) as info:
         ingest.read_documents([str(path)])
     reason = info.value.reason
     assert "larger than the 2Ki limit" in reason
     assert "exact YAML 1.1 reader" in reason
-    assert "'yes' on line 3 may read differently in YAML 1.1" in reason
+    assert "'!' on line 4 may read differently in YAML 1.1" in reason
     assert "--max-input-size" in reason
     assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
@@ -624,17 +683,18 @@ def test_hostile_input_gets_the_safe_paths_answer(
     assert_fast_path_agrees(path, monkeypatch)
 
 
+@pytest.mark.parametrize("reason", ["deep", "date"])
 def test_a_mapped_file_the_fast_path_hands_over_is_read_as_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    reason: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A big file is memory-mapped and rapidyaml parses it in place (in the map's private
     copy-on-write pages, unescaping and folding quoted scalars where they stand). When the fast
-    path then hands it to PyYAML (nesting deeper than the emitter's 64 levels), PyYAML reads
-    the file as written: the name below came out as "aAb41b", the note as "line one line
-    twoo"."""
+    path then hands it to PyYAML (nesting deeper than the emitter's 64 levels, a plain date
+    JSON has no value for), PyYAML reads the file as written: the name below came out as
+    "aAb41b", the note as "line one line twoo"."""
     monkeypatch.setattr(sources, "MAP_FROM", 0)
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
-    extra = "{a: " * 70 + "1" + "}" * 70
+    extra = "{a: " * 70 + "1" + "}" * 70 if reason == "deep" else "2025-01-01"
     text = (
         'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "a\\x41b"\n  namespace: d\n'
         f'  annotations:\n    note: "line one\\nline two"\nspec:\n  x: {extra}\n'

@@ -11,16 +11,14 @@ every scalar but the plain ones where YAML 1.1 and JSON differ, and on keys only
 reads as a string in YAML 1.1.
 
 Before parsing, one pass of RE2 (a DFA: ~0.5 s for a 316 MB export) looks for anything the
-two could read differently, and if it finds one the input takes the safe path (PyYAML,
-``wapctl.ingest``), which gives today's exact answer or error -- except a big List read in
-slices (below), whose risky pieces alone go to PyYAML:
+two could read differently:
 
 - a plain scalar, as a value or a list entry, that YAML 1.1 reads as a boolean, null, number
   or date where JSON does not, or the other way round (``yes``, ``Off``, ``True``, ``~``,
   ``0755``, ``0x1F``, ``+5``, ``-08``, ``1_000``, ``1:30``, ``.5``, ``1.``, ``.inf``, ``1e3``,
   ``2025-01-01...``, ``=``, ``<<``); digits with a leading zero and an 8 or a 9
   (``0734851389``) are no octal number, so YAML 1.1 reads a string, and the emitter quotes
-  them (JSON has no leading zeros): they stay on the fast path;
+  them (JSON has no leading zeros): not counted;
 - a plain key that YAML 1.1 reads as anything but a string (``1:``, ``true:``, ``on:``,
   ``~:``, a date), an empty or complex (``?``) key;
 - tags, anchors and aliases (``!``, ``&``, ``*`` starting a token), directives (``%``);
@@ -29,12 +27,22 @@ slices (below), whose risky pieces alone go to PyYAML:
 - tabs, control characters, non-BMP escapes (``\\U``, surrogate ``\\uD800``), NEL/LS/PS line
   breaks and byte-order marks inside the text, where the two parsers' rules differ.
 
+When all it finds are plain scalar values (the first item), the input stays on the fast path:
+after parsing, each plain value is resolved as PyYAML's ``Resolver`` and ``SafeConstructor``
+read it (``_resolve_plain``) and set in rapidyaml's tree in JSON's spelling -- a string quoted,
+``yes`` as ``true``, ``0755`` as ``493``, ``~`` as ``null`` -- before the emit (~50 ms per MiB
+where the text has such values, against PyYAML's ~500 ms). A value JSON has no text for (a
+date, infinity, ``=``, ``<<``) and everything else the scan finds (``needs_pyyaml``) send the
+input to the safe path (PyYAML, ``wapctl.ingest``), which gives today's exact answer or error --
+except a big List read in slices (below), whose pieces needing PyYAML alone go to it.
+
 The scan is conservative: it looks at tokens after every ``: ``, ``- ``, ``, ``, ``[``,
 ``{`` and line start, including inside quoted strings and comments, so a false alarm only costs
-time. kubectl (Go's yaml) and PyYAML's dumper quote every ambiguous scalar, so real exports take
-the fast path. The emitter writes a duplicate key twice; msgspec keeps the last, so an input of
-at most ``duplicate_keys.FAST_CHECK_MAX`` bytes is checked for one and, if it has one, PyYAML reads
-it and reports it (``wapctl.ingest.duplicate_keys``).
+time. kubectl (Go's yaml) quotes every ambiguous scalar, and PyYAML's dumper leaves plain only
+scalars YAML 1.1 reads as strings, which the fast path resolves: real exports take it. The
+emitter writes a duplicate key twice; msgspec keeps the last, so an input of at most
+``duplicate_keys.FAST_CHECK_MAX`` bytes is checked for one and, if it has one, PyYAML reads it
+and reports it (``wapctl.ingest.duplicate_keys``).
 
 Whatever rapidyaml refuses (a syntax error), whatever its emitter refuses (nesting deeper than
 64 levels: anything up to ``MAX_DEPTH`` then takes the safe path, which measures it exactly) and
@@ -49,16 +57,16 @@ column 0) is read in 16 MiB slices of its entries, each parsed into one reused t
 316 MB 2k export: 0.95 GB peak instead of 2.5 GB for the whole tree and its JSON). A slice
 boundary inside a multi-line quoted scalar makes that slice fail to parse: the safe path then.
 
-Such a List as Python tooling writes it (PyYAML's emitter leaves a short commit id such as
-``commit: 4e10392`` plain: a string in YAML 1.1, a number to the emitter) need not go to
-PyYAML whole, at ~40 times its size in memory: each slice the pre-scan finds risky is cut into
-pieces of ``EXACT_PIECE`` (1 MiB) at its entries, the risky pieces are read by PyYAML with
-wapctl's loader (duplicate keys refused, scalars as YAML 1.1 reads them) and each item kept as
-the JSON fast path keeps one (``json_reader.kept``), the others fast. The whole input still
-goes to the safe path when it has an anchor or an alias (only that path bounds their
-expansion), when the List's top-level keys are risky, and when a piece fails in PyYAML or
-holds a value JSON has no type for (an unquoted date, bytes, a non-string key): that path then
-gives the exact answer or error.
+In such a List, each slice the pre-scan finds risky is parsed in rapidyaml's arena (not in
+place, so it can be read again as written) with its plain values resolved; when that cannot be
+(the slice holds a tag, a risky key, ``inf`` as a word, or a value JSON has no text for) it is
+cut into runs of its entries, at most ``EXACT_PIECE`` (1 MiB) each: the risky runs resolved in
+the same way or read by PyYAML with wapctl's loader (duplicate keys refused, scalars as YAML
+1.1 reads them), each item kept as the JSON fast path keeps one (``json_reader.kept``), the
+others fast. The whole input still goes to the safe path when it has an anchor or an alias
+(only that path bounds their expansion), when the List's top-level keys are risky, and when a
+piece fails in PyYAML or holds a value JSON has no type for (an unquoted date, bytes, a
+non-string key): that path then gives the exact answer or error.
 
 Documents start where PyYAML's would (``read_yaml`` keeps PyYAML's numbering, empty documents
 included). Lines are not kept while reading: ``register_yaml_lines`` lets an error name the line
@@ -67,19 +75,23 @@ of a document or List item, found on demand from the file (``Source.located_line
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import functools
+import itertools
 import logging
 import math
 import mmap
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 import msgspec
 import re2
 import ryml
+import yaml
 
 from wapctl.ingest import duplicate_keys, json_reader
 
@@ -121,13 +133,10 @@ _NUMBERS = (
     + rb"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+" + _END  # an exponent without a point (1e3)
     + rb"|[-+]?[0-9][0-9_]*\.[0-9_]*[eE][0-9]+" + _END  # an exponent without a sign
 )
-_VALUE = (
-    rb"(?:" + _WORDS + rb")" + _END
-    + rb"|" + _DATE
-    + rb"|" + _NUMBERS
-    + rb"|[?:](?:[ \t\r\n,\]}]|\z)"  # a complex or empty key
-    + rb"|[&*!%@`]"  # an anchor, alias or tag; reserved indicators PyYAML refuses
-)
+# what no plain scalar's resolution can mend: an anchor, alias or tag, reserved indicators
+# PyYAML refuses, a complex or empty key
+_SPECIAL = rb"[?:](?:[ \t\r\n,\]}]|\z)|[&*!%@`]"
+_VALUE = rb"(?:" + _WORDS + rb")" + _END + rb"|" + _DATE + rb"|" + _NUMBERS + rb"|" + _SPECIAL
 _KEY = (
     rb"(?:" + _WORDS + rb"|true|false|null|" + _PY_INT + rb"|" + _PY_FLOAT + rb"|"
     + _JSON_NUMBER + rb"|" + _DATE + rb")[ \t]*:(?:[ \t\r\n]|\z)"
@@ -159,6 +168,9 @@ def _compile(pattern: bytes) -> Any:
 
 
 _RISKY = _compile(_RISKY_PATTERN)
+# what only PyYAML reads as YAML 1.1 does: the pre-scan's finds but the plain scalar values,
+# which ``_resolve_plain`` sets in rapidyaml's tree as YAML 1.1 reads them
+_NEEDS_PYYAML = _compile(_START + rb"(?:" + _SPECIAL + rb"|" + _KEY + rb")|" + _ANYWHERE)
 # an anchor or an alias: only the safe path, reading the whole input, counts how far aliases
 # expand (alias bombs), so an input with one never has its List read piece by piece
 _ALIASES = _compile(_START + rb"[&*]")
@@ -168,9 +180,19 @@ _LEAD = re.compile(rb"^(?:[\n\r\[{,]|[:?-][ \t]|[\x22\x27]:)?[ \t]*")
 
 
 def risky(data: Any) -> str | None:
-    """Why ``data`` (YAML bytes) must take the safe path, or None: nothing in it may read
-    differently in YAML 1.1 and through the emitter."""
-    m = _RISKY.search(data)
+    """Why ``data`` (YAML bytes) may read differently in YAML 1.1 and through the emitter, or
+    None: nothing in it may."""
+    return _why(_RISKY, data)
+
+
+def needs_pyyaml(data: Any) -> str | None:
+    """Why only PyYAML can read ``data`` as YAML 1.1 does, or None: whatever the pre-scan finds
+    in it is a plain scalar value, which the fast path resolves (``_resolve_plain``)."""
+    return _why(_NEEDS_PYYAML, data)
+
+
+def _why(pattern: Any, data: Any) -> str | None:
+    m = pattern.search(data)
     if m is None:
         return None
     start, end = m.start(), m.end()
@@ -255,15 +277,17 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
     (PyYAML's numbering; empty documents are left out) or ``(None, reason)``: take the safe
     path."""
     reason = risky(data)
+    pyyaml = None if reason is None else needs_pyyaml(data)
     layout = _list_layout(data)
-    if reason is not None and (layout is None or _ALIASES.search(data) is not None):
-        return _fallback(reason)
+    if pyyaml is not None and (layout is None or _ALIASES.search(data) is not None):
+        return _fallback(pyyaml)
     try:
         with _stderr_silenced():
-            if layout is not None:  # a risky List: its risky pieces are read by PyYAML
-                return [(1, _read_list(data, layout, max_depth, reason is not None))], ""
-            return _read_documents(data, max_depth), ""
-    except _Refused as exc:
+            if layout is not None:  # a risky List: its risky slices resolved or read by PyYAML
+                exact = reason is not None
+                return [(1, _read_list(data, layout, max_depth, exact, pyyaml is not None))], ""
+            return _read_documents(data, max_depth, reason is not None), ""
+    except (_Refused, _Unresolved) as exc:
         return _fallback(str(exc))
     except Exception as exc:  # ryml's ExceptionParse / ExceptionVisit (nesting over 64)
         if type(exc).__name__ == "ExceptionVisit":
@@ -271,9 +295,12 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
         return _fallback(f"rapidyaml could not parse it ({type(exc).__name__})")
 
 
-def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
-    """Every document, each parsed and emitted whole."""
+def _read_documents(data: Any, max_depth: int, resolve: bool = False) -> list[tuple[int, Any]]:
+    """Every document, each parsed and emitted whole; with ``resolve``, its plain scalars set
+    as YAML 1.1 reads them (``_resolve_plain``)."""
     tree = _tree(data)
+    if resolve:
+        _resolve_plain(tree)
     root = tree.root_id()
     nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
     hint = len(data) * 2 + 4096
@@ -299,6 +326,73 @@ def _read_documents(data: Any, max_depth: int) -> list[tuple[int, Any]]:
             raise _Refused(f"document {number} is not what the JSON fast path reads")
         docs.append((number, obj))
     return docs
+
+
+# ---- plain scalars as YAML 1.1 reads them, set in rapidyaml's tree -----------------------------
+
+_STR = "tag:yaml.org,2002:str"
+# the JSON text of a value PyYAML constructs, None when JSON has none
+_JSON_TEXT: dict[str, Callable[[Any], bytes | None]] = {
+    "tag:yaml.org,2002:bool": lambda v: b"true" if v else b"false",
+    "tag:yaml.org,2002:null": lambda v: b"null",
+    "tag:yaml.org,2002:int": lambda v: str(v).encode(),
+    "tag:yaml.org,2002:float": lambda v: repr(v).encode() if math.isfinite(v) else None,
+}
+
+
+class _Unresolved(Exception):
+    """A plain scalar YAML 1.1 reads as something JSON has no text for (a date, infinity, a
+    merge or value key, an integer too long to write): PyYAML reads it."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _yaml11(text: bytes) -> bytes | None:
+    """How the emitter must write the plain scalar ``text`` for JSON to read what YAML 1.1
+    reads (PyYAML's ``Resolver`` and ``SafeConstructor``): None for a string (write it quoted),
+    else the JSON text of the boolean, null, integer or float."""
+    value = text.decode("utf-8")
+    tag = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
+    if tag == _STR:
+        return None
+    write = _JSON_TEXT.get(tag)
+    json_text = None
+    if write is not None:
+        with contextlib.suppress(ValueError):  # an integer over Python's digit limit
+            node = yaml.ScalarNode(tag, value)
+            json_text = write(_CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node))
+    if json_text is None:
+        kind = tag.rsplit(":", 1)[-1]
+        raise _Unresolved(f"{value[:40]!r} is a {kind} in YAML 1.1, which JSON has no text for")
+    return json_text
+
+
+def _resolve_plain(tree: Any, nodes: Iterable[int] | None = None) -> None:
+    """Set each plain scalar value in ``tree`` (or among ``nodes``) to what YAML 1.1 reads, for
+    the JSON emitter: a string quoted, a boolean, null or number in JSON's spelling. The
+    pre-scan has sent whatever else the two read differently to PyYAML (``_NEEDS_PYYAML``),
+    and a scalar whose first character starts none of YAML 1.1's implicit types is a string to
+    both."""
+    starts = _RESOLVER.yaml_implicit_resolvers
+    is_plain, val = tree.is_val_plain, tree.val
+    # a tree only parsed into: its nodes are 0 .. size-1, numbered in the text's order
+    for node in range(tree.size()) if nodes is None else nodes:
+        if not is_plain(node):
+            continue
+        text = bytes(val(node))
+        if not text or chr(text[0]) not in starts:
+            continue
+        json_text = _yaml11(text)
+        if json_text is None:
+            tree.set_val_style(node, ryml.VAL_DQUO)
+        elif json_text != text:
+            # rapidyaml 0.15's Python API sets a value only through Tree._set_val (the
+            # dependency is pinned below 0.16; the quirk tests fail if it changes)
+            tree._set_val(node, tree.to_arena(json_text))
+
+
+# PyYAML's own (untyped): the resolver and constructor its SafeLoader and CSafeLoader use
+_RESOLVER: Any = yaml.resolver.Resolver()
+_CONSTRUCTOR: Any = yaml.constructor.SafeConstructor()
 
 
 # ---- a big List, read in slices of its items ---------------------------------------------------
@@ -337,17 +431,20 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     return key + 1, first, end
 
 
-def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int, exact: bool) -> Any:
+def _read_list(
+    data: Any, layout: tuple[int, int, int], max_depth: int, exact: bool, pyyaml: bool
+) -> Any:
     """The List's items a slice at a time; with ``exact`` (the pre-scan found something YAML
-    1.1 may read differently), each slice the pre-scan finds risky is read in pieces of about
-    ``EXACT_PIECE`` bytes, the risky pieces by PyYAML (``_exact_items``)."""
+    1.1 may read differently), each slice the pre-scan finds risky is read by ``_risky_items``:
+    its plain values resolved, or in runs of items, those needing it read by PyYAML (only
+    looked for with ``pyyaml``: something in ``data`` needs it)."""
     key, first, end = layout
     view = memoryview(data)
     # the List without its items: the lines before ``items:`` and after the last entry
     head = bytes(view[:key]) + bytes(view[end:])
-    if exact and risky(head) is not None:
+    if exact and needs_pyyaml(head) is not None:
         raise _Refused("the List's top-level keys may read differently in YAML 1.1")
-    docs = _read_documents(head, max_depth)
+    docs = _read_documents(head, max_depth, exact)
     if len(docs) != 1 or docs[0][0] != 1 or "items" in docs[0][1]:
         raise _Refused("the List's top level is not a single mapping with one items list")
     out = docs[0][1]
@@ -361,17 +458,11 @@ def _read_list(data: Any, layout: tuple[int, int, int], max_depth: int, exact: b
         start = first
         while start < end:
             stop = _slice_end(data, start, end, CHUNK)
-            if exact and risky(view[start:stop]) is not None:
-                for piece_start, piece_stop, is_risky in _runs(data, view, start, stop):
-                    piece = view[piece_start:piece_stop]
-                    if is_risky:
-                        items.extend(_exact_items(piece, max_depth))
-                    else:  # a tree of its own: clearing the slice's costs its whole capacity
-                        run_tree = ryml.Tree()
-                        run_tree.reserve(_node_estimate(piece))
-                        items.extend(_fast_items(run_tree, piece, in_place, buf, max_depth, check))
+            piece = view[start:stop]
+            if exact and risky(piece) is not None:
+                items.extend(_risky_items(tree, data, (start, stop), buf, max_depth, pyyaml))
             else:
-                items.extend(_fast_items(tree, view[start:stop], in_place, buf, max_depth, check))
+                items.extend(_fast_items(tree, piece, in_place, buf, max_depth, check))
             start = stop
     finally:
         buf.close()
@@ -410,10 +501,49 @@ def _runs(data: Any, view: memoryview, start: int, stop: int) -> list[tuple[int,
     return runs
 
 
-def _fast_items(
-    tree: Any, piece: memoryview, in_place: bool, buf: mmap.mmap, max_depth: int, check: bool
+def _risky_items(
+    tree: Any, data: Any, bounds: tuple[int, int], buf: mmap.mmap, max_depth: int, pyyaml: bool
 ) -> list[Any]:
-    """The List items in ``piece`` by rapidyaml and the JSON fast path (``tree`` reused)."""
+    """The List items of a slice the pre-scan finds risky. When all it finds are plain scalar
+    values, the slice with those set as YAML 1.1 reads them (``_resolve_plain``); else, or when
+    one has no JSON value, in runs of items: the risky ones resolved the same way or read by
+    PyYAML (``_exact_items``), the others fast. Parsed in rapidyaml's arena, never in place:
+    a slice given up on is parsed again, or read by PyYAML, from the text as written. Without
+    ``pyyaml`` nothing in the input needs PyYAML, so the slice is not searched for it."""
+    check = len(data) <= duplicate_keys.FAST_CHECK_MAX
+    view = memoryview(data)
+    try:
+        start, stop = bounds
+        if not pyyaml or _NEEDS_PYYAML.search(view[start:stop]) is None:
+            marked = _marked_entries(data, start, stop)
+            with contextlib.suppress(_Unresolved):
+                return _fast_items(tree, view[start:stop], False, buf, max_depth, check, marked)
+        items = []
+        for run_start, run_stop, is_risky in _runs(data, view, start, stop):
+            piece = view[run_start:run_stop]
+            # a tree of its own: clearing the slice's costs its whole capacity
+            run_tree = ryml.Tree()
+            run_tree.reserve(_node_estimate(piece))
+            if is_risky and (not pyyaml or _NEEDS_PYYAML.search(piece) is None):
+                with contextlib.suppress(_Unresolved):
+                    items.extend(_fast_items(run_tree, piece, False, buf, max_depth, check, True))
+                    continue
+            if is_risky:
+                items.extend(_exact_items(piece, max_depth))
+            else:
+                items.extend(_fast_items(run_tree, piece, False, buf, max_depth, check))
+        return items
+    finally:
+        view.release()
+
+
+def _fast_items(
+    tree: Any, piece: memoryview, in_place: bool, buf: mmap.mmap, max_depth: int, check: bool,
+    resolve: bool | tuple[int, set[int]] = False,
+) -> list[Any]:
+    """The List items in ``piece`` by rapidyaml and the JSON fast path (``tree`` reused); with
+    ``resolve``, its plain scalars set as YAML 1.1 reads them (``_resolve_plain``): all, or
+    those of the items given as (how many items ``piece`` has, which of them)."""
     tree.clear()
     tree.clear_arena()
     if in_place:
@@ -423,7 +553,41 @@ def _fast_items(
     root = tree.root_id()
     if not tree.is_seq(root):
         raise _Refused("a slice of the List's items is not a list")
+    if resolve is True:
+        _resolve_plain(tree)
+    elif resolve:
+        _resolve_items(tree, root, *resolve)
     return _items_of(tree, root, buf, max_depth, check)
+
+
+def _resolve_items(tree: Any, root: int, count: int, marked: set[int]) -> None:
+    """Resolve the plain scalars of the items ``marked`` (their indexes among ``count``): an
+    item's nodes are numbered from its own to the next item's, as the parser made them (a
+    tree only parsed into). Should the items not be the ``count`` expected, all of them."""
+    children = list(ryml.children(tree, root))
+    if len(children) != count or any(a >= b for a, b in itertools.pairwise(children)):
+        _resolve_plain(tree)
+        return
+    bounds = [*children, tree.size()]
+    for k in sorted(marked):
+        _resolve_plain(tree, range(bounds[k], bounds[k + 1]))
+
+
+def _marked_entries(data: Any, start: int, stop: int) -> tuple[int, set[int]]:
+    """How many List entries run from ``start`` to ``stop``, and which of them hold something
+    the pre-scan finds (a match is counted in the entries it starts and ends in)."""
+    starts = []
+    pos = start
+    while pos < stop:
+        starts.append(pos)
+        pos = _slice_end(data, pos, stop, 1)
+    view = memoryview(data)
+    try:
+        marked = {bisect.bisect_right(starts, start + at) - 1
+                  for m in _RISKY.finditer(view[start:stop]) for at in (m.start(), m.end() - 1)}
+    finally:
+        view.release()
+    return len(starts), marked
 
 
 def _exact_items(piece: memoryview, max_depth: int) -> list[Any]:
@@ -491,7 +655,7 @@ _OPEN = b'{"items":'
 
 
 def _items_of(
-    tree: Any, root: int, buf: mmap.mmap, max_depth: int, check: bool = False
+    tree: Any, root: int, buf: mmap.mmap, max_depth: int, check: bool
 ) -> list[Any]:
     """The items of one slice, emitted as ``{"items": [...]}`` (the depth they have in the
     file) and decoded by the JSON fast path."""
@@ -539,8 +703,6 @@ def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
     """The 1-based line where document ``document`` (1-based) of the YAML file at ``path``
     starts, or its List item ``item``, where PyYAML would put it: its C parser streams the
     file's events (nothing is built) up to the node wanted."""
-    import yaml
-
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     starts = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
     target = document or 1

@@ -307,6 +307,12 @@ ROWS: list[Row] = [
         "scheduling.k8s.io/v1beta1)"),
     Row("apiVersion a number", put(node(), "apiVersion", 1),
         N + "apiVersion): must be a string, not a number"),
+    # a list or mapping cannot be looked up among the (kind, apiVersion) pairs already read: the
+    # same error as a number, not a TypeError
+    Row("apiVersion a list", put(node(), "apiVersion", ["v1"]),
+        N + "apiVersion): must be a string, not a list"),
+    Row("apiVersion a mapping", put(pod(), "apiVersion", {"group": ""}),
+        P + "apiVersion): must be a string, not a mapping"),
     Row("Workload version unsupported", put(wl1(gang()), "apiVersion", "scheduling.k8s.io/v9"),
         W + "apiVersion): unsupported Workload version 'scheduling.k8s.io/v9' (supported: "
         "scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "

@@ -105,6 +105,15 @@ def docs(*objs: dict[str, Any]) -> list[Document]:
         ),
         ({"kind": "Pod", "metadata": {}}, None),
         (["not", "a", "mapping"], None),
+        # the group is the apiVersion's, whatever kind the loader reads under that name
+        (
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "Workload",
+                "metadata": {"name": "a", "namespace": "ml"},
+            },
+            ObjectRef("example.com", "Workload", "ml", "a"),
+        ),
         # a kind the loader does not read, without apiVersion: the core group "", as for v1
         (
             {"kind": "Service", "metadata": {"name": "web", "namespace": "ml"}},
@@ -119,6 +128,7 @@ def docs(*objs: dict[str, Any]) -> list[Document]:
         "no-apiVersion",
         "no-name",
         "not-a-mapping",
+        "another-group",
         "unknown-kind-no-apiVersion",
     ],
 )
@@ -198,6 +208,17 @@ def test_apply_change_same_object_is_unchanged() -> None:
     """An identical object in the change files is reported as unchanged."""
     _, items = audit.apply_change(BASE, [doc(pclass("low", 100), "change.yaml")])
     assert [("unchanged", "PriorityClass/low")] == [(i.action, i.ref.spec) for i in items]
+
+
+def test_apply_change_another_group_is_another_object() -> None:
+    """A PriorityClass of another API group named like the snapshot's `high` is a different
+    object: added at the end (the loader will skip it), the scheduling.k8s.io one kept."""
+    other = {**pclass("high", 1), "apiVersion": "example.com/v1"}
+    change = [doc(other, "change.yaml")]
+    out, items = audit.apply_change(BASE, change)
+    expected_items = [("added", "example.com", "PriorityClass/high")]
+    assert ([*BASE, change[0]], expected_items) == (
+        out, [(i.action, i.ref.group, i.ref.spec) for i in items])
 
 
 def test_apply_change_rejects_duplicates_in_the_change() -> None:

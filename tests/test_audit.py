@@ -306,6 +306,24 @@ def test_a_new_party_on_a_cycle_is_a_new_cycle() -> None:
     )
 
 
+def test_both_graphs_list_sample_size_members_per_vertex() -> None:
+    """With sample_size=1 the graph after the change lists one name per vertex, as the graph
+    before does; the counts stay whole. Adding batch/c at `medium` puts it in B's vertex
+    (500/500) with batch/b, on the new A/B/C cycle: the smallest name, batch/b, is listed, and
+    2 Workloads are counted. A's vertex (1000/100) holds ml/a alone."""
+    r = audit.audit(small(), [doc(workload("batch", "c", "medium"), "c.yaml")], sample_size=1)
+    [cycle] = r.cycles_introduced
+    on_cycle = sorted(
+        (r.graph_after.vertices[v].workloads, r.graph_after.vertices[v].workload_count)
+        for v in cycle.vertices
+    )
+    before = sorted((v.workloads, v.workload_count) for v in r.graph_before.vertices.values())
+    assert ([(("batch/b",), 2), (("ml/a",), 1)], [(("batch/b",), 1), (("ml/a",), 1)]) == (
+        on_cycle,
+        before,
+    )
+
+
 def test_edges_are_diffed_per_member_not_per_profile() -> None:
     """Raising B's class from 500 to 1500 reports exactly the pairs whose relation changed."""
     r = audit.audit(small(a_preempt=None, medium=500), [doc(pclass("medium", 1500), "c.yaml")])

@@ -350,6 +350,31 @@ def test_audit_pod_without_spec_priority_keeps_the_value_before() -> None:
     assert x["message"].startswith("Pod batch/report-0 keeps priority 500: PriorityClass 'medium'")
 
 
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        (300, ["Pod batch/report-0 keeps priority 300: PriorityClass 'medium' goes from 500 "
+               "to 800"]),
+        (800, []),
+    ],
+    ids=["admitted-before-an-earlier-recreation", "already-at-the-new-value"],
+)
+def test_audit_takes_a_pod_s_written_spec_priority_as_admitted(
+    written: int, kept: list[str]
+) -> None:
+    """A running pod keeps the spec.priority it was written with, not necessarily the class's
+    value before the change: report-0 written at 300 (admitted under an older `medium`) keeps
+    300; written at 800 it already has the value `medium` is re-created with, and is not
+    listed."""
+    text = CLUSTER.read_text().replace("    priority: 500\n", f"    priority: {written}\n")
+    result = run("audit", "-", "--change", MANIFESTS / "recreate-medium.yaml", "-o", "json",
+                 input=text)
+    doc = json.loads(result.stdout)
+    assert (0, kept) == (
+        result.exit_code, [x["message"].partition(",")[0] for x in doc["keptOldPriority"]]
+    )
+
+
 def test_audit_of_a_class_recreation_reads_core_pods_only() -> None:
     """A custom resource of kind Pod (example.com/v1) with report-0's name and class is no
     pod: report-0 is listed once."""

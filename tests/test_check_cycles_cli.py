@@ -404,6 +404,57 @@ def test_github_cycle_is_annotated_at_the_rule_breakers_file(tmp_path: Path) -> 
     assert expected == heads
 
 
+POD_BREAKER = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: medium}, value: 500}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: w, namespace: ml}
+  spec:
+    preemptionPriorityClassName: low
+    podGroups: [{name: main, policy: {basic: {}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p1, namespace: ml}
+  spec:
+    priorityClassName: high
+    workloadRef: {name: w, podGroup: main}
+    containers: [{name: c, image: i}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p2, namespace: ml}
+  spec:
+    priorityClassName: medium
+    workloadRef: {name: w, podGroup: main}
+    containers: [{name: c, image: i}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: q, namespace: web}
+  spec:
+    priorityClassName: medium
+    containers: [{name: c, image: i}]
+"""
+
+
+def test_github_cycle_whose_rule_breaker_is_a_pod_is_annotated_at_the_pod(tmp_path: Path) -> None:
+    """The v1alpha1 Workload ml/w names no scheduling class: its group schedules at its pods'
+    lowest priority, 500 (p2, medium), and is a victim at 100 (low): 500/100. Its pod p1 (high)
+    schedules at 1000 with the group's preemption priority 100: profile 1000/100, whose only
+    member is the pod ml/p1 (no Workload listed). The standalone pod web/q is 500/500. The cycle
+    500/500 [web/q] -> 1000/100 [ml/p1] has one rule breaker, 1000/100: it is annotated at p1's
+    spec.priorityClassName, line 17 of the file."""
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(POD_BREAKER)
+    lines = run("check-cycles", snap, "--format", "github").stdout.splitlines()
+    cycle = "500/500 [web/q] → 1000/100 [ml/p1] → 500/500:"
+    heads = [line.split("::")[1] for line in lines if cycle in line]
+    assert [f"error file={snap},line=17,title=KEP-5710 preemption cycle"] == heads
+
+
 def test_github_annotations_from_stdin_have_no_file() -> None:
     """Objects read from stdin carry no file= property; the message says <stdin>."""
     result = run("check-cycles", "-", "--format", "github", input=KEP_AB.read_text())

@@ -257,6 +257,22 @@ def test_queue_order_is_priority_then_creation_time_then_name():
         s.preemptor.name for s in result.steps if s.preemptor]
 
 
+@pytest.mark.parametrize(
+    ("times", "bound_at"),
+    [({}, 1.0), ({"start": 7, "created": 3}, 8.0)],
+    ids=["no-time-stamps", "latest-time-stamp"],
+)
+def test_the_clock_is_the_latest_time_stamp_plus_the_step(times, bound_at):
+    """Step n happens at T + n seconds, T the snapshot's latest creation or start time, 0
+    without time stamps (module docstring): `new` fits on n1 beside `old` and is bound at step
+    1, at 0 + 1 = 1 s without time stamps, at 7 + 1 = 8 s when `old` started at 7."""
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("old", cpu="1", node="n1", **times), pod("new", cpu="1")])
+    result = simulate(snap)
+    assert [(1, BOUND, "default/new", (), ("n1",), (), ())] == trace(result)
+    assert bound_at == result.snapshot.pods["default/new"].start_time
+
+
 def test_parked_never_preemptor_wakes_when_another_preemptor_triggers_a_preemption():
     """A Never pod parked as Unschedulable is retried when another preemptor's victim starts
     terminating (free space it could never make itself), waits for it, and binds first."""

@@ -674,3 +674,58 @@ def test_a_cache_whose_entries_were_taken_out_builds_the_ordinary_way() -> None:
         ingest.build_snapshot(docs, reuse=cache)
         cache.clear()
         assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_long_stretches_of_unchanged_documents_are_taken_whole() -> None:
+    """1,000 pod documents behind one class: the second build compares the unchanged
+    documents a stretch at a time (longer stretches as they keep matching), so a change deep
+    in a long stretch -- pod p-700 replaced by one without a class, and the class's value
+    raised from 10 to 20 -- must still be found. Hand-worked: every pod then has priority 20
+    but p-700, which has no class and no globalDefault to fall back on: 0. The build is the
+    build from scratch, and so is the first documents' build again."""
+    src = Source("big.yaml", 1)
+
+    def pod(i: int, pcn: str | None) -> ingest.Document:
+        return ingest.Document(Source("big.yaml", i + 2),
+                               _pod_doc(f"p-{i}", "a", None, pcn, False, None, None))
+
+    docs = [ingest.Document(src, _class("c", 10, False, False)),
+            *(pod(i, "c") for i in range(1000))]
+    cache = ingest.BuildCache()
+    assert _exactly(docs, cache) == _exactly(docs, None)
+    after = list(docs)
+    after[0] = ingest.Document(src, _class("c", 20, False, False))
+    after[1 + 700] = pod(700, None)
+    snap = ingest.build_snapshot(after, reuse=cache)
+    priorities = {key: p.priority for key, p in snap.pods.items()}
+    assert priorities == {f"a/p-{i}": 0 if i == 700 else 20 for i in range(1000)}
+    assert _exactly(after, None) == _exactly(after, cache)
+    assert _exactly(docs, cache) == _exactly(docs, None)
+
+
+def test_pods_read_again_stay_in_their_own_workload_pod_group() -> None:
+    """Pods alike in all but the pod group they name (v1alpha1 ``spec.workloadRef.podGroup``)
+    do not resolve alike when they are read again from memory -- here in a second build with
+    the class's value changed and one pod document added, so each known pod is read again on
+    its own. Hand-worked: a-1 and a-2 name group g1 of Workload ml/wl-a, b-1 names g2, c-1
+    (new) none; all four class mid (100, then 200): keys ml/wl-a/g1, ml/wl-a/g2, ml/wl-a/g1,
+    none, priority 200 each; and the build is the build from scratch."""
+    src = Source("wl.yaml", 1)
+    pods = [ingest.Document(Source("wl.yaml", i + 3),
+                            _pod_doc(name, "ml", None, "mid", False, ("Workload", "wl-a", g), None))
+            for i, (name, g) in enumerate((("a-1", "g1"), ("b-1", "g2"), ("a-2", "g1")))]
+    docs = [ingest.Document(src, _class("mid", 100, False, False)),
+            ingest.Document(Source("wl.yaml", 2), _workload_v1("wl-a", None)), *pods]
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
+    after = [ingest.Document(src, _class("mid", 200, False, False)), *docs[1:],
+             ingest.Document(Source("wl.yaml", 6), _pod_doc("c-1", "ml", None, "mid", False,
+                                                            None, None))]
+    snap = ingest.build_snapshot(after, reuse=cache)
+    assert {k: (p.group_key, p.priority) for k, p in snap.pods.items()} == {
+        "ml/a-1": ("ml/wl-a/g1", 200),
+        "ml/b-1": ("ml/wl-a/g2", 200),
+        "ml/a-2": ("ml/wl-a/g1", 200),
+        "ml/c-1": (None, 200),
+    }
+    assert _exactly(after, cache) == _exactly(after, None)

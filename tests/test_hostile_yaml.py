@@ -190,6 +190,20 @@ def test_exactly_the_depth_limit_is_fine(tmp_path: Path) -> None:
         _load(_file(tmp_path, "too.json", json.dumps(ok)))
 
 
+def test_exactly_the_depth_limit_is_fine_in_yaml(tmp_path: Path) -> None:
+    """The same boundary in YAML, read by PyYAML (a file this small never tries the fast
+    reader): the document mapping is level 1 and each ``[`` one more, so MAX_DEPTH - 1
+    brackets make exactly MAX_DEPTH levels, accepted; MAX_DEPTH brackets make one too many."""
+    def doc(brackets: int) -> str:
+        return "kind: ConfigMap\nmetadata: {name: c}\nx: " + "[" * brackets + "]" * brackets + "\n"
+
+    snap = _load(_file(tmp_path, "ok.yaml", doc(ingest.MAX_DEPTH - 1)))
+    assert {"ConfigMap": 1} == dict(snap.ignored_kinds)
+    with pytest.raises(InputError) as err:
+        _load(_file(tmp_path, "too.yaml", doc(ingest.MAX_DEPTH)))
+    assert f"nested deeper than {ingest.MAX_DEPTH} levels" == err.value.reason
+
+
 @pytest.mark.parametrize(
     "tag",
     [

@@ -413,6 +413,23 @@ def test_pod_fields(tmp_path: Path) -> None:
     ) == got.required_affinity
 
 
+def test_tolerations_read_afresh_keep_their_operator(tmp_path: Path) -> None:
+    """Each toleration keeps its operator, and an omitted one is Equal (the API's default).
+    The reader remembers the tolerations it has read for the rest of the process (and a forked
+    process inherits them); a key naming this process makes sure they are read here and now."""
+    k = f"dedicated-{os.getpid()}"
+    p = pod("p", tolerations=[
+        {"key": k, "operator": "Equal", "value": "v", "effect": "NoSchedule"},
+        {"key": k + "-any", "operator": "Exists", "effect": "NoExecute"},
+        {"key": k + "-default", "value": "w"},
+    ])
+    assert (
+        Toleration(k, "Equal", "v", "NoSchedule"),
+        Toleration(k + "-any", "Exists", "", "NoExecute"),
+        Toleration(k + "-default", "Equal", "w", ""),
+    ) == build(tmp_path, p).pods["default/p"].tolerations
+
+
 def test_pod_without_affinity_has_no_constraint(tmp_path: Path) -> None:
     """No required node affinity is None (no constraint), not an empty tuple."""
     got = build(tmp_path, pod("p", affinity={"podAntiAffinity": {}})).pods["default/p"]

@@ -890,6 +890,11 @@ RAW: list[Raw] = [
         b"kind: Node\nx:\n  - !!int " + b"7" * 60 + b"x\n",
         "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (61 characters) is "
         "not an integer (line 3, column 5)"),
+    # a tag that would construct an object: the tag named, not libyaml's "could not determine
+    # a constructor for the tag" (the node starts at "!", column 4 of "x: !!python...")
+    Raw("YAML constructing tag", "snap.yaml", b"kind: Node\nx: !!python/name:os.system\n",
+        "snap.yaml, document 1: invalid YAML: tag 'tag:yaml.org,2002:python/name:os.system' is "
+        "not allowed (only plain YAML data is read, nothing is constructed) (line 2, column 4)"),
     Raw("duplicate key YAML", "snap.yaml", NODE_DUP_YAML,
         "Node m (snap.yaml:1, document 1, field metadata.name): duplicate key 'name': first at "
         "snap.yaml:4, again at snap.yaml:5 (kubectl refuses duplicate keys)"),

@@ -70,6 +70,29 @@ def test_scored_placement_spreads_a_gang():
         (t.decision, t.chosen, t.alternatives, t.count) for t in result.ties]
 
 
+def test_ties_are_listed_in_the_order_upstream_decides():
+    """Three 2-cpu nodes, each full with one pod of priority 0 (a on n1, b on n2, c on n3, all
+    started together: equal importance); a gang of 2 x 2 cpu at 100 (one shape, no pod-dependent
+    constraint). 1.36: all three removed, the gang fits; reprieved by name: a goes back (n2, n3
+    still take the two pods), b cannot (only n3 left), nor c: victims {b, c}. Another order
+    among the equals spares b or c and preempts a: the first tie. Then the pods are scheduled on
+    the room made: w-0 on n2 or n3, equal scores, n2 by name: the second tie (w-1 has only n3).
+    The ties are listed in that order (the table prints the first five): the victims', then
+    the node's."""
+    g = gang("train", min_count=2, prio=100)
+    snap = snapshot(nodes=[node(f"n{k}", cpu="2") for k in (1, 2, 3)], groups=[g], pods=[
+        pod("a", cpu="2", node="n1", start=1.0), pod("b", cpu="2", node="n2", start=1.0),
+        pod("c", cpu="2", node="n3", start=1.0),
+        member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
+    result = plan(snap, select_preemptor(snap, workload="default/train"), model=M136)
+    assert ("RequiresPreemption", ["default/b", "default/c"],
+            [("default/w-0", "n2"), ("default/w-1", "n3")], []) == _outcome(result)
+    assert [("victims among units of equal importance", ("default/b", "default/c"),
+             ("default/a",), 3),
+            ("node for pod default/w-0", ("n2",), ("n3",), 2)] == [
+        (t.decision, t.chosen, t.alternatives, t.count) for t in result.ties]
+
+
 def test_group_is_never_when_a_member_is():
     """1.36 newPodGroupPreemptor: one member with preemptionPolicy Never makes the group Never;
     upstream with PodGroupPreemptionPolicy=true reads the group's own policy instead."""

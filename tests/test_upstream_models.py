@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from builders import basic, gang, member, node, pod, snapshot
+from constraint_builders import constrained
 from msgspec.structs import replace as struct_replace
 
 from wapctl.models import get_model
@@ -70,20 +72,23 @@ def test_scored_placement_spreads_a_gang():
         (t.decision, t.chosen, t.alternatives, t.count) for t in result.ties]
 
 
-def test_ties_are_listed_in_the_order_upstream_decides():
+@pytest.mark.parametrize("ports", [(), ("TCP//8080",)], ids=["no constraint", "host port"])
+def test_ties_are_listed_in_the_order_upstream_decides(ports: tuple[str, ...]) -> None:
     """Three 2-cpu nodes, each full with one pod of priority 0 (a on n1, b on n2, c on n3, all
-    started together: equal importance); a gang of 2 x 2 cpu at 100 (one shape, no pod-dependent
-    constraint). 1.36: all three removed, the gang fits; reprieved by name: a goes back (n2, n3
-    still take the two pods), b cannot (only n3 left), nor c: victims {b, c}. Another order
-    among the equals spares b or c and preempts a: the first tie. Then the pods are scheduled on
-    the room made: w-0 on n2 or n3, equal scores, n2 by name: the second tie (w-1 has only n3).
-    The ties are listed in that order (the table prints the first five): the victims', then
-    the node's."""
+    started together: equal importance); a gang of 2 x 2 cpu at 100 (one shape). 1.36: all
+    three removed, the gang fits; reprieved by name: a goes back (n2, n3 still take the two
+    pods), b cannot (only n3 left), nor c: victims {b, c}. Another order among the equals
+    spares b or c and preempts a: the first tie. Then the pods are scheduled on the room made:
+    w-0 on n2 or n3, equal scores, n2 by name: the second tie (w-1 has only n3). The ties are
+    listed in that order (the table prints the first five): the victims', then the node's --
+    also when the members ask for a host port (no other pod has one, so the answer is the
+    same), which plans by per-node counts first (the order was the other way round there)."""
     g = gang("train", min_count=2, prio=100)
     snap = snapshot(nodes=[node(f"n{k}", cpu="2") for k in (1, 2, 3)], groups=[g], pods=[
         pod("a", cpu="2", node="n1", start=1.0), pod("b", cpu="2", node="n2", start=1.0),
         pod("c", cpu="2", node="n3", start=1.0),
-        member(g, "w-0", cpu="2"), member(g, "w-1", cpu="2")])
+        constrained(member(g, "w-0", cpu="2"), ports=ports),
+        constrained(member(g, "w-1", cpu="2"), ports=ports)])
     result = plan(snap, select_preemptor(snap, workload="default/train"), model=M136)
     assert ("RequiresPreemption", ["default/b", "default/c"],
             [("default/w-0", "n2"), ("default/w-1", "n3")], []) == _outcome(result)

@@ -434,7 +434,7 @@ class Evaluator(PodPreemption):
         known_ties = len(self.ties)
         placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
         if len(placed) >= self.needed:
-            self.ties.extend(ties or ())
+            self.ties[known_ties:known_ties] = ties or ()  # the victims' ties, then the nodes'
             return self.group_result(placed, victim_units, violating)
         del self.ties[known_ties:]
         for u in removed:

@@ -156,6 +156,10 @@ RESOLVED = {
     "exponent without sign": "spec:\n  x: 1.5e3\n",
     "flow value": "spec: [yes, no]\n",
     "JSON-like key": 'spec: {"a":yes}\n',
+    # an empty value beside a resolved one: null, as PyYAML reads it (it used to end the fast
+    # path with a TypeError)
+    "empty value": "metadata:\n  name: a\n  annotations:\n    a:\n    b: yes\n",
+    "empty flow value": "metadata:\n  name: a\n  annotations: {a: , b: yes}\n",
 }
 # what no value's resolution mends: keys, values JSON has no text for (infinity, dates, the
 # merge and value keys), words the emitter rewrites, tags, anchors, characters and layout the
@@ -170,6 +174,20 @@ QUIRKS = {
     "nan word": "spec:\n  x: nan\n",
     "quoted inf key": "metadata:\n  labels:\n    'inf': a\n",
     "big exponent": "spec:\n  x: 1.0e+999\n",
+    "infinity word": "metadata:\n  labels: {x: infinity}\n",  # the emitter writes .inf
+    "quoted infinity key": "metadata:\n  labels:\n    \"infinity\": a\n",
+    "signed infinity word": "metadata:\n  labels: {x: -infinity}\n",
+    # keys YAML 1.1 reads as dates: beside a resolved value too (values were resolved, keys not)
+    "date-time key": "metadata:\n  labels:\n    2025-01-01 10:00:00: v\n    b: yes\n",
+    "flow date-time key": "metadata:\n  labels: {2025-01-01T10:00:00Z: v}\n",
+    # flow collections rapidyaml reads otherwise: a comment the collection goes on after (it
+    # kept "web #c" as the value), a comment holding the closer, a value starting ':' or '?'
+    # (libyaml refuses the last two)
+    "comment in a flow mapping": "metadata:\n  labels: {app: web #c\n    , tier: x}\n",
+    "comment before a flow closer": "spec:\n  containers: [{name: a, image: b #c\n    }]\n",
+    "comment holding the closer": "metadata:\n  labels: {a: x #}\n",
+    "flow value starting ':'": "metadata:\n  labels: {a: :x}\n",
+    "flow value starting '?'": "metadata:\n  labels: {a: ?x}\n",
     # dates, merge keys, value, tags, anchors
     "date": "metadata:\n  creationTimestamp: 2025-01-01T00:00:00Z\n",
     "bad date": "metadata:\n  x: 2025-13-45\n",
@@ -270,8 +288,10 @@ _RISKY = [
     "2025-01-01", "2025-01-01T10:00:00Z", "=", "<<", "0", "-0", "12", "3.25", "10.0.0.1", "4Gi",
     "100m", "a b", "-", "x: y", "#c", "a#b", "08", "0o17", "0b101", "123456789012345678901",
     "é", "a\\b", "'", '"', "*a", "&a", "!x", "?", "[a]", "{a: 1}", "%", "@", "`", "|", ">",
+    "infinity", "-infinity", "2025-01-01 10:00:00", ":x", "?x", "a #}",
 ]  # fmt: skip
-_KEYS = ["name", "kind", "metadata", "spec", "status", "labels", "items", "value", *_RISKY[:30]]
+_KEYS = ["name", "kind", "metadata", "spec", "status", "labels", "items", "value", *_RISKY[:30],
+         "2025-01-01 10:00:00", "infinity"]
 
 
 def _scalar(draw: Any, pool: list[str]) -> str:
@@ -293,10 +313,13 @@ def _node(draw: Any, indent: int, depth: int) -> str:
         return " " + _scalar(draw, _RISKY) + comment + "\n"
     if kind == "flow":
         items = draw(st.lists(st.just(0), max_size=3))
+        # entries on one line, or on several, with comments where rapidyaml and libyaml differ
+        cont = "\n" + " " * (indent + 2)
+        sep = draw(st.sampled_from([", ", ", ", "," + cont, " #c" + cont + ", ", ", #c" + cont]))
         if draw(st.booleans()):
-            inner = ", ".join(_scalar(draw, _RISKY) for _ in items)
+            inner = sep.join(_scalar(draw, _RISKY) for _ in items)
             return f" [{inner}]{comment}\n"
-        inner = ", ".join(f"{_scalar(draw, _KEYS)}: {_scalar(draw, _RISKY)}" for _ in items)
+        inner = sep.join(f"{_scalar(draw, _KEYS)}: {_scalar(draw, _RISKY)}" for _ in items)
         return f" {{{inner}}}{comment}\n"
     pad = " " * (indent + 2)
     out = comment + "\n"
@@ -508,6 +531,24 @@ def test_number_like_plain_scalars_read_as_pyyaml_reads_them() -> None:
     for token in _numberish_tokens():
         doc = f"kind: Pod\nspec:\n  x: {token}\n  l:\n  - {token}\n  f: [{token}, 1]\n".encode()
         assert check(doc) is (_pyyaml(doc) is not None), token
+
+
+_TIMESTAMPS = [
+    "2025-01-01", "2025-1-1", "2025-01-01T10:00:00Z", "2025-01-01t10:00:00", "2025-1-1T1:00:00",
+    "2025-01-01 10:00:00", "2025-01-01  10:00:00.5", "2025-01-01T10:00:00.123-05:00",
+    "2025-01-01 10:00:00 +7", "2025-01-01T10:00:00 Z", "2025-01-01T10:00", "2025-01-01T1:0:00",
+]  # fmt: skip
+
+
+def test_keys_yaml_reads_as_no_string_are_never_read_as_one() -> None:
+    """Each token as a plain key (block and flow), beside a value the fast path resolves: the
+    fast path reads the document as PyYAML does, or leaves it to PyYAML -- a key YAML 1.1
+    reads as a date, number, boolean or null is never read as a string (a date with a time,
+    ``2025-01-01 10:00:00:``, was)."""
+    for token in [*_numberish_tokens(), *_RISKY, *_TIMESTAMPS]:
+        for doc in (f"kind: Pod\nmetadata:\n  labels:\n    {token}: v\n    b: yes\n",
+                    f"kind: Pod\nmetadata:\n  labels: {{{token}: v, b: yes}}\n"):
+            check(doc.encode())
 
 
 # ---- limits and lines ----------------------------------------------------------------------------

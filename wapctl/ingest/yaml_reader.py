@@ -20,18 +20,22 @@ two could read differently:
   (``0734851389``) are no octal number, so YAML 1.1 reads a string, and the emitter quotes
   them (JSON has no leading zeros): not counted;
 - a plain key that YAML 1.1 reads as anything but a string (``1:``, ``true:``, ``on:``,
-  ``~:``, a date), an empty or complex (``?``) key;
+  ``~:``, a date, with a time too), an empty or complex (``?``) key;
 - tags, anchors and aliases (``!``, ``&``, ``*`` starting a token), directives (``%``);
-- ``nan`` and ``inf`` as a word anywhere (the emitter rewrites ``nan``, ``.NaN``, ``-inf``...
-  as ``.nan`` / ``-.inf``, keys even when quoted);
+- ``nan``, ``inf`` and ``infinity`` as a word anywhere (the emitter rewrites ``nan``,
+  ``.NaN``, ``-inf``, ``infinity``... as ``.nan`` / ``-.inf``, keys even when quoted);
+- in a flow collection, a comment it goes on after (rapidyaml keeps ``b #c`` as the value of
+  ``{a: b #c`` then ``, d: e}``) or one holding a closer, and a value starting ``:`` or ``?``
+  (``{a: :x}``: libyaml refuses both, rapidyaml reads them);
 - tabs, control characters, non-BMP escapes (``\\U``, surrogate ``\\uD800``), NEL/LS/PS line
   breaks and byte-order marks inside the text, where the two parsers' rules differ.
 
 When all it finds are plain scalar values (the first item), the input stays on the fast path:
 after parsing, each plain value is resolved as PyYAML's ``Resolver`` and ``SafeConstructor``
 read it (``_resolve_plain``) and set in rapidyaml's tree in JSON's spelling -- a string quoted,
-``yes`` as ``true``, ``0755`` as ``493``, ``~`` as ``null`` -- before the emit (~50 ms per MiB
-where the text has such values, against PyYAML's ~500 ms). A value JSON has no text for (a
+``yes`` as ``true``, ``0755`` as ``493``, ``~`` as ``null`` -- before the emit (~15 ms CPU per MiB
+of List items holding such values, against ~140 ms for PyYAML reading them: the real-2k YAML
+benchmark, benchmarks/README.md). A value JSON has no text for (a
 date, infinity, ``=``, ``<<``) and everything else the scan finds (``needs_pyyaml``) send the
 input to the safe path (PyYAML, ``wapctl.ingest``), which gives today's exact answer or error --
 except a big List read in slices (below), whose pieces needing PyYAML alone go to it.
@@ -137,9 +141,15 @@ _NUMBERS = (
 # PyYAML refuses, a complex or empty key
 _SPECIAL = rb"[?:](?:[ \t\r\n,\]}]|\z)|[&*!%@`]"
 _VALUE = rb"(?:" + _WORDS + rb")" + _END + rb"|" + _DATE + rb"|" + _NUMBERS + rb"|" + _SPECIAL
+# a date with a time, as PyYAML's timestamp resolver reads one
+_TIME = (
+    rb"(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?"
+    rb"(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?"
+)
+# a plain key YAML 1.1 reads as anything but a string (JSON's keys are strings)
 _KEY = (
     rb"(?:" + _WORDS + rb"|true|false|null|" + _PY_INT + rb"|" + _PY_FLOAT + rb"|"
-    + _JSON_NUMBER + rb"|" + _DATE + rb")[ \t]*:(?:[ \t\r\n]|\z)"
+    + _JSON_NUMBER + rb"|" + _DATE + rb"(?:" + _TIME + rb")?)[ \t]*:(?:[ \t\r\n]|\z)"
 )
 # where a plain token may start: the start, a line, a flow collection or entry, after ": ",
 # "- ", "? ", and after a quoted JSON-like key ("a":1)
@@ -154,8 +164,14 @@ _ANYWHERE = (
     rb"|(?:\A|[\n\r])%"  # a directive
     rb"|[:?][,\]}]"  # an empty value in a flow collection: libyaml refuses "[a:]", "{a:,"
     rb"|[\[{,][ \t]*[|>:?]"  # a block scalar or a ':' / '?' first in a flow collection
-    # the emitter rewrites nan, inf, -inf, .NaN, .Inf... as .nan / .inf (keys even when quoted)
-    rb"|(?:\A|[^A-Za-z0-9_])[-+.]?(?:[nN][aA][nN]|[iI][nN][fF])(?:[^A-Za-z0-9_]|\z)"
+    rb"|:[ \t]+[:?][^ \t\r\n]"  # a value starting ':x' or '?x': libyaml refuses it in a flow
+    # a comment where rapidyaml's flow parser differs: one holding a flow closer ("{a: x #}"
+    # parses), or one the collection goes on after ("{a: b #c\n , d: e}" reads "b #c")
+    rb"|[ \t]#[^\r\n]*[\]}]|[ \t]#[^\r\n]*[\r\n]+[ \t]*[,\]}]"
+    # the emitter rewrites nan, inf, infinity, -inf, .NaN, .Inf... as .nan / .inf (keys even
+    # when quoted)
+    rb"|(?:\A|[^A-Za-z0-9_])[-+.]?(?:[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+    rb"(?:[^A-Za-z0-9_]|\z)"
 )
 _RISKY_PATTERN = _START + rb"(?:" + _VALUE + rb"|" + _KEY + rb")|" + _ANYWHERE
 
@@ -378,7 +394,10 @@ def _resolve_plain(tree: Any, nodes: Iterable[int] | None = None) -> None:
     for node in range(tree.size()) if nodes is None else nodes:
         if not is_plain(node):
             continue
-        text = bytes(val(node))
+        value = val(node)  # None for an empty value ("a:"): the emitter writes null, as PyYAML
+        if value is None:
+            continue
+        text = bytes(value)
         if not text or chr(text[0]) not in starts:
             continue
         json_text = _yaml11(text)

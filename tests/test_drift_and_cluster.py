@@ -520,9 +520,11 @@ def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scop
         ("metadata: {name: w}\nvalue: 3000000000\n",
          "error: WorkloadPriorityClass w ({f}:1, document 1, field value): 3000000000 is out of "
          "range: a priority is a 32-bit integer (-2147483648 to 2147483647)\n"),
+        ("metadata: [w]\nvalue: 5\n",
+         "error: {f}:1, document 1, field metadata: must be a mapping, not a list\n"),
     ],
     ids=["no-name", "empty-name", "value-string", "value-boolean", "name-number",
-         "no-value", "value-decimal", "value-over-int32"],
+         "no-value", "value-decimal", "value-over-int32", "metadata-list"],
 )
 def test_a_malformed_kueue_class_is_one_line(tmp_path: Path, body: str, line: str) -> None:
     """A Kueue WorkloadPriorityClass without a name or with a value that is no integer: exit 2,

@@ -669,6 +669,25 @@ def test_gangs_and_pod_groups(case: Case):
     check(case)
 
 
+def test_a_reprieve_keeps_a_gang_of_several_shapes_within_the_nodes_pod_limit():
+    """KEP model, so a gang whose pods differ in size is placed greedily. n1 (8 cpu, at most 3
+    pods) runs v0 and v1 (prio 10, 1 cpu each; v0 started first). The gang train (prio 100,
+    minCount 2) has big (2 cpu) and small (1 cpu): 4 cpu fit easily, but only 1 pod slot is
+    free. Level 10 (both out): big and small on n1. Reprieve, most important first: v0 back
+    gives 1 + 2 = 3 pods (fits); v1 back would give 4 > 3 pods while cpu (2 + 3 = 5 of 8) still
+    fits, so v1 stays the victim and both gang pods go to n1."""
+    snap = snapshot(
+        nodes=[node("n1", cpu="8", pods=3)],
+        pods=[pod("v0", node="n1", cpu="1", prio=10, start=1.0),
+              pod("v1", node="n1", cpu="1", prio=10, start=2.0),
+              member(TRAIN_2, "big", cpu="2"), member(TRAIN_2, "small", cpu="1")],
+        groups=[TRAIN_2],
+    )
+    result = plan(snap, select_preemptor(snap, workload="default/train"), model=get_model(KEP))
+    assert (result.status, victims(result), placements(result)) == (
+        "RequiresPreemption", ["v1"], {"big": "n1", "small": "n1"})
+
+
 # ---- PDBs -----------------------------------------------------------------------------------
 
 PDB_REPRIEVE_WHY = (

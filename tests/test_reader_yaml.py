@@ -749,6 +749,29 @@ def test_a_mapped_file_the_fast_path_hands_over_is_read_as_written(
     assert path.read_bytes() == text
 
 
+def test_a_mapped_file_is_read_by_the_fast_path_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big file is memory-mapped and parsed where it stands (the map's private copy-on-write
+    pages): the fast path reads it, escapes and folds unescaped in the map, and the file on
+    disk is untouched. The exact readers' limit is set below the file's size here, so a file
+    handed to PyYAML would be refused instead."""
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    text = (
+        b'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "a\\x41b"\n  namespace: d\n'
+        b'  annotations:\n    note: "line one\\nline two"\n    mode: 0755\n'
+    )
+    monkeypatch.setattr(limits, "FAST_FROM", 0)  # the file gets the fast readers' limit
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", len(text) // 2)
+    path = tmp_path / "mapped.yaml"
+    path.write_bytes(text)
+    [doc] = ingest.read_documents([str(path)])
+    assert doc.obj["metadata"] == {
+        "name": "aAb", "namespace": "d", "annotations": {"note": "line one\nline two", "mode": 493}}
+    assert path.read_bytes() == text
+
+
 def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:
     """rapidyaml prints a parse error to the C stderr before raising; the CLI still shows one
     line (PyYAML's error, from the safe path). 1 MiB of comment puts the file on the fast path."""

@@ -528,3 +528,28 @@ def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
     with pytest.raises(InputError) as err:
         snapshot(obj)
     assert f"Deployment n/d (t.yaml, document 4, {line}" == str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("obj", "line"),
+    [
+        ({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+          "metadata": {"name": "j", "namespace": "n"}, "spec": {"replicatedJobs": "w"}},
+         "JobSet n/j (t.yaml, document 4, field spec.replicatedJobs): must be a list, not a "
+         "string"),
+        ({"apiVersion": "apps/v1", "kind": "Deployment",
+          "metadata": {"name": "d", "namespace": "n"},
+          "spec": {"template": {"metadata": {"labels": ["app"]}, "spec": {}}}},
+         "Deployment n/d (t.yaml, document 4, field spec.template.metadata.labels): must be a "
+         "mapping, not a list"),
+    ],
+    ids=["replicated-jobs-not-a-list", "template-labels-not-a-mapping"],
+)
+def test_a_malformed_controller_field_is_one_line_naming_it(obj: dict[str, Any],
+                                                            line: str) -> None:
+    """A JobSet's spec.replicatedJobs that is no list, a template's labels that are no
+    mapping: one error line naming the object, its document, the field's whole path, and
+    what is wrong."""
+    with pytest.raises(InputError) as err:
+        snapshot(obj)
+    assert line == str(err.value)

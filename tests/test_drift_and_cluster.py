@@ -106,6 +106,48 @@ def test_drift_names_who_else_it_lets_preempt() -> None:
             "class's value would not allow") == case(100, 900)
 
 
+def test_a_never_pod_group_s_drift_names_no_victims() -> None:
+    """A PodGroup's drift finding tells the user whom the group can now preempt; a group whose
+    own preemptionPolicy is Never preempts no one, so it must not name victims. Hand-worked:
+    class c re-created 900 -> 100; PodGroup n/pg (v1alpha3, spec.priority 900, class c) keeps
+    900. Pod n/q (class d=500, preemption 500) is in [100, 900): a preempting group could
+    preempt it now, which its class's value (100) would not allow; with preemptionPolicy Never
+    it preempts no one: the message says it is scheduled ahead of them and names no victim
+    (it said "it can preempt pods created now with class 'c'" before). The same group without
+    Never names q (the policy is read from the group in its own namespace n)."""
+
+    def case(**own: str) -> str:
+        objs = [
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "c"}, "value": 100},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "d"}, "value": 500},
+            {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "Workload",
+             "metadata": {"name": "w", "namespace": "n"},
+             "spec": {"podGroupTemplates": [{"name": "t",
+                                             "schedulingPolicy": {"gang": {"minCount": 1}}}]}},
+            {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup",
+             "metadata": {"name": "pg", "namespace": "n"},
+             "spec": {"workloadRef": {"workloadName": "w", "templateName": "t"},
+                      "priorityClassName": "c", "priority": 900, **own}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "n"},
+             "spec": {"nodeName": "x", "priorityClassName": "d"}, "status": {"phase": "Running"}},
+        ]
+        docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+        [x] = [x for x in drift.find(docs, ingest.build_snapshot(docs))
+               if x.object == "PodGroup n/pg"]
+        return x.message
+
+    head = ("PodGroup n/pg has priority 900, but PriorityClass 'c' is now 100 (re-created with "
+            "another value; the group and its pods keep the old value); ")
+    assert head + ("it is scheduled ahead of pods created now with class 'c' (900 > 100), "
+                   "although they share its class; its preemptionPolicy Never keeps it from "
+                   "preempting them") == case(preemptionPolicy="Never")
+    assert head + ("it can preempt pods created now with class 'c' (900 > 100), although they "
+                   "share its class; it can preempt 1 other (Pod n/q) with a preemption "
+                   "priority from 100 to 899, which its class's value would not allow") == case()
+
+
 def test_finished_pods_do_not_drift() -> None:
     """A Succeeded pod with an old spec.priority preempts nothing and is never a victim."""
     docs = [

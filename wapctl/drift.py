@@ -237,18 +237,23 @@ class Reach:
                     "preempt it now, which its class's value would not allow"
                 )
             return text
+        if policy == NEVER:  # it outranks them in the queue, but preempts no one
+            return (
+                f"it is scheduled ahead of pods created now with class {cls!r} ({admitted} > "
+                f"{current}), although they share its class; its preemptionPolicy Never keeps "
+                "it from preempting them"
+            )
         text = (
             f"it can preempt pods created now with class {cls!r} ({admitted} > {current}), "
             "although they share its class"
         )
-        if policy != NEVER:
-            # victims v with current <= v < admitted: it can preempt them now, not at `current`
-            newly = self.victims.between(current, admitted, _EXAMPLES)
-            if newly[0]:
-                text += (
-                    f"; it can preempt {_count(*newly)} with a preemption priority from "
-                    f"{current} to {admitted - 1}, which its class's value would not allow"
-                )
+        # victims v with current <= v < admitted: it can preempt them now, not at `current`
+        newly = self.victims.between(current, admitted, _EXAMPLES)
+        if newly[0]:
+            text += (
+                f"; it can preempt {_count(*newly)} with a preemption priority from "
+                f"{current} to {admitted - 1}, which its class's value would not allow"
+            )
         return text
 
 

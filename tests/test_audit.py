@@ -338,6 +338,20 @@ def test_edges_are_diffed_per_member_not_per_profile() -> None:
     )
 
 
+def test_each_edge_change_says_whether_it_was_added_or_removed() -> None:
+    """A caller of audit() reading an EdgeChange on its own (without knowing which list held it)
+    relies on its ``change`` to say "added" or "removed". Raising B's class from 500 to 1500
+    (A at 1000/1000): B (1500) may now preempt A (1000), an added edge; A (1000) may no longer
+    preempt B (1500), a removed edge."""
+    r = audit.audit(small(a_preempt=None, medium=500), [doc(pclass("medium", 1500), "c.yaml")])
+    added = [(e.change, e.preemptor.workloads, e.victim.workloads) for e in r.edges_added]
+    removed = [(e.change, e.preemptor.workloads, e.victim.workloads) for e in r.edges_removed]
+    assert ([("added", ("batch/b",), ("ml/a",))], [("removed", ("ml/a",), ("batch/b",))]) == (
+        added,
+        removed,
+    )
+
+
 def test_added_and_deleted_members() -> None:
     """A new Workload brings new edges; a deleted one takes its edges away."""
     r = audit.audit(

@@ -86,6 +86,26 @@ def test_spread_keeps_do_not_schedule_with_defaults() -> None:
             second.selector) == (3, "Ignore", "Honor", None)
 
 
+def test_spread_match_label_keys_keep_the_selector_s_match_expressions() -> None:
+    """matchLabelKeys add the pod's own values to the labelSelector's matchLabels; the user
+    relies on the matchExpressions they wrote still applying (upstream ANDs the keys into the
+    whole selector). Hand-worked: labels app=web, ver=v2; selector matchLabels app=web and
+    tier In [front, edge]; matchLabelKeys [ver] -> matchLabels {app: web, ver: v2}, and the
+    expression kept as written."""
+    p = _pod("p", labels={"app": "web", "ver": "v2"}, topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "web"},
+                           "matchExpressions": [{"key": "tier", "operator": "In",
+                                                 "values": ["front", "edge"]}]},
+         "matchLabelKeys": ["ver"]},
+    ])
+    (c,) = _build(p).pods["prod/p"].spread_constraints
+    assert c.selector == LabelSelector(
+        {"app": "web", "ver": "v2"},
+        (SelectorRequirement("tier", "In", ("front", "edge")),),
+    )
+
+
 def test_host_ports_of_containers_and_sidecars() -> None:
     """hostPort > 0 only; "" hostIP is 0.0.0.0 and the protocol defaults to TCP; restartable
     init containers count, plain init containers do not."""
@@ -232,3 +252,63 @@ def test_validate_counts_the_warnings_per_code(tmp_path) -> None:
     table = CliRunner().invoke(app, ["validate", str(path), "--no-color"]).stdout
     assert ("Warnings: 4 (OtherScheduler 1, ResourceClaimNotModelled 1, VolumeNotModelled 2)"
             in " ".join(table.split()))
+
+
+def test_host_ports_after_a_skipped_container_are_still_read() -> None:
+    """A container with no ports (or ports without hostPort) and a plain init container are
+    skipped, not the end of the list: the sidecar and container after them still give their
+    host ports. Hand-worked: init [plain 7000, sidecar 9000], containers [no ports,
+    containerPort 81 only, hostPort 8080] -> 9000 then 8080."""
+    p = _pod("p", containers=[
+        {"name": "bare"},
+        {"name": "plain", "ports": [{"containerPort": 81}]},
+        {"name": "web", "ports": [{"containerPort": 80, "hostPort": 8080}]}],
+        initContainers=[
+            {"name": "init", "ports": [{"containerPort": 7, "hostPort": 7000}]},
+            {"name": "side", "restartPolicy": "Always",
+             "ports": [{"containerPort": 9, "hostPort": 9000}]}])
+    assert _build(p).pods["prod/p"].host_ports == (
+        HostPort(9000, "TCP", "0.0.0.0"), HostPort(8080, "TCP", "0.0.0.0"))
+
+
+def test_host_port_of_a_later_container_without_init_containers() -> None:
+    """No initContainers: a first container without host ports does not hide the second's."""
+    p = _pod("p", containers=[{"name": "a", "ports": [{"containerPort": 80}]},
+                              {"name": "b", "ports": [{"containerPort": 53, "hostPort": 53,
+                                                       "protocol": "UDP"}]}])
+    assert _build(p).pods["prod/p"].host_ports == (HostPort(53, "UDP", "0.0.0.0"),)
+
+
+def test_namespace_selector_warning_whole_line() -> None:
+    """The NamespaceLabelsUnknown warning, whole: which namespaces lack a Namespace object and
+    which label is all that is known of them."""
+    p = _pod("p", affinity={"podAffinity": {REQ: [
+        {"topologyKey": "z", "labelSelector": {},
+         "namespaceSelector": {"matchLabels": {"team": "a"}}}]}})
+    assert _build(p, _pod("q", ns="dev")).warnings == (LoadWarning(
+        code="NamespaceLabelsUnknown", object="Pod prod/p", field="spec.affinity.podAffinity",
+        message="namespaceSelector evaluated without Namespace objects for dev, prod (only "
+                "their kubernetes.io/metadata.name label is known)",
+        source="snap.yaml, document 1"),)
+
+
+def test_resource_claim_warning_whole_line() -> None:
+    """The ResourceClaimNotModelled warning of a pending pod, whole."""
+    p = _pod("p", resourceClaims=[{"name": "gpu", "resourceClaimName": "gpu-claim"}])
+    assert _build(p).warnings == (LoadWarning(
+        code="ResourceClaimNotModelled", object="Pod prod/p", field="spec.resourceClaims",
+        message="dynamic resource claims (DRA) are not evaluated: a node may lack the devices",
+        source="snap.yaml, document 1"),)
+
+
+def test_schedule_anyway_warning_whole_line() -> None:
+    """The ScoringOnlyTerms warning of a pending pod's ScheduleAnyway spread constraint,
+    whole (the second constraint: its index is named)."""
+    p = _pod("p", topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}])
+    assert _build(p).warnings == (LoadWarning(
+        code="ScoringOnlyTerms", object="Pod prod/p",
+        field="spec.topologySpreadConstraints[1].whenUnsatisfiable",
+        message="ScheduleAnyway constraints only score nodes; wapctl does not score",
+        source="snap.yaml, document 1"),)

@@ -20,7 +20,10 @@ Raise sites not covered, and why:
 - sources.py ``_directory_files`` "cannot list directory": needs a permission or I/O failure,
   and the tests may run as root. (``_read_file``'s "cannot read" is reached with a socket.)
 - decode.py ``_slow_path_bytes``: needs a file over 256 MiB.
-- decode.py ``_parse_yaml`` RecursionError: libyaml refuses 1000 levels first (a YAMLError).
+- hints.py ``yaml_error``'s error without a place (``mark is None``): every MarkedYAMLError
+  PyYAML 6 raises while reading carries one (CParser's scanner and parser errors always have
+  libyaml's problem and its mark; the composer's and SafeConstructor's pass the event's or
+  node's mark).
 - sources.py / decode.py bare ``raise`` re-raising an InputError in ``_read_file`` /
   ``_parse_yaml``: not a site of its own.
 - classify.py ``classify`` "an object must be a mapping": ``decode.flatten`` only hands on
@@ -329,6 +332,11 @@ ROWS: list[Row] = [
     Row("metadata missing", drop(node(), "metadata"), ONE + "metadata.name: missing (required)"),
     Row("metadata a number", put(node(), "metadata", 5),
         ONE + "metadata: must be a mapping, not a number"),
+    # the fast JSON reader refuses an item of this shape and hands the List to the safe one
+    # (json), whose items' lines are found as the fast reader's are
+    Row("List item's metadata a number", listed(put(node(), "metadata", 5)),
+        "snap.yaml:4, document 1, item 0, field metadata: must be a mapping, not a number",
+        "snap.json:5, document 1, item 0, field metadata: must be a mapping, not a number"),
     Row("name empty", put(node(), "metadata.name", ""),
         ONE + "metadata.name: missing (required)"),
     Row("name a number", put(node(), "metadata.name", 5),
@@ -938,6 +946,11 @@ RAW: list[Raw] = [
         "snap.json, document 1: nested deeper than 100 levels"),
     Raw("YAML nested past libyaml's own limit", "snap.yaml", b"a: " + b"[" * 1200 + b"]" * 1200,
         "snap.yaml, document 1: nested deeper than 100 levels"),
+    # within libyaml's 1,000 levels, but PyYAML flattens nested merge keys (<<) recursively, one
+    # Python frame a level: its RecursionError is the same error, not a traceback
+    Raw("YAML merge keys nested past Python's recursion limit", "snap.yaml",
+        b"a: " + b"{<<: " * 998 + b"{}" + b"}" * 998 + b"\n",
+        "snap.yaml, document 1: nested deeper than 100 levels"),
     Raw("JSON nested past the parser", "snap.json", b"[" * 100_000 + b"]" * 100_000,
         "snap.json, document 1: nested deeper than 100 levels"),
     Raw("YAML nested too deep, with aliases", "snap.yaml",
@@ -969,6 +982,21 @@ def test_yaml_syntax_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             "(line 3, column 1)") == _error(["a.yaml"])
     assert ("b.yaml, document 1: invalid YAML: did not find expected ',' or ']' "
             "(line 4, column 1)") == _error(["b.yaml"])
+
+
+def test_json_on_stdin_or_in_a_yaml_file_is_read_as_json(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text that starts as JSON does (``{``) is read by the JSON reader whatever its name:
+    ``kubectl get -o json | wapctl validate -`` is JSON. In JSON ``1e3`` is a number (YAML 1.1
+    reads it as the string "1e3"), so the error says what a .json file's would: a decimal
+    number, not a string."""
+    monkeypatch.chdir(tmp_path)
+    data = (b'{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",\n'
+            b' "metadata": {"name": "gold"}, "value": 1e3}\n')
+    reason = "document 1, field value): must be an integer, not a decimal number"
+    assert f"PriorityClass gold (<stdin>:1, {reason}" == _error(["-"], stdin=io.BytesIO(data))
+    (tmp_path / "snap.yaml").write_bytes(data)
+    assert f"PriorityClass gold (snap.yaml:1, {reason}" == _error(["snap.yaml"])
 
 
 def test_file_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -772,6 +772,30 @@ def test_a_mapped_file_is_read_by_the_fast_path_in_place(
     assert path.read_bytes() == text
 
 
+def test_a_yaml_list_over_4_mib_is_read_by_the_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A YAML export of several MiB (``kubectl get pods -A -o yaml`` of a busy cluster) is read
+    by the fast path: over 4 MiB (32 samples of 128 KiB) its tree is sized from newlines
+    counted in samples instead of in the whole text, and that estimate must not fail, or the
+    file goes to PyYAML, which takes ~30 times its size in memory. The exact readers' limit is
+    set below the file's size here, so a file handed to PyYAML would be refused instead."""
+    monkeypatch.setattr(limits, "FAST_FROM", 0)  # the file gets the fast readers' limit
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 1 << 20)
+    count = 30_000
+    text = "apiVersion: v1\nitems:\n" + "".join(_pod(i) for i in range(count)) + "kind: List\n"
+    assert 32 * (128 << 10) < len(text) < 6 << 20
+    path = tmp_path / "big.yaml"
+    path.write_text(text)
+    docs = ingest.read_documents([str(path)])
+    assert count == len(docs)
+    assert ("p29999", "1") == (
+        docs[-1].obj["metadata"]["name"],
+        docs[-1].obj["spec"]["containers"][0]["resources"]["requests"]["cpu"],
+    )
+
+
 def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:
     """rapidyaml prints a parse error to the C stderr before raising; the CLI still shows one
     line (PyYAML's error, from the safe path). 1 MiB of comment puts the file on the fast path."""

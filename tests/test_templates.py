@@ -221,6 +221,30 @@ def test_uninstantiated_pod_group_templates_are_members() -> None:
     assert (0, ["n/w"]) == (report.cycle_count, [v.name for v in report.violations])
 
 
+def test_uninstantiated_pod_group_template_keeps_its_own_preemption_policy() -> None:
+    """v1alpha3 lets a podGroupTemplate set preemptionPolicy: a template written Never becomes
+    pod groups that never preempt, even under a PreemptLowerPriority class. Hand-worked: a
+    (class high, 1000/1000, Never) and b (class low, 100/100): 1000 > 100, but a is Never, so
+    a -> b is no edge; b -> a fails 100 > 1000: no edge at all. check-cycles reports 2
+    profiles and 0 edges."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"podGroupTemplates": [
+              {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}},
+               "priorityClassName": "high", "preemptionPolicy": "Never"},
+              {"name": "b", "schedulingPolicy": {"basic": {}}, "priorityClassName": "low"},
+          ]}}
+    snap = snapshot(wl)
+    got = {k: (t.priority, t.preemption_priority, t.preemption_policy)
+           for k, t in snap.templates.items()}
+    assert {"Workload n/w/a": (1000, 1000, "Never"),
+            "Workload n/w/b": (100, 100, "PreemptLowerPriority")} == got
+    text = CLASSES + "---\n" + yaml.safe_dump(wl)
+    result = run("check-cycles", "-", "-o", "json", input=text)
+    s = json.loads(result.stdout)["summary"]
+    assert (0, 2, 0) == (result.exit_code, s["profiles"], s["edges"])
+
+
 def test_unknown_class_is_a_finding_not_an_input_error() -> None:
     """A template naming a missing class is kept without a profile and reported."""
     obj = {"apiVersion": "apps/v1", "kind": "Deployment",
@@ -236,6 +260,27 @@ def test_unknown_class_is_a_finding_not_an_input_error() -> None:
             "spec.template.spec.priorityClassName") == (finding.rule, finding.object, finding.field)
     assert "create PriorityClass 'nope' or name an existing one (known: high, low, polite)" == (
         finding.fix
+    )
+
+
+def test_unknown_class_finding_message_says_the_api_server_rejects_the_pods() -> None:
+    """The user reads the finding's message to learn why a template naming a missing class
+    matters: its pods would be rejected at admission. The whole message is pinned, through
+    graph.check and through check-cycles' JSON output (same text)."""
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "d", "namespace": "n"},
+           "spec": {"template": {"spec": {"priorityClassName": "nope"}}}}
+    expected = (
+        "Deployment n/d: its pod template names PriorityClass 'nope', which no PriorityClass of "
+        "the manifests (or of --cluster) defines; the API server would reject its pods"
+    )
+    [finding] = graph.check(snapshot(obj)).findings
+    assert expected == finding.message
+    text = CLASSES + "---\n" + yaml.safe_dump(obj)
+    result = run("check-cycles", "-", "-o", "json", input=text)
+    assert (1, [("unknown-priority-class", expected)]) == (
+        result.exit_code,
+        [(x["rule"], x["message"]) for x in json.loads(result.stdout)["findings"]],
     )
 
 

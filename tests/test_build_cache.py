@@ -758,3 +758,33 @@ def test_pods_read_again_stay_in_their_own_workload() -> None:
         "ml/c-1": (None, 200),
     }
     assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_pods_whose_missing_groups_appear_each_resolve_into_their_own() -> None:
+    """Pods naming pod groups the snapshot lacks (a warning: each is planned standalone) do not
+    resolve alike when read again from memory: audit's build of a change that adds the
+    Workloads must put each pod in the group it names. Hand-worked: a-1 names ml/wl-a's g1,
+    b-1 names ml/wl-b's g1, neither has a class or priority of its own; first build: no
+    Workloads, both standalone with priority 0; the change adds wl-a (class high, 1000) and
+    wl-b (class low, 10), the pod documents unchanged (read again from memory): a-1 in
+    ml/wl-a/g1 with priority 1000, b-1 in ml/wl-b/g1 with 10; the build is the build from
+    scratch."""
+    src = Source("wl.yaml", 1)
+    docs = [ingest.Document(src, _class("high", 1000, False, False)),
+            ingest.Document(Source("wl.yaml", 2), _class("low", 10, False, False)),
+            *(ingest.Document(Source("wl.yaml", i + 3),
+                              _pod_doc(name, "ml", None, None, False, ("Workload", wl, "g1"),
+                                       None))
+              for i, (name, wl) in enumerate((("a-1", "wl-a"), ("b-1", "wl-b"))))]
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
+    assert {k: (p.group_key, p.priority) for k, p in before.pods.items()} == {
+        "ml/a-1": (None, 0), "ml/b-1": (None, 0)}
+    after = [*docs, ingest.Document(Source("wl.yaml", 5), _workload_v1("wl-a", "high")),
+             ingest.Document(Source("wl.yaml", 6), _workload_v1("wl-b", "low"))]
+    snap = ingest.build_snapshot(after, reuse=cache)
+    assert {k: (p.group_key, p.priority) for k, p in snap.pods.items()} == {
+        "ml/a-1": ("ml/wl-a/g1", 1000), "ml/b-1": ("ml/wl-b/g1", 10)}
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
+    assert _exactly(after, cache) == _exactly(after, None)

@@ -301,6 +301,19 @@ def test_resource_claim_warning_whole_line() -> None:
         source="snap.yaml, document 1"),)
 
 
+def test_scheduling_gated_warning_whole_line() -> None:
+    """A pending pod with spec.schedulingGates: the user relies on being told, in one whole
+    warning, that the scheduler will not try it and that wapctl leaves it out of the queue
+    (so a plan without it is no sign it fits): code SchedulingGated, object Pod prod/g, field
+    spec.schedulingGates, its document of snap.yaml. Nothing else in it is warned."""
+    g = _pod("g", schedulingGates=[{"name": "kueue.x-k8s.io/admission"}])
+    assert _build(g).warnings == (LoadWarning(
+        code="SchedulingGated", object="Pod prod/g", field="spec.schedulingGates",
+        message="gated: the scheduler does not try it until its gates are removed; wapctl "
+                "leaves it out of the queue",
+        source="snap.yaml, document 1"),)
+
+
 def test_schedule_anyway_warning_whole_line() -> None:
     """The ScoringOnlyTerms warning of a pending pod's ScheduleAnyway spread constraint,
     whole (the second constraint: its index is named)."""

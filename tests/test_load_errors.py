@@ -898,6 +898,16 @@ RAW: list[Raw] = [
         b"kind: Node\nx:\n  - !!int " + b"7" * 60 + b"x\n",
         "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (61 characters) is "
         "not an integer (line 3, column 5)"),
+    # the cut's boundary: a value of 40 characters is shown whole, one of 41 is cut at 40 (a
+    # user reads the whole value whenever it fits, and its length whenever it is cut)
+    Raw("YAML explicit int tag, a value of 40 characters", "snap.yaml",
+        b"kind: Node\nx:\n  - !!int " + b"7" * 39 + b"x\n",
+        "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 39 + "x' is not an integer "
+        "(line 3, column 5)"),
+    Raw("YAML explicit int tag, a value of 41 characters", "snap.yaml",
+        b"kind: Node\nx:\n  - !!int " + b"7" * 40 + b"x\n",
+        "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (41 characters) is "
+        "not an integer (line 3, column 5)"),
     # a tag that would construct an object: the tag named, not libyaml's "could not determine
     # a constructor for the tag" (the node starts at "!", column 4 of "x: !!python...")
     Raw("YAML constructing tag", "snap.yaml", b"kind: Node\nx: !!python/name:os.system\n",

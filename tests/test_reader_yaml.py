@@ -796,6 +796,30 @@ def test_a_yaml_list_over_4_mib_is_read_by_the_fast_path(
     )
 
 
+def test_a_list_item_larger_than_the_slice_buffer_is_read_by_the_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A List item whose JSON is larger than the buffer its slice is emitted into (a pod with a
+    1.5 MiB label value here; the fast path skips annotations) is still read by the fast path,
+    whole: the slice is emitted again into a buffer of its own size. The slices here are 4 KiB,
+    so the reused buffer is 1 MiB + 8 KiB; the exact readers' limit is set below the file's
+    size, so a file handed to PyYAML would be refused instead."""
+    monkeypatch.setattr(limits, "FAST_FROM", 0)  # the file gets the fast readers' limit
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(yaml_reader, "CHUNK", 4096)
+    note = "x" * (3 << 19)  # 1.5 MiB
+    big = _pod(1).replace("    namespace: ns\n", f"    namespace: ns\n    labels:\n"
+                          f"      note: {note}\n", 1)
+    text = "apiVersion: v1\nitems:\n" + _pod(0) + big + _pod(2) + "kind: List\n"
+    assert len(text) > 2 * yaml_reader.CHUNK + (1 << 20)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 1 << 20)
+    path = tmp_path / "big-item.yaml"
+    path.write_text(text)
+    docs = ingest.read_documents([str(path)])
+    assert ["p0", "p1", "p2"] == [d.obj["metadata"]["name"] for d in docs]
+    assert {"note": note} == docs[1].obj["metadata"]["labels"]
+
+
 def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:
     """rapidyaml prints a parse error to the C stderr before raising; the CLI still shows one
     line (PyYAML's error, from the safe path). 1 MiB of comment puts the file on the fast path."""

@@ -5,7 +5,9 @@ and the KEP ping-pong written as two JobSets."""
 from __future__ import annotations
 
 import datetime
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -406,6 +408,70 @@ def test_unknown_class_fails_with_file_and_line() -> None:
     assert f"{path}:20" in wide.stdout
 
 
+TEMPLATES_ONLY = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: report, namespace: shop}
+spec:
+  template:
+    spec:
+      priorityClassName: low
+      restartPolicy: Never
+      containers: [{name: c, image: i}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      priorityClassName: low
+      containers: [{name: c, image: i}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  template:
+    spec:
+      priorityClassName: high
+      containers: [{name: c, image: i}]
+"""
+
+
+def test_a_template_only_profile_is_located_at_its_first_template(tmp_path: Path) -> None:
+    """A chart with no Workload and no pod: each profile of the graph is made only of pod
+    templates, and the HTML graph's tooltip still says where the profile is written (its
+    first member, by name, at the line its object starts). Hand-worked: Job shop/report
+    (line 11) and Deployment shop/web (line 21) are low, 100/100; Deployment shop/api (line
+    30) is high, 1000/1000. The first member of 100/100 is "Deployment shop/web" (before
+    "Job shop/report"), at line 21; of 1000/1000, Deployment shop/api at line 30.
+    (No cycle can be annotated at a template-only profile: an ungrouped template is never a
+    rule breaker, so the HTML graph is where such a profile's file and line show.)"""
+    path = tmp_path / "chart.yaml"
+    path.write_text(TEMPLATES_ONLY)
+    page = run("check-cycles", path, "-o", "html").stdout
+    tips = [html.unescape(t) for t in re.findall(r"<title>(profile .*?)</title>", page, re.S)]
+    assert [
+        "profile 100/100 (scheduling 100, preemption 100, PreemptLowerPriority)\n"
+        "members: Deployment shop/web, Job shop/report\n"
+        f"first member at {path}:21",
+        "profile 1000/1000 (scheduling 1000, preemption 1000, PreemptLowerPriority)\n"
+        "members: Deployment shop/api\n"
+        f"first member at {path}:30",
+    ] == sorted(tips)
+
+
 def test_helm_template_through_stdin() -> None:
     """`helm template ... | wapctl check-cycles -` reads the rendered chart from stdin."""
     text = (MANIFESTS / "chart-cycle.yaml").read_text()
@@ -587,14 +653,21 @@ def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
           "spec": {"template": {"metadata": {"labels": ["app"]}, "spec": {}}}},
          "Deployment n/d (t.yaml, document 4, field spec.template.metadata.labels): must be a "
          "mapping, not a list"),
+        ({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+          "metadata": {"name": "j", "namespace": "n"},
+          "spec": {"replicatedJobs": [{"replicas": 1, "template": {}}]}},
+         "JobSet n/j (t.yaml, document 4, field spec.replicatedJobs[0].name): missing "
+         "(required)"),
     ],
-    ids=["replicated-jobs-not-a-list", "template-labels-not-a-mapping"],
+    ids=["replicated-jobs-not-a-list", "template-labels-not-a-mapping",
+         "replicated-job-without-name"],
 )
 def test_a_malformed_controller_field_is_one_line_naming_it(obj: dict[str, Any],
                                                             line: str) -> None:
-    """A JobSet's spec.replicatedJobs that is no list, a template's labels that are no
-    mapping: one error line naming the object, its document, the field's whole path, and
-    what is wrong."""
+    """A JobSet's spec.replicatedJobs that is no list, a replicated job with no name (the
+    JobSet API requires one: it names the template), a template's labels that are no
+    mapping: one error line naming the object, its document (4: after the three classes),
+    the field's whole path, and what is wrong."""
     with pytest.raises(InputError) as err:
         snapshot(obj)
     assert line == str(err.value)

@@ -703,57 +703,35 @@ def test_long_stretches_of_unchanged_documents_are_taken_whole() -> None:
     assert _exactly(docs, cache) == _exactly(docs, None)
 
 
-def test_pods_read_again_stay_in_their_own_workload_pod_group() -> None:
-    """Pods alike in all but the pod group they name (v1alpha1 ``spec.workloadRef.podGroup``)
-    do not resolve alike when they are read again from memory -- here in a second build with
-    the class's value changed and one pod document added, so each known pod is read again on
-    its own. Hand-worked: a-1 and a-2 name group g1 of Workload ml/wl-a, b-1 names g2, c-1
-    (new) none; all four class mid (100, then 200): keys ml/wl-a/g1, ml/wl-a/g2, ml/wl-a/g1,
-    none, priority 200 each; and the build is the build from scratch."""
+@pytest.mark.parametrize("b_ref", [("wl-a", "g2"), ("wl-b", "g1")],
+                         ids=["another pod group", "another Workload"])
+def test_pods_read_again_stay_in_their_own_workload_pod_group(b_ref: tuple[str, str]) -> None:
+    """Pods alike in all but the pod group they name (v1alpha1 ``spec.workloadRef``: another
+    ``podGroup`` of the same Workload, or the same ``podGroup`` name in another Workload) do
+    not resolve alike when they are read again from memory -- here in a second build with the
+    class's value changed and one pod document added, so each known pod is read again on its
+    own. Hand-worked: a-1 and a-2 name group g1 of Workload ml/wl-a, b-1 names ``b_ref``
+    (ml/wl-a's g2, or ml/wl-b's g1), c-1 (new) none; all four class mid (100, then 200): keys
+    ml/wl-a/g1, ml/<b_ref>, ml/wl-a/g1, none, priority 200 each; and the build is the build
+    from scratch."""
     src = Source("wl.yaml", 1)
-    pods = [ingest.Document(Source("wl.yaml", i + 3),
-                            _pod_doc(name, "ml", None, "mid", False, ("Workload", "wl-a", g), None))
-            for i, (name, g) in enumerate((("a-1", "g1"), ("b-1", "g2"), ("a-2", "g1")))]
+    refs = (("a-1", ("wl-a", "g1")), ("b-1", b_ref), ("a-2", ("wl-a", "g1")))
+    workloads = sorted({wl for _, (wl, _) in refs})
     docs = [ingest.Document(src, _class("mid", 100, False, False)),
-            ingest.Document(Source("wl.yaml", 2), _workload_v1("wl-a", None)), *pods]
+            *(ingest.Document(Source("wl.yaml", 2 + k), _workload_v1(wl, None))
+              for k, wl in enumerate(workloads))]
+    docs += [ingest.Document(Source("wl.yaml", len(docs) + 1 + i),
+                             _pod_doc(name, "ml", None, "mid", False, ("Workload", *ref), None))
+             for i, (name, ref) in enumerate(refs)]
     cache = ingest.BuildCache()
     ingest.build_snapshot(docs, reuse=cache)
     after = [ingest.Document(src, _class("mid", 200, False, False)), *docs[1:],
-             ingest.Document(Source("wl.yaml", 6), _pod_doc("c-1", "ml", None, "mid", False,
-                                                            None, None))]
+             ingest.Document(Source("wl.yaml", len(docs) + 1),
+                             _pod_doc("c-1", "ml", None, "mid", False, None, None))]
     snap = ingest.build_snapshot(after, reuse=cache)
     assert {k: (p.group_key, p.priority) for k, p in snap.pods.items()} == {
         "ml/a-1": ("ml/wl-a/g1", 200),
-        "ml/b-1": ("ml/wl-a/g2", 200),
-        "ml/a-2": ("ml/wl-a/g1", 200),
-        "ml/c-1": (None, 200),
-    }
-    assert _exactly(after, cache) == _exactly(after, None)
-
-
-def test_pods_read_again_stay_in_their_own_workload() -> None:
-    """Pods alike in all but the Workload they name (v1alpha1 ``spec.workloadRef.name``, the
-    same pod group name ``g1`` in each) do not resolve alike when read again from memory: a
-    second build with the class's value changed and one pod document added reads each known
-    pod again on its own. Hand-worked: a-1 and a-2 name ml/wl-a's g1, b-1 names ml/wl-b's
-    g1, c-1 (new) none; all four class mid (100, then 200): group keys ml/wl-a/g1,
-    ml/wl-b/g1, ml/wl-a/g1, none, priority 200 each; and the build is the build from scratch."""
-    src = Source("wl.yaml", 1)
-    pods = [ingest.Document(Source("wl.yaml", i + 4),
-                            _pod_doc(name, "ml", None, "mid", False, ("Workload", wl, "g1"), None))
-            for i, (name, wl) in enumerate((("a-1", "wl-a"), ("b-1", "wl-b"), ("a-2", "wl-a")))]
-    docs = [ingest.Document(src, _class("mid", 100, False, False)),
-            ingest.Document(Source("wl.yaml", 2), _workload_v1("wl-a", None)),
-            ingest.Document(Source("wl.yaml", 3), _workload_v1("wl-b", None)), *pods]
-    cache = ingest.BuildCache()
-    ingest.build_snapshot(docs, reuse=cache)
-    after = [ingest.Document(src, _class("mid", 200, False, False)), *docs[1:],
-             ingest.Document(Source("wl.yaml", 7), _pod_doc("c-1", "ml", None, "mid", False,
-                                                            None, None))]
-    snap = ingest.build_snapshot(after, reuse=cache)
-    assert {k: (p.group_key, p.priority) for k, p in snap.pods.items()} == {
-        "ml/a-1": ("ml/wl-a/g1", 200),
-        "ml/b-1": ("ml/wl-b/g1", 200),
+        "ml/b-1": (f"ml/{b_ref[0]}/{b_ref[1]}", 200),
         "ml/a-2": ("ml/wl-a/g1", 200),
         "ml/c-1": (None, 200),
     }

@@ -33,12 +33,12 @@ two could read differently:
 When all it finds are plain scalar values (the first item), the input stays on the fast path:
 after parsing, each plain value is resolved as PyYAML's ``Resolver`` and ``SafeConstructor``
 read it (``_resolve_plain``) and set in rapidyaml's tree in JSON's spelling -- a string quoted,
-``yes`` as ``true``, ``0755`` as ``493``, ``~`` as ``null`` -- before the emit (~15 ms CPU per MiB
-of List items holding such values, against ~140 ms for PyYAML reading them: the real-2k YAML
-benchmark, benchmarks/README.md). A value JSON has no text for (a
-date, infinity, ``=``, ``<<``) and everything else the scan finds (``needs_pyyaml``) send the
-input to the safe path (PyYAML, ``wapctl.ingest``), which gives today's exact answer or error --
-except a big List read in slices (below), whose pieces needing PyYAML alone go to it.
+``yes`` as ``true``, ``0755`` as ``493``, ``~`` as ``null`` -- before the emit (~15 ms CPU per
+MiB of List items holding such values, against ~140 ms for PyYAML reading them: the real-2k
+YAML benchmark, benchmarks/README.md). A value JSON has no text for (a date, infinity, ``=``,
+``<<``) and everything else the scan finds (``needs_pyyaml``) send the input to the safe path
+(PyYAML, ``wapctl.ingest``), which gives today's exact answer or error -- except a big List
+read in slices (below), whose pieces needing PyYAML alone go to it.
 
 The scan is conservative: it looks at tokens after every ``: ``, ``- ``, ``, ``, ``[``,
 ``{`` and line start, including inside quoted strings and comments, so a false alarm only costs

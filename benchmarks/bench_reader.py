@@ -5,6 +5,7 @@ serves them: managedFields, kubelet statuses, volumes, default tolerations, node
 
     real-2k   2,000 nodes / 30,256 pods, gang 256     JSON ~720 MB, YAML ~316 MB
     real-5k   5,000 nodes / 151k pods, gang 1,024     JSON ~3.6 GB, YAML ~1.5 GB
+    real-10k  10,000 nodes / 301k pods, gang 1,024    JSON ~7 GB (generated in ~6 minutes)
 
 For each file it runs, as fresh subprocesses with the default limits: the *floor* (the fastest
 decode of the same file with the same library and no schema: ``msgspec.json.decode`` for JSON,
@@ -50,6 +51,7 @@ import gen_snapshot as gen  # noqa: E402  (benchmarks/ is not a package)
 PRESETS = {
     "real-2k": gen.Params(nodes=2000, pods_per_node=15, gang_size=256, realistic=True),
     "real-5k": gen.Params(nodes=5000, pods_per_node=30, gang_size=1024, realistic=True),
+    "real-10k": gen.Params(nodes=10000, pods_per_node=30, gang_size=1024, realistic=True),
 }
 FLOOR = {
     "json": (

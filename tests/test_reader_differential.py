@@ -384,3 +384,109 @@ def test_owner_references_are_kept_only_when_asked() -> None:
     assert kept is not None
     assert kept["items"][0]["metadata"] == doc["items"][0]["metadata"]  # type: ignore[index]
     assert not json_reader.keeps_owner_references()
+
+
+# ---- Lists read in slices (json_reader.read_list) ---------------------------------------------
+
+_blank = st.text(alphabet=" \t\n\r", max_size=2)
+_LIST_FLAWS = ("", "no comma", "trailing comma", "text after", "second items", "item not an object",
+               "items null after")
+
+
+@st.composite
+def _list_texts(draw: st.DrawFn) -> tuple[str, bool]:
+    """A List document as any tool may write it (whitespace anywhere JSON allows it, ``items``
+    among its other members), or with one flaw; and whether it is a List ``read_list`` must
+    read (no flaw, no member nested too deep)."""
+    items = draw(st.lists(_objects, max_size=6))
+    head = draw(st.lists(st.tuples(_names.filter(lambda n: n != "items"), _values), max_size=3))
+    flaw = draw(st.sampled_from(_LIST_FLAWS)) if draw(st.booleans()) else ""
+    indent = draw(st.sampled_from([None, 1, 4]))
+
+    def gap() -> str:
+        return draw(_blank)
+
+    texts = [json.dumps(i, indent=indent) for i in items]
+    if flaw == "item not an object":
+        texts.insert(draw(st.integers(0, len(texts))), json.dumps(draw(_scalars)))
+    commas = [gap() + "," + gap() for _ in texts[1:]]
+    if flaw == "no comma" and commas:
+        commas[draw(st.integers(0, len(commas) - 1))] = gap() + " "
+    body = "".join(t + (commas[n] if n < len(commas) else "") for n, t in enumerate(texts))
+    if flaw == "trailing comma" and texts:
+        body += ","
+    members = [json.dumps(k) + gap() + ":" + gap() + json.dumps(v) for k, v in head]
+    members.insert(draw(st.integers(0, len(members))),
+                   '"items"' + gap() + ":" + gap() + "[" + gap() + body + gap() + "]")
+    if flaw == "second items":
+        members.append('"items": [' + json.dumps(draw(_objects)) + "]")
+    if flaw == "items null after":
+        members.append('"items": null')
+    text = gap() + "{" + gap() + ("," + gap()).join(members) + gap() + "}" + gap()
+    if flaw == "text after":
+        text += draw(st.sampled_from(["}", "x", "{}", ","]))
+    return text, not flaw
+
+
+@settings(max_examples=400, deadline=None)
+@given(_list_texts(), st.sampled_from([1, 64, 4096]))
+def test_lists_read_in_slices_as_whole(case: tuple[str, bool], size: int) -> None:
+    """Slices of one item or less, of a few, of all: a List any tool may write that the fast
+    reader takes at all, it takes in slices, exactly as json.loads projects it; a flawed one is
+    never read in slices otherwise (None, then the whole document decides: ``check``)."""
+    text, readable = case
+    data = text.encode()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(json_reader, "SLICE", size)
+        sliced = json_reader.read_list(data, ingest.MAX_DEPTH)
+        whole = json_reader.read_json(data, ingest.MAX_DEPTH)
+        check(data)
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        assert sliced is None
+        return
+    if readable and _depth(doc) <= ingest.MAX_DEPTH:
+        assert sliced is not None or whole is None  # what the fast path reads, it reads in slices
+    if sliced is not None:
+        expected = project(doc)
+        assert json.dumps(expected, sort_keys=True) == json.dumps(sliced, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "flaw", ["", "text after the end", "unbalanced", "item 300 not JSON"]
+)
+def test_a_mapped_list_released_as_read_still_reads_right(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flaw: str
+) -> None:
+    """A mapped file read in slices of a page (the pages read handed back to the kernel, each
+    slice bracketed in the map and put back): the same snapshot as the safe path's; when its
+    end, or an item late in it, turns out not to be JSON, the safe path's error from the same
+    map read again: json's message at json's line and column."""
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    monkeypatch.setattr(json_reader, "SLICE", 4096)
+    doc = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
+            "pad": "x" * 50}}, "status": {"allocatable": {"cpu": "4", "pods": "10"}}}
+        for i in range(400)]}
+    text = json.dumps(doc, indent=2)
+    if flaw == "text after the end":
+        text += ' , "x": 1}'
+    elif flaw == "unbalanced":
+        text += "]"
+    elif flaw:
+        text = text.replace('"name": "n300"', '"name" "n300"')
+    path = tmp_path / "big.json"
+    path.write_text(text)
+    if not flaw:
+        snap = ingest.build_snapshot(ingest.read_documents([str(path)]))
+        docs: list[ingest.Document] = []
+        decode.flatten(str(path), 1, doc, docs)
+        assert sorted(snap.nodes) == sorted(f"n{i}" for i in range(400))
+        assert snap.nodes == ingest.build_snapshot(docs).nodes
+        return
+    with pytest.raises(InputError) as exc:
+        ingest.read_documents([str(path)])
+    with pytest.raises(json.JSONDecodeError) as err:
+        json.loads(text)
+    assert f"{err.value.msg} (line {err.value.lineno}, column {err.value.colno})" in str(exc.value)

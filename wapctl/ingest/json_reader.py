@@ -28,17 +28,23 @@ anything else takes PyYAML's path (see that module).
 A builder that starts reading a new field must add it to the schema below (the differential
 test, tests/test_reader_differential.py, builds every fixture both ways and fails otherwise).
 
+A List (an object with an ``items`` array: every export) is read in slices of whole items,
+``read_list``: only the objects stay, not the text (a mapped file's pages are handed back as
+they are read), so a 3.5 GB export is read in far less memory than its size. Any other
+document is decoded whole.
+
 Depth: no walk. Before the decode, one pass of RE2's DFA over the text (``nested_within``)
 checks that its brackets nest at most ``MAX_DEPTH`` deep -- in a kept field or a skipped one;
-a document nested deeper takes the safe path, which reports it exactly. The pass costs as much
-as the decode or more (a 220 MB export: 0.37 s against 0.28-0.32 s; 722 MB: 1.24 s). No
-interpreter-wide state (recursion limit) is touched, and every supported Python takes the
-fast path alike.
+a document nested deeper takes the safe path, which reports it exactly (a List's slices are
+checked by the pattern that finds them). The pass costs as much as the decode or more (a
+220 MB export: 0.37 s against 0.28-0.32 s; 722 MB: 1.24 s). No interpreter-wide state
+(recursion limit) is touched, and every supported Python takes the fast path alike.
 """
 
 from __future__ import annotations
 
 import functools
+import mmap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -224,8 +230,9 @@ _SHARED_TOLERATIONS: dict[bytes, Any] = {}
 _SHARED_LIMIT = 4096
 
 
-def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any]:
-    """The object struct and the document decoder keeping ``meta_fields`` of metadata."""
+def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any, Any]:
+    """The object struct, the document decoder and the decoder of a slice of List items (a
+    JSON array of objects) keeping ``meta_fields`` of metadata."""
     meta = _struct("_Meta", meta_fields)
     obj = _struct(
         "_Object",
@@ -239,11 +246,11 @@ def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any]:
         (*OBJECT_FIELDS, "items"),
         {"metadata": Any, "status": _Status | None, "items": list[obj] | None},  # type: ignore[valid-type]
     )
-    return obj, msgspec.json.Decoder(document)
+    return obj, msgspec.json.Decoder(document), msgspec.json.Decoder(list[obj])  # type: ignore[valid-type]
 
 
-_Object, _DECODER = _schema(META_FIELDS)
-_OWNERS_OBJECT, _OWNERS_DECODER = _schema((*META_FIELDS, *_OWNER_FIELDS))
+_Object, _DECODER, _ITEMS_DECODER = _schema(META_FIELDS)
+_OWNERS_OBJECT, _OWNERS_DECODER, _OWNERS_ITEMS_DECODER = _schema((*META_FIELDS, *_OWNER_FIELDS))
 DOCUMENT_FIELDS = (*OBJECT_FIELDS, "items")
 _owners = threading.local()
 
@@ -342,15 +349,25 @@ _STRING = rb'"(?:[^"\\]|\\[\x00-\xff])*"'
 _FLAT = rb'[^\[\]{}"]'
 
 
-@functools.lru_cache(maxsize=4)
-def _within(depth: int) -> Any:
+def _nested(depth: int) -> bytes:
+    """The pattern of a text whose brackets nest at most ``depth`` deep (outside strings)."""
     pattern = rb"(?:" + _FLAT + rb"|" + _STRING + rb")*"
     for _ in range(depth):
         pattern = rb"(?:" + _FLAT + rb"|" + _STRING + rb"|[\[{]" + pattern + rb"[\]}])*"
+    return pattern
+
+
+def _compile(pattern: bytes, longest: bool = False) -> Any:
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
     options.max_mem = 64 << 20  # the DFA's cache: a few states per level
+    options.longest_match = longest
     return re2.compile(pattern, options)
+
+
+@functools.lru_cache(maxsize=4)
+def _within(depth: int) -> Any:
+    return _compile(_nested(depth))
 
 
 def nested_within(data: bytes | memoryview, depth: int) -> bool:
@@ -362,24 +379,200 @@ def nested_within(data: bytes | memoryview, depth: int) -> bool:
 
 def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
     """The JSON document in ``data`` as the dict the builders read (its ``items``, when it has a
-    list of them, as dicts too), or None: take the safe path."""
+    list of them, as dicts too), or None: take the safe path. A List is read in slices
+    (``read_list``), any other document whole."""
+    listed = read_list(data, max_depth)
+    return listed if listed is not None else _read_whole(data, max_depth)
+
+
+def _read_whole(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
     if not nested_within(data, max_depth):
         return None  # too deep (or not JSON): the safe path measures it exactly
-    decoder = _OWNERS_DECODER if keeps_owner_references() else _DECODER
     try:
-        doc = decoder.decode(data)
+        doc = (_OWNERS_DECODER if keeps_owner_references() else _DECODER).decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
         return None
-    out = _as_dict(doc, DOCUMENT_FIELDS)
+    out = _document(doc)
     del doc  # no raw text may refer to the input once this returns
-    status = out.get("status")
-    if status is not None:
-        out["status"] = _to_builtins(status, builtin_types=_RAW_TYPES)
-        _decode_raw(out)
     items = out.get("items")
     if items is not None:
         out["items"] = _objects(items)
     return out
+
+
+def _document(doc: Any) -> dict[str, Any]:
+    """A decoded document as a dict, its ``status`` plain too (its ``items`` left as they are)."""
+    out = _as_dict(doc, DOCUMENT_FIELDS)
+    status = out.get("status")
+    if status is not None:
+        out["status"] = _to_builtins(status, builtin_types=_RAW_TYPES)
+        _decode_raw(out)
+    return out
+
+
+# ---- a List read in slices -------------------------------------------------------------------
+#
+# A List export is nearly all ``items``. Decoded at once, the whole text stays in memory (a
+# mapped file: every page resident) while the objects are built, so the peak is the file plus
+# its objects. ``read_list`` instead walks the document's top level, reads ``items`` a slice of
+# whole items at a time (about ``SLICE`` bytes: one RE2 match finds where the last whole item of
+# the slice ends, checking the items' depth on the way; the slice, bracketed, is decoded as a
+# JSON array of objects and turned into dicts), and hands a mapped file's pages back to the
+# kernel once read (``MADV_DONTNEED``: a private map of an unchanged file reads them again from
+# the file if touched). Its other members are decoded together as a document without items.
+# Every byte between the pieces is checked as JSON has it (whitespace, one comma or closer),
+# each piece's depth by its pattern, so the result is the whole decode's; at anything else (an
+# ``items`` that is not an array, an item that is not an object, text after the document, a
+# slice msgspec refuses) it returns None and the document is read whole, which decides it.
+
+SLICE = 4 << 20
+_WS = rb"[ \t\n\r]*"
+_BLANK = _compile(_WS)
+_OPEN = _compile(_WS + rb"\{" + _WS)
+_KEY = _compile(rb"(" + _STRING + rb")" + _WS + rb":" + _WS)
+_NEXT = _compile(_WS + rb"([,}])" + _WS)
+_RELEASE = getattr(mmap, "MADV_DONTNEED", None)
+
+
+@functools.lru_cache(maxsize=4)
+def _list_patterns(depth: int) -> tuple[Any, Any, Any]:
+    """For a document nested at most ``depth`` deep: a run of List items (level 3) each with its
+    comma; one item with its comma or the list's closing bracket; a member's value (level 2)."""
+    item = rb"\{" + _nested(depth - 3) + rb"\}"
+    run = _compile(rb"(?:" + _WS + item + _WS + rb",)*", longest=True)
+    last = _compile(_WS + item + _WS + rb"[,\]]", longest=True)
+    value = _compile(
+        rb"(?:" + _STRING + rb"|[\[{]" + _nested(depth - 2) + rb"[\]}]|[^ \t\n\r,{}\[\]\"]+)",
+        longest=True,
+    )
+    return run, last, value
+
+
+def read_list(data: Any, max_depth: int) -> dict[str, Any] | None:
+    """The JSON document in ``data`` as ``read_json`` gives it, read in slices, when it is an
+    object with one ``items`` array of objects, nested at most ``max_depth`` deep; None
+    otherwise, and for anything that is not such a JSON document: read it whole."""
+    start = _OPEN.match(data)
+    if start is None or max_depth < 3:
+        return None
+    owners = keeps_owner_references()
+    run, last, value = _list_patterns(max_depth)
+    pos, head, items = start.end(), [], None
+    while True:
+        key = _KEY.match(data, pos)
+        if key is None:
+            return None
+        name, pos = bytes(key.group(1)), key.end()
+        try:
+            is_items = msgspec.json.decode(name) == "items"
+        except msgspec.DecodeError:
+            return None
+        if is_items and data[pos : pos + 1] != b"[":
+            return None  # not an array (null, ...): read whole
+        if is_items:  # a second ``items`` array replaces the first, as in a whole decode
+            items = _items(data, pos + 1, run, last, owners)
+            if items is None:
+                return None
+            pos = items[1]
+        else:
+            val = value.match(data, pos)
+            if val is None:
+                return None
+            head.append(name + b":" + bytes(data[pos : val.end()]))
+            pos = val.end()
+        sep = _NEXT.match(data, pos)
+        if sep is None:
+            return None
+        pos = sep.end()
+        if sep.group(1) == b"}":
+            break
+    if items is None or pos != len(data):
+        return None
+    try:
+        doc = (_OWNERS_DECODER if owners else _DECODER).decode(b"{" + b",".join(head) + b"}")
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
+        return None
+    out = _document(doc)
+    out["items"] = items[0]
+    return out
+
+
+def _items(
+    data: Any, pos: int, run: Any, last: Any, owners: bool
+) -> tuple[list[dict[str, Any]], int] | None:
+    """The items of the array whose ``[`` ends at ``pos``, and where the array ends."""
+    out: list[dict[str, Any]] = []
+    blank = _BLANK.match(data, pos).end()
+    if data[blank : blank + 1] == b"]":
+        return out, blank + 1
+    decoder = _OWNERS_ITEMS_DECODER if owners else _ITEMS_DECODER
+    # a writable map, or a writable view (the YAML reader's emitted JSON): bracketed in place
+    writable = writable_map(data) or (type(data) is memoryview and not data.readonly)
+    released = 0
+    while True:
+        found = run.match(data, pos, min(pos + SLICE, len(data)))
+        end = found.end() if found is not None else pos
+        if end == pos:  # the last item, or one longer than a slice
+            found = last.match(data, pos)
+            if found is None:
+                return None
+            end = found.end()
+        if not _decode_slice(data, pos, end, writable, decoder, out):
+            return None
+        pos = end
+        if data[end - 1 : end] == b"]":
+            return out, pos
+        released = _release(data, released, pos)
+
+
+def _decode_slice(
+    data: Any, pos: int, end: int, writable: bool, decoder: Any, out: list[Any]
+) -> bool:
+    """Decode the whole items in ``data[pos:end]`` (with their commas; the last byte a comma or
+    the array's ``]``) as one JSON array into ``out``. The byte before them is the array's
+    ``[`` or the comma after the previous slice: in ``writable`` input (a file's private
+    copy-on-write map; a buffer of this process) the two ends are made ``[`` and ``]`` while
+    msgspec decodes and then put back; other input is copied, bracketed."""
+    if not writable:
+        return _decode_into(b"[" + bytes(data[pos : end - 1]) + b"]", decoder, out)
+    before, after = data[pos - 1], data[end - 1]
+    data[pos - 1], data[end - 1] = 0x5B, 0x5D  # [ ]
+    try:
+        with memoryview(data) as view:
+            return _decode_into(view[pos - 1 : end], decoder, out)
+    finally:
+        data[pos - 1], data[end - 1] = before, after
+
+
+def _decode_into(text: Any, decoder: Any, out: list[Any]) -> bool:
+    try:
+        structs = decoder.decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
+        return False
+    out.extend(map(_plain, structs))  # no raw text left referring to the input
+    return True
+
+
+def writable_map(data: Any) -> bool:
+    """Whether ``data`` is a map this process may write (a file's private copy-on-write map)."""
+    if type(data) is not mmap.mmap:
+        return False
+    try:
+        memoryview(data).release()
+        return not memoryview(data).readonly
+    except (TypeError, ValueError):
+        return False
+
+
+def _release(data: Any, released: int, pos: int) -> int:
+    """Hand the mapped pages of ``data`` before ``pos`` back to the kernel; the new mark."""
+    if type(data) is not mmap.mmap or _RELEASE is None:
+        return released
+    page = pos - pos % mmap.PAGESIZE
+    if page > released:
+        data.madvise(_RELEASE, released, page - released)
+        return page
+    return released
 
 
 def kept(obj: dict[str, Any]) -> dict[str, Any]:

@@ -245,7 +245,7 @@ def _tree(data: Any) -> Any:
     # a block-style export has about one node per line; reserving them up front is ~4x faster
     # than letting the tree grow (a short estimate only means one growth)
     tree.reserve(_node_estimate(data))
-    if isinstance(data, mmap.mmap) and _writable(data):
+    if json_reader.writable_map(data):
         ryml.parse_in_place(data, tree)  # a private copy-on-write map: the file is not touched
     else:
         ryml.parse_in_arena(data, tree)
@@ -263,14 +263,6 @@ def _node_estimate(data: Any) -> int:
     stride = size // 32
     newlines = sum(bytes(data[i : i + step]).count(b"\n") for i in range(0, 32 * stride, stride))
     return int(newlines * size / (32 * step) * 1.1) + 64
-
-
-def _writable(data: mmap.mmap) -> bool:
-    try:
-        memoryview(data).release()
-        return not memoryview(data).readonly
-    except (TypeError, ValueError):
-        return False
 
 
 def _emit(tree: Any, node: int, size_hint: int) -> memoryview:
@@ -469,7 +461,7 @@ def _read_list(
     out = docs[0][1]
     items: list[Any] = []
     check = len(data) <= duplicate_keys.FAST_CHECK_MAX
-    in_place = isinstance(data, mmap.mmap) and _writable(data)
+    in_place = json_reader.writable_map(data)
     tree = ryml.Tree()
     tree.reserve(_node_estimate(view[first : first + CHUNK]))
     buf = mmap.mmap(-1, 2 * CHUNK + (1 << 20))

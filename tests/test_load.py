@@ -189,6 +189,26 @@ def test_typed_list_kind_is_flattened_too(tmp_path: Path) -> None:
     assert ["default/p"] == list(snap.pods)
 
 
+def test_raw_list_item_keeps_its_own_api_version(tmp_path: Path) -> None:
+    """A raw API list (``WorkloadList``) lends its items the kind they leave off, and its
+    apiVersion only to those that leave that off too: an item that says its own version is
+    read as that version (here a v1alpha1 Workload, with ``podGroups``, inside a v1alpha2
+    list, next to an item with neither field, which is the list's v1alpha2)."""
+    own = workload_v1alpha1("w1", [gang("g")])
+    del own["kind"]
+    listed = workload_v2("w2", [template("t")])
+    del listed["kind"], listed["apiVersion"]
+    path = write_yaml(
+        tmp_path, "s.yaml", {"apiVersion": V1ALPHA2, "kind": "WorkloadList", "items": [own, listed]}
+    )
+    docs = ingest.read_documents([path])
+    assert [("Workload", V1ALPHA1), ("Workload", V1ALPHA2)] == [
+        (d.obj["kind"], d.obj["apiVersion"]) for d in docs
+    ]
+    snap = ingest.build_snapshot(docs)
+    assert V1ALPHA1 == snap.pod_groups["default/w1/g"].api_version
+
+
 def test_empty_list_document_is_fine(tmp_path: Path) -> None:
     """An empty List (kubectl get with nothing found) is a valid document with no objects."""
     snap = build(tmp_path, {"apiVersion": "v1", "kind": "List", "items": []}, node("a"))

@@ -19,7 +19,6 @@ Raise sites not covered, and why:
   tests/test_load.py.
 - sources.py ``_directory_files`` "cannot list directory": needs a permission or I/O failure,
   and the tests may run as root. (``_read_file``'s "cannot read" is reached with a socket.)
-- decode.py ``_slow_path_bytes``: needs a file over 256 MiB.
 - hints.py ``yaml_error``'s error without a place (``mark is None``): every MarkedYAMLError
   PyYAML 6 raises while reading carries one (CParser's scanner and parser errors always have
   libyaml's problem and its mark; the composer's and SafeConstructor's pass the event's or
@@ -54,6 +53,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
+from wapctl.ingest import limits
 
 V1A1 = "scheduling.k8s.io/v1alpha1"
 V1A2 = "scheduling.k8s.io/v1alpha2"
@@ -908,6 +908,11 @@ RAW: list[Raw] = [
         b"kind: Node\nx:\n  - !!int " + b"7" * 40 + b"x\n",
         "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (41 characters) is "
         "not an integer (line 3, column 5)"),
+    # an empty value under !!int or !!float: PyYAML's constructor looks at its first character
+    # (its sign) and fails with IndexError, which no tag check names; the catch-all still gives
+    # one line, naming the exception's kind (no line: the scalar's place went with it)
+    Raw("YAML explicit float tag, an empty value", "snap.yaml", b"kind: Node\nx: !!float ''\n",
+        "snap.yaml, document 1: invalid YAML value (IndexError: string index out of range)"),
     # a tag that would construct an object: the tag named, not libyaml's "could not determine
     # a constructor for the tag" (the node starts at "!", column 4 of "x: !!python...")
     Raw("YAML constructing tag", "snap.yaml", b"kind: Node\nx: !!python/name:os.system\n",
@@ -1040,3 +1045,37 @@ def test_a_limit_of_whole_gibibytes_is_written_in_gi(tmp_path: Path,
         fh.truncate((2 << 30) + 1)
     assert ("big.json: file is 2147483649 bytes, larger than the 2Gi limit (raise it with "
             "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size("2Gi"))
+
+
+def test_a_limit_of_an_odd_number_of_mebibytes_is_written_in_mi(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--max-input-size 3Mi is named as the user wrote it, "3Mi" (3 MiB is a whole number of
+    MiB, though not of 2 MiB), not "3072Ki". (Sparse: 3 MiB + 1 byte by stat.)"""
+    monkeypatch.chdir(tmp_path)
+    with open("big.json", "wb") as fh:
+        fh.truncate((3 << 20) + 1)
+    assert ("big.json: file is 3145729 bytes, larger than the 3Mi limit (raise it with "
+            "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size("3Mi"))
+
+
+def test_text_too_large_for_the_safe_readers_names_its_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text the fast readers hand over (small YAML; JSON they refuse, NaN here) goes to the
+    safe readers only up to the general limit. Lowered here to 2 KiB (from 256 MiB), with
+    files from 1 KiB on allowed more by default, 3000-byte files pass the file's own size
+    check and are refused there: the line names the file, as every reading error does."""
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 2048)
+    monkeypatch.setattr(limits, "FAST_FROM", 1024)
+    monkeypatch.chdir(tmp_path)
+    yaml_text = b"kind: Node\nx: " + b"a" * 2985 + b"\n"  # 11 + 3 + 2985 + 1 bytes
+    json_text = b'{"kind": "Node", "x": NaN, "y": "' + b"a" * 2965 + b'"}'  # 33 + 2965 + 2
+    (tmp_path / "snap.yaml").write_bytes(yaml_text)
+    (tmp_path / "snap.json").write_bytes(json_text)
+    assert 3000 == len(yaml_text) == len(json_text)
+    assert ("snap.yaml: 3000 bytes of YAML, larger than the 2Ki limit: it needs the exact YAML "
+            "1.1 reader, PyYAML, which takes about 30 times the file in memory; raise the limit "
+            "with --max-input-size, or export JSON (-o json)") == _error(["snap.yaml"])
+    assert ("snap.json: 3000 bytes of JSON, larger than the 2Ki limit: the fast JSON reader "
+            "could not take it (a syntax error, an unusual value or nesting deeper than 100 "
+            "levels) and the safe reader needs several times the file in memory; raise the "
+            "limit with --max-input-size") == _error(["snap.json"])

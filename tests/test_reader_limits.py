@@ -88,6 +88,30 @@ def test_json_list_item_error_names_its_line(tmp_path: Path) -> None:
     assert f"{path}:{starts[2]}, document 1, item 2, field status" in str(info.value)
 
 
+def test_json_list_item_line_from_the_safe_reader(tmp_path: Path) -> None:
+    """A JSON List the fast reader refuses (an item that is not an object) is read by the
+    ``json`` module; an error about an item still names the item's line. Hand-numbered: the
+    object ``{`` on line 1, "items" opens on line 4, item 0 spans lines 5-6, item 1 (the
+    number 7) is on line 7. (A file of its own, by its full path: a line finder registered
+    for another file of the same name cannot answer for it.)"""
+    path = tmp_path / "items.json"
+    path.write_text(
+        "{\n"
+        ' "apiVersion": "v1",\n'
+        ' "kind": "List",\n'
+        ' "items": [\n'
+        '  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"},\n'
+        '   "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}},\n'
+        "  7\n"
+        " ]\n"
+        "}\n"
+    )
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    assert (f"{path}:7, document 1, item 1: a List item must be a mapping (a Kubernetes "
+            "object), not a number") == str(info.value)
+
+
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_a_lowered_depth_limit_is_the_one_applied(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str

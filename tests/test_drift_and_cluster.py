@@ -254,6 +254,23 @@ def test_a_cycle_of_the_cluster_alone_is_counted_outside(tmp_path: Path) -> None
     assert 1 == doc["summary"]["outsideManifests"]["cycles"]
 
 
+@pytest.mark.parametrize(("namespace", "outside"), [("web", 0), ("ml", 1)])
+def test_namespace_limits_the_clusters_cycles_counted_outside(
+    tmp_path: Path, namespace: str, outside: int
+) -> None:
+    """As above, with --namespace: the cluster's one cycle runs through ml/training and
+    batch/report, so it is counted outside the manifests for -n ml (or batch), and for -n web
+    it is no cycle of the namespace at all: 0, not 1."""
+    harmless = tmp_path / "web.yaml"
+    harmless.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: web}\n"
+        "spec:\n  template:\n    spec:\n      priorityClassName: low\n"
+    )
+    kep_ab = ROOT / "fixtures" / "cycles" / "kep-ab.yaml"
+    code, doc = check_json(harmless, "--cluster", kep_ab, "-n", namespace)
+    assert (0, [], outside) == (code, doc["cycles"], doc["summary"]["outsideManifests"]["cycles"])
+
+
 SCOPE_CLUSTER = """\
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass

@@ -236,6 +236,20 @@ def test_sample_is_bounded_and_sorted() -> None:
     assert expected == (v.workloads, v.workload_count, v.pod_group_count)
 
 
+def test_new_victims_are_sampled_like_the_vertices() -> None:
+    """Manifests (groups a and b at 1000, from a.yaml and b.yaml) against running pods v1-v3
+    at 100: check(sample_size=1) lists one member and one victim of the exposure, the
+    smallest names, and counts all of them (2 members, 3 victims) -- as it does a vertex."""
+    snap = snapshot(
+        (group("a", 1000), group("b", 1000)),
+        (pod("v1", 100), pod("v2", 100), pod("v3", 100)),
+    )
+    scope = g.Scope(frozenset({Source("a.yaml", 1), Source("b.yaml", 1)}), frozenset())
+    [e] = g.check(snap, sample_size=1, scope=scope).exposures
+    expected = ("1000/1000", ("default/a/main",), 2, ("default/v1",), 3)
+    assert expected == (e.profile.id, e.members, e.member_count, e.victims, e.victim_count)
+
+
 # ---- cycles -------------------------------------------------------------------------------
 
 C_LOW = group("c", 300)

@@ -655,6 +655,30 @@ def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
 
+def test_list_item_json_cannot_hold_over_the_general_limit_says_why(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A label written with YAML's escape for a control character (``"\\e"``, ESC, as in a
+    colored message) is emitted as that raw character, which JSON does not allow in a string:
+    the slice of items goes to PyYAML. Past the general limit the one-line error gives that
+    reason (not an internal error's name) and the way out; with a higher limit PyYAML reads
+    the label, ESC and all."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    pods = "".join(_pod(i) for i in range(40)).replace(
+        "    name: p7\n", '    name: p7\n    labels: {note: "\\e[31m"}\n'
+    )
+    path = tmp_path / "big.yaml"
+    path.write_text(f"apiVersion: v1\nitems:\n{pods}kind: List\n")
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    reason = info.value.reason
+    assert "larger than the 2Ki limit" in reason
+    assert "PyYAML (a List item is not what the JSON fast path reads)" in reason
+    assert "--max-input-size" in reason
+    docs = ingest.read_documents([str(path)], max_input_size=1 << 20)
+    assert (40, {"note": "\x1b[31m"}) == (len(docs), docs[7].obj["metadata"]["labels"])
+
+
 def _parsed_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The size of every text rapidyaml parses from now on (the bytes read_yaml is given)."""
     sizes: list[int] = []

@@ -6,7 +6,9 @@ import datetime
 import io
 import json
 import os
+import re
 import threading
+import types
 from pathlib import Path
 from typing import Any
 
@@ -476,6 +478,40 @@ def test_nanosecond_timestamps_are_read(tmp_path: Path) -> None:
     assert pytest.approx(1704067200.123456) == build(tmp_path, p).pods["default/p"].creation_time
 
 
+class _Py310Datetime(datetime.datetime):
+    """``datetime`` as Python 3.10 (supported: requires-python >= 3.10) reads ISO strings: its
+    fromisoformat refuses a trailing Z and a fraction of other than 3 or 6 digits, so such a
+    timestamp is read by wapctl's own RFC3339 parser instead."""
+
+    @classmethod
+    def fromisoformat(cls, date_string: str, /) -> _Py310Datetime:
+        fraction = re.search(r"\.(\d*)", date_string)
+        if date_string[-1:] in "Zz" or (fraction is not None and len(fraction[1]) not in (3, 6)):
+            raise ValueError(f"Invalid isoformat string: {date_string!r}")
+        return super().fromisoformat(date_string)
+
+
+@pytest.mark.parametrize("python", ["this Python", "as Python 3.10 reads"])
+def test_fractional_seconds_and_offsets_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, python: str
+) -> None:
+    """A timestamp with a short fraction of a second is read to the right instant, whichever
+    Python runs wapctl: ".5" is half a second (500000 microseconds, not 5), and the hour counts.
+    Start times rank victims and nodes (a later start is preempted first among equals), creation
+    times order the pending queue and explain's "pods created after the preemption". Hand-worked:
+    2024-01-01T00:00:00Z is 1704067200; 10:20:30.5Z adds 37230.5 s; 10:20:30.25+02:00 is
+    08:20:30.25Z, adding 30030.25 s."""
+    if python != "this Python":
+        shim = types.SimpleNamespace(datetime=_Py310Datetime, date=datetime.date,
+                                     timedelta=datetime.timedelta, timezone=datetime.timezone)
+        monkeypatch.setattr(fields, "datetime", shim)
+    p = pod("p")
+    p["metadata"]["creationTimestamp"] = "2024-01-01T10:20:30.5Z"
+    p["status"]["startTime"] = "2024-01-01T10:20:30.25+02:00"
+    got = build(tmp_path, p).pods["default/p"]
+    assert (got.creation_time, got.start_time) == (1704104430.5, 1704097230.25)
+
+
 def _time_as_before(value: str) -> float | str:
     """fields.timestamp as it read a string before it let Python 3.11 read a trailing "Z" itself
     (the oracle: the same numbers, the same strings refused)."""
@@ -591,6 +627,18 @@ def test_pod_effective_requests(tmp_path: Path, spec: dict[str, Any], expected: 
     """Effective requests follow upstream PodRequests (hand-worked)."""
     p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
     assert expected == dict(build(tmp_path, p).pods["default/p"].requests)
+
+
+def test_a_null_key_in_resources_requests_nothing(tmp_path: Path) -> None:
+    """Only ``resources.requests`` (and limits) request anything: a YAML null key there (``~:``
+    or ``null:``) is not a field of ResourceRequirements, so its amounts are not requested,
+    and they do not replace the container's real requests. Hand-worked: container a has only
+    the null key (0 cpu), b requests 1 cpu beside a null key of 5 -> the pod requests 1 cpu
+    (1000m), not 7."""
+    p = pod("p", containers=[
+        {"name": "a", "resources": {None: {"cpu": "2"}}},
+        {"name": "b", "resources": {None: {"cpu": "5"}, "requests": {"cpu": "1"}}}])
+    assert dict(build(tmp_path, p).pods["default/p"].requests) == {"cpu": 1000}
 
 
 def test_containers_alike_share_one_reading_but_not_across_types(tmp_path: Path) -> None:

@@ -207,6 +207,20 @@ def test_running_pods_volumes_are_not_warned() -> None:
     assert _build(p).warnings == ()
 
 
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_finished_pods_without_a_node_are_not_warned(phase: str) -> None:
+    """A finished pod (phase Succeeded or Failed) is never scheduled again, even with no
+    nodeName, and holds nothing anywhere: what wapctl would not evaluate were it pending (its
+    PVC volume, its resource claims) is not warned about, so the warnings a user reads name
+    only pods that still wait for a node."""
+    p = _pod("p", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "x"}}],
+             resourceClaims=[{"name": "gpu"}])
+    p["status"]["phase"] = phase
+    snap = _build(p)
+    assert not snap.pods["prod/p"].pending
+    assert snap.warnings == ()
+
+
 def test_gated_pod_and_workload_constraints_are_warned() -> None:
     """A gated pod and a PodGroup with schedulingConstraints are each named."""
     wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
@@ -226,6 +240,22 @@ def test_gated_pod_and_workload_constraints_are_warned() -> None:
         ("WorkloadConstraintsNotModelled", "Workload prod/train",
          "spec.podGroupTemplates[0].schedulingConstraints"),
     ]
+
+
+def test_workload_template_constraints_warning_whole_line() -> None:
+    """The WorkloadConstraintsNotModelled warning of a Workload's podGroupTemplate, whole: the
+    Workload, the template's field and where the Workload was read (its document of
+    snap.yaml, the second here), so a user of Snapshot.warnings can find the object."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+          "metadata": {"name": "train", "namespace": "prod"},
+          "spec": {"podGroupTemplates": [{
+              "name": "g", "schedulingPolicy": {"gang": {"minCount": 1}},
+              "schedulingConstraints": {"topology": [{"key": "z"}]}}]}}
+    assert _build(_pod("p", node="n1"), wl).warnings == (LoadWarning(
+        code="WorkloadConstraintsNotModelled", object="Workload prod/train",
+        field="spec.podGroupTemplates[0].schedulingConstraints",
+        message="topology-aware workload scheduling constraints are not evaluated",
+        source="snap.yaml, document 2"),)
 
 
 def test_namespace_selector_without_namespace_objects_is_warned() -> None:

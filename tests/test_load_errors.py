@@ -1036,26 +1036,23 @@ def test_file_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         assert "snap.sock: cannot read: No such device or address" == _error(["snap.sock"])
 
 
-def test_a_limit_of_whole_gibibytes_is_written_in_gi(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The size limit is written in the largest binary unit that divides it: 2 GiB is "2Gi",
-    not "2048Mi". (The file is sparse: 2 GiB + 1 byte by stat, refused before it is read.)"""
+@pytest.mark.parametrize(
+    ("limit", "size", "written"),
+    [(2 << 30, 2147483649, "2Gi"), (3 << 20, 3145729, "3Mi")],
+    ids=["2 GiB", "3 MiB"],
+)
+def test_a_limit_is_written_in_the_largest_unit_that_divides_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, size: int,
+        written: str) -> None:
+    """The size limit is written in the largest binary unit that divides it, as a user writes
+    --max-input-size: 2 GiB is "2Gi", not "2048Mi"; 3 MiB is "3Mi" (a whole number of MiB,
+    though not of 2 MiB), not "3072Ki". (The file is sparse: the limit + 1 byte by stat,
+    refused before it is read.)"""
     monkeypatch.chdir(tmp_path)
     with open("big.json", "wb") as fh:
-        fh.truncate((2 << 30) + 1)
-    assert ("big.json: file is 2147483649 bytes, larger than the 2Gi limit (raise it with "
-            "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size("2Gi"))
-
-
-def test_a_limit_of_an_odd_number_of_mebibytes_is_written_in_mi(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """--max-input-size 3Mi is named as the user wrote it, "3Mi" (3 MiB is a whole number of
-    MiB, though not of 2 MiB), not "3072Ki". (Sparse: 3 MiB + 1 byte by stat.)"""
-    monkeypatch.chdir(tmp_path)
-    with open("big.json", "wb") as fh:
-        fh.truncate((3 << 20) + 1)
-    assert ("big.json: file is 3145729 bytes, larger than the 3Mi limit (raise it with "
-            "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size("3Mi"))
+        fh.truncate(limit + 1)
+    assert (f"big.json: file is {size} bytes, larger than the {written} limit (raise it with "
+            "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size(written))
 
 
 def test_text_too_large_for_the_safe_readers_names_its_file(

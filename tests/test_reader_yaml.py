@@ -624,6 +624,17 @@ def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 1024)
 
 
+def _refused_past_the_general_limit(path: Path) -> str:
+    """The reason ``path`` is refused with the 2 KiB general limit: it names the limit and the
+    way out (checked here); the caller checks why."""
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    reason = info.value.reason
+    assert "larger than the 2Ki limit" in reason
+    assert "--max-input-size" in reason
+    return reason
+
+
 def test_yaml_over_the_general_limit_is_read_fast_by_default(
     tmp_path: Path, small_limits: None
 ) -> None:
@@ -645,13 +656,9 @@ def test_yaml_needing_pyyaml_over_the_general_limit_says_why(
     path.write_text(f"{head}items:\n{pods}kind: List\n")
     assert 40 == len(ingest.read_documents([str(path)]))  # yes: resolved on the fast path
     path.write_text(f"{head}  annotations: {{b: !!str yes}}\nitems:\n{pods}kind: List\n")
-    with pytest.raises(InputError) as info:
-        ingest.read_documents([str(path)])
-    reason = info.value.reason
-    assert "larger than the 2Ki limit" in reason
+    reason = _refused_past_the_general_limit(path)
     assert "exact YAML 1.1 reader" in reason
     assert "'!' on line 4 may read differently in YAML 1.1" in reason
-    assert "--max-input-size" in reason
     assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
 
@@ -669,12 +676,8 @@ def test_list_item_json_cannot_hold_over_the_general_limit_says_why(
     )
     path = tmp_path / "big.yaml"
     path.write_text(f"apiVersion: v1\nitems:\n{pods}kind: List\n")
-    with pytest.raises(InputError) as info:
-        ingest.read_documents([str(path)])
-    reason = info.value.reason
-    assert "larger than the 2Ki limit" in reason
+    reason = _refused_past_the_general_limit(path)
     assert "PyYAML (a List item is not what the JSON fast path reads)" in reason
-    assert "--max-input-size" in reason
     docs = ingest.read_documents([str(path)], max_input_size=1 << 20)
     assert (40, {"note": "\x1b[31m"}) == (len(docs), docs[7].obj["metadata"]["labels"])
 

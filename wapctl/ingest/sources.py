@@ -146,8 +146,9 @@ def _read_file(
                 )
             if regular and st.st_size >= MAP_FROM:
                 # a big export is mapped, not copied: the decoder reads the page cache directly
-                # (copy-on-write: the YAML parser works in place on a private copy of the pages
-                # it changes; the file itself is never written)
+                # (copy-on-write: the YAML parser works in place, the JSON reader brackets each
+                # slice of List items in place, on private copies of the pages they change; the
+                # file itself is never written)
                 data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
             else:
                 # read(n) allocates n bytes up front: ask for what stat promised, capped

@@ -310,6 +310,20 @@ def test_cycles_bounded_incomplete_count() -> None:
     assert (50, False, 3) == (report.cycle_count, report.cycle_count_complete, len(report.cycles))
 
 
+def test_cycles_limit_met_by_the_short_round_counts_up_to_count_limit() -> None:
+    """The first round (length <= 2) finds DENSE's C(5,2) = 10 two-cycles, all of them and
+    exactly ``limit``: the search deepens no further, lists those ten, and counts with one
+    unbounded enumeration that stops at count_limit 20. The user reads "20+ cycles": the
+    count stops at count_limit, not at whatever the deeper rounds happened to gather."""
+    report = g.check(DENSE, limit=10, count_limit=20)
+    pairs = [[f"{1000 + i}/{i}", f"{1000 + j}/{j}"] for i in range(5) for j in range(i + 1, 5)]
+    assert (20, False, pairs) == (
+        report.cycle_count,
+        report.cycle_count_complete,
+        [[v.id for v in c.vertices] for c in report.cycles],
+    )
+
+
 # ---- violations ---------------------------------------------------------------------------
 
 

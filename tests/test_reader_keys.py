@@ -100,6 +100,20 @@ def test_a_duplicate_in_a_cluster_scoped_object_names_it_without_namespace(
         _validate(path))
 
 
+def test_a_duplicate_in_a_kind_wapctl_does_not_read_names_it_without_namespace(
+    tmp_path: Path,
+) -> None:
+    """A ConfigMap (a kind wapctl skips, so it cannot tell whether it is namespaced) written
+    without metadata.namespace is named as written, "ConfigMap settings", not
+    "ConfigMap None/settings"."""
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+                    "data:\n  mode: a\n  mode: b\n", encoding="utf-8")
+    assert (2, f"error: ConfigMap settings ({path}:1, document 1, field data.mode): duplicate "
+               f"key 'mode': first at {path}:6, again at {path}:7 (kubectl refuses duplicate "
+               "keys)\n") == _validate(path)
+
+
 def test_fast_yaml_path_refuses_as_pyyaml_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,6 +222,34 @@ def test_compact_json_on_one_line_names_the_line_twice(tmp_path: Path) -> None:
         ingest.read_documents([str(path)])
     assert (f"Pod n/p ({path}:1, document 1, field kind): duplicate key 'kind': "
             f"first at {path}:1, again at {path}:1 (kubectl refuses duplicate keys)"
+            ) == str(exc.value)
+
+
+# line 1  {                         (the document starts here)
+# line 4  "labels": two labels with the same value "web" (values are no keys)
+# line 6  "spec": (the first spec, a command list of strings)
+# line 7  "spec": (the second)
+VALUES_ALIKE = """\
+{
+  "apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "web", "namespace": "prod",
+               "labels": {"app": "web", "tier": "web"}},
+  "status": {"phase": "Pending"},
+  "spec": {"containers": [{"name": "c", "command": ["sleep", "60"]}]},
+  "spec": {"containers": []}
+}
+"""
+
+
+def test_json_values_alike_are_not_duplicate_keys(tmp_path: Path) -> None:
+    """Only keys are compared: two labels with the same value, and strings in a list
+    (command), are no duplicate; the error names the key written twice, spec, and its lines."""
+    path = tmp_path / "pod.json"
+    path.write_text(VALUES_ALIKE, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        ingest.read_documents([str(path)])
+    assert (f"Pod prod/web ({path}:1, document 1, field spec): duplicate key 'spec': "
+            f"first at {path}:6, again at {path}:7 (kubectl refuses duplicate keys)"
             ) == str(exc.value)
 
 

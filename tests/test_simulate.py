@@ -343,6 +343,48 @@ def test_parked_preemptor_wakes_when_a_reserving_nominated_pod_binds():
                            (2, 5))) == outcome(result)
 
 
+def test_three_member_cycle_is_found_past_an_already_reached_victim():
+    """A preemption cycle through three workloads is reported even when the relation also has
+    a shortcut to a member already reached: T takes a-0 and b-0 (T -> A, T -> B), A takes b-1
+    and s-0 (A -> B, A -> S), then S takes t-1 (S -> T). Searching from T for S, A's victims in
+    name order are B (already reached from T) and then S: the cycle S -> T -> A -> S closes at
+    step 7 and starts at its oldest edge, T -> A of step 1. Every workload is 1000 / 100 (each
+    may preempt the others); each pod is pinned to its node, and without requeue the victims
+    never come back, so nothing else happens."""
+    t, a, b, s = (basic(w, prio=1000, preempt_prio=100) for w in "tabs")
+    snap = snapshot(
+        nodes=[node(n, cpu="2", labels={"slot": n}) for n in ("nt", "na", "ns")],
+        groups=[t, a, b, s], pods=[
+            member(a, "a-0", cpu="1", node="nt", start=1),
+            member(b, "b-0", cpu="1", node="nt", start=1),
+            member(b, "b-1", cpu="1", node="na", start=1),
+            member(s, "s-0", cpu="1", node="na", start=1),
+            member(t, "t-1", cpu="2", node="ns", start=1),
+            member(t, "t-0", cpu="2", selector={"slot": "nt"}, created=2),
+            member(a, "a-1", cpu="2", selector={"slot": "na"}, created=3),
+            member(s, "s-1", cpu="2", selector={"slot": "ns"}, created=4)])
+    result = simulate(snap, requeue=False)
+    assert [
+        (1, RP, "default/t-0", ("default/a-0", "default/b-0"), ("nt",), (), ()),
+        (2, WFT, "default/t-0", (), ("nt",), (), ()),
+        (3, BOUND, "default/t-0", (), ("nt",), ("default/a-0", "default/b-0"), ()),
+        (4, RP, "default/a-1", ("default/b-1", "default/s-0"), ("na",), (), ()),
+        (5, WFT, "default/a-1", (), ("na",), (), ()),
+        (6, BOUND, "default/a-1", (), ("na",), ("default/b-1", "default/s-0"), ()),
+        (7, RP, "default/s-1", ("default/t-1",), ("ns",), (), ()),
+    ] == trace(result)
+    assert (False, False, ("MutualPreemption", ("default/t/main", "default/a/main",
+                                                "default/s/main"), (1, 4, 7))) == \
+        outcome(result)
+    cycle = result.cycle
+    assert cycle is not None
+    assert [("default/t/main", "default/a/main", 1), ("default/a/main", "default/s/main", 4),
+            ("default/s/main", "default/t/main", 7)] == [
+        (e.source, e.target, e.step) for e in cycle.edges]
+    assert [("default/t-0", "default/t-1"), ("default/a-0", "default/a-1"),
+            ("default/s-0", "default/s-1")] == [m.pods for m in cycle.members]
+
+
 def test_gang_extra_pods_wait_for_room_without_busy_loop():
     """A gang whose minCount is met binds what fits; its extra pod is parked, not retried."""
     g = gang("job", min_count=1, prio=500)

@@ -110,7 +110,10 @@ def test_priority_divergence_is_a_warning_and_both_priorities_are_kept():
     assert [("PriorityDivergence", "PodGroup probe/mm-g"),
             ("PriorityDivergence", "PodGroup probe/mm-gang")] == [
         (w.code, w.object) for w in divergence]
-    assert "probe/mismatch-basic 100" in divergence[0].message
+    # the whole line a user reads, worked from the probe: group priority 1000, the pod's 100
+    assert ("the PodGroup's priority is 1000 but its pods carry their own "
+            "(probe/mismatch-basic 100): kube-scheduler 1.36 binds such pods; the KEP-5710 "
+            "Beta scheduler refuses the group") == divergence[0].message
     # the probe's pods name the scheduler profile "probe-scheduler": said too (issue 13)
     assert [w.object for w in snap.warnings if w.code == "OtherScheduler"] == [
         "Pod probe/match-gang", "Pod probe/mismatch-basic", "Pod probe/mismatch-gang"]

@@ -98,6 +98,68 @@ items:
     assert "-n default pod/v\n" == run("plan", snap, "-o", "name").stdout
 
 
+def test_terminating_member_of_a_low_group_is_a_victim_with_its_group(tmp_path: Path):
+    """A v1alpha1 Workload without a class: each pod keeps its own priority and the group takes
+    the lowest of them (priority.group_values). n1 (4 cpu): the PodGroup-mode group
+    batch/etl/workers = {a: terminating, 2 cpu, own priority mid=100; b: running, 2 cpu,
+    low=10}, so the group is 10; n2 (4 cpu): c running, 4 cpu, p20=20. Pending p (4 cpu,
+    p50=50), model upstream (a pod preemptor takes such a group whole; terminating pods hold
+    their resources and may be victims). The group (10 < 50) is one victim unit holding a too,
+    though a's own 100 is above p's 50: on n1 it frees all 4 cpu, on n2 c does; n1's highest
+    victim (10) is below n2's (20): p -> n1, victims [b], a listed under terminating (already
+    going). Judging a by its own priority alone would leave it out of the unit (b alone frees 2
+    cpu of 4 on n1) and preempt c on n2 instead."""
+    snap = tmp_path / "group.yaml"
+    snap.write_text("""\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 10}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p50}, value: 50}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: mid}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p20}, value: 20}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c, namespace: default}
+  spec: {nodeName: n2, priorityClassName: p20,
+         containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
+  status: {phase: Running, startTime: "2026-01-01T09:00:00Z"}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: etl, namespace: batch}
+  spec:
+    podGroups:
+    - {name: workers, policy: {gang: {minCount: 2}}, disruptionMode: PodGroup}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: batch, deletionTimestamp: "2026-01-01T11:00:00Z"}
+  spec: {nodeName: n1, priorityClassName: mid, workloadRef: {name: etl, podGroup: workers},
+         containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-01T09:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: b, namespace: batch}
+  spec: {nodeName: n1, priorityClassName: low, workloadRef: {name: etl, podGroup: workers},
+         containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-01T09:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default}
+  spec: {priorityClassName: p50, containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
+  status: {phase: Pending}
+""")
+    doc = json.loads(run("plan", snap, "--model", "upstream", "-o", "json").stdout)
+    assert ("RequiresPreemption", [("batch/b", "n1")], [("batch/a", "n1")],
+            [("default/p", "n1")]) == (
+        doc["status"], [(v["pod"], v["node"]) for v in doc["victims"]],
+        [(t["pod"], t["node"]) for t in doc["terminating"]],
+        [(q["pod"], q["node"]) for q in doc["placements"]])
+    assert doc["reason"].endswith("1 more chosen victim is already terminating and not deleted "
+                                  "again.")
+
+
 # ---- 2. -o wide: every figure once ----------------------------------------------------------
 
 def test_wide_counts_a_terminating_victim_once():

@@ -428,7 +428,7 @@ def _list_texts(draw: st.DrawFn) -> tuple[str, bool]:
     return text, not flaw
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_list_texts(), st.sampled_from([1, 64, 4096]))
 def test_lists_read_in_slices_as_whole(case: tuple[str, bool], size: int) -> None:
     """Slices of one item or less, of a few, of all: a List any tool may write that the fast

@@ -377,20 +377,28 @@ def nested_within(data: bytes | memoryview, depth: int) -> bool:
     return _within(depth).fullmatch(data) is not None
 
 
+# what msgspec raises on a text the fast path does not take (the caller then reads it safely)
+_REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError)
+
+
 def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
     """The JSON document in ``data`` as the dict the builders read (its ``items``, when it has a
     list of them, as dicts too), or None: take the safe path. A List is read in slices
     (``read_list``), any other document whole."""
-    listed = read_list(data, max_depth)
-    return listed if listed is not None else _read_whole(data, max_depth)
+    listed, walked = _read_list(data, max_depth)
+    return listed if listed is not None else _read_whole(data, max_depth, walked)
 
 
-def _read_whole(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
-    if not nested_within(data, max_depth):
+def _read_whole(
+    data: bytes | memoryview, max_depth: int, walked: bool = False
+) -> dict[str, Any] | None:
+    """The document decoded at once; ``walked``: ``_read_list`` walked all of it and found its
+    members nested within ``max_depth`` (a document without ``items``), so no depth pass."""
+    if not walked and not nested_within(data, max_depth):
         return None  # too deep (or not JSON): the safe path measures it exactly
     try:
         doc = (_OWNERS_DECODER if keeps_owner_references() else _DECODER).decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
+    except _REFUSED:
         return None
     out = _document(doc)
     del doc  # no raw text may refer to the input once this returns
@@ -452,49 +460,58 @@ def read_list(data: Any, max_depth: int) -> dict[str, Any] | None:
     """The JSON document in ``data`` as ``read_json`` gives it, read in slices, when it is an
     object with one ``items`` array of objects, nested at most ``max_depth`` deep; None
     otherwise, and for anything that is not such a JSON document: read it whole."""
+    return _read_list(data, max_depth)[0]
+
+
+def _read_list(data: Any, max_depth: int) -> tuple[dict[str, Any] | None, bool]:
+    """``read_list``'s answer, and whether the walk went through a whole JSON object without
+    ``items`` whose members nest within ``max_depth`` (its whole decode needs no depth pass)."""
     start = _OPEN.match(data)
     if start is None or max_depth < 3:
-        return None
+        return None, False
     owners = keeps_owner_references()
     run, last, value = _list_patterns(max_depth)
-    pos, head, items = start.end(), [], None
+    pos, head, items = start.end(), [], None  # head: the other members' spans
     while True:
         key = _KEY.match(data, pos)
         if key is None:
-            return None
+            return None, False
         name, pos = bytes(key.group(1)), key.end()
         try:
             is_items = msgspec.json.decode(name) == "items"
         except msgspec.DecodeError:
-            return None
+            return None, False
         if is_items and data[pos : pos + 1] != b"[":
-            return None  # not an array (null, ...): read whole
+            return None, False  # not an array (null, ...): read whole
         if is_items:  # a second ``items`` array replaces the first, as in a whole decode
             items = _items(data, pos + 1, run, last, owners)
             if items is None:
-                return None
+                return None, False
             pos = items[1]
         else:
             val = value.match(data, pos)
             if val is None:
-                return None
-            head.append(name + b":" + bytes(data[pos : val.end()]))
+                return None, False
+            head.append((key.start(), val.end()))
             pos = val.end()
         sep = _NEXT.match(data, pos)
         if sep is None:
-            return None
+            return None, False
         pos = sep.end()
         if sep.group(1) == b"}":
             break
-    if items is None or pos != len(data):
-        return None
+    if pos != len(data):
+        return None, False
+    if items is None:
+        return None, True
+    members = b",".join(bytes(data[a:b]) for a, b in head)
     try:
-        doc = (_OWNERS_DECODER if owners else _DECODER).decode(b"{" + b",".join(head) + b"}")
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
-        return None
+        doc = (_OWNERS_DECODER if owners else _DECODER).decode(b"{" + members + b"}")
+    except _REFUSED:
+        return None, False
     out = _document(doc)
     out["items"] = items[0]
-    return out
+    return out, False
 
 
 def _items(
@@ -547,7 +564,7 @@ def _decode_slice(
 def _decode_into(text: Any, decoder: Any, out: list[Any]) -> bool:
     try:
         structs = decoder.decode(text)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError):
+    except _REFUSED:
         return False
     out.extend(map(_plain, structs))  # no raw text left referring to the input
     return True

@@ -909,10 +909,11 @@ RAW: list[Raw] = [
         "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (41 characters) is "
         "not an integer (line 3, column 5)"),
     # an empty value under !!int or !!float: PyYAML's constructor looks at its first character
-    # (its sign) and fails with IndexError, which no tag check names; the catch-all still gives
-    # one line, naming the exception's kind (no line: the scalar's place went with it)
+    # (its sign) and fails with IndexError; named as any other unreadable scalar, at its place
     Raw("YAML explicit float tag, an empty value", "snap.yaml", b"kind: Node\nx: !!float ''\n",
-        "snap.yaml, document 1: invalid YAML value (IndexError: string index out of range)"),
+        "snap.yaml:2, document 1: invalid YAML value: '' is not a number (line 2, column 4)"),
+    Raw("YAML explicit int tag, an empty value", "snap.yaml", b"kind: Node\nx:\n  - !!int\n",
+        "snap.yaml:3, document 1: invalid YAML value: '' is not an integer (line 3, column 5)"),
     # a tag that would construct an object: the tag named, not libyaml's "could not determine
     # a constructor for the tag" (the node starts at "!", column 4 of "x: !!python...")
     Raw("YAML constructing tag", "snap.yaml", b"kind: Node\nx: !!python/name:os.system\n",

@@ -81,14 +81,15 @@ def _checked(construct: Any) -> Any:
     def construct_checked(loader: Any, node: Any) -> Any:
         try:
             return construct(loader, node)
-        except (ValueError, KeyError, AttributeError, OverflowError) as exc:
+        except (ValueError, KeyError, AttributeError, OverflowError, IndexError) as exc:
             raise hints.BadScalar(node, exc) from None
 
     return construct_checked
 
 
 # the scalar constructors that fail with Python's own exception on a value they cannot read
-# (int('abc'), a bool map lookup, the timestamp regex's None, a 13th month); the others raise
+# (int('abc'), a bool map lookup, the timestamp regex's None, a 13th month, the sign of an
+# empty !!int or !!float: ''[0]); the others raise
 # PyYAML's ConstructorError, which has the place already
 for _tag in ("int", "float", "bool", "timestamp"):
     _name = "tag:yaml.org,2002:" + _tag

@@ -54,7 +54,10 @@ class CountCheck(ClusterCheck):
     """Gang of identical pods: it fits iff the per-node copy counts sum to ``needed``.
 
     Exact for one shape (nodes are independent), and kept up to date incrementally: a unit
-    change recounts only the nodes that unit touches.
+    change recounts only the nodes that unit touches. Counts resources only: the placer's
+    pod-dependent filters are off while it runs (``Evaluator.plan_group`` uses it without
+    them, ``plan_group_counted`` turns them off first), so only units with a pod on a usable
+    node matter.
     """
 
     def __init__(self, state: ClusterState, placer: Placer, needed: int) -> None:
@@ -71,13 +74,9 @@ class CountCheck(ClusterCheck):
         usable = self.usable
         for i in unit.nodes:  # ``relevant``, inlined: the level search and reprieve ask it
             if i in usable:
-                break
-        else:
-            filters = self.placer.filters
-            if filters is None or not filters.touches(unit.members):
+                self._apply(unit, remove)
+                self._recount(unit.nodes)
                 return
-        self._apply(unit, remove)
-        self._recount(unit.nodes)
 
     def _recount(self, touched: Iterable[int]) -> None:
         nodes, copies, items, needed = self.state.nodes, self.copies, self.items, self.needed
@@ -97,10 +96,9 @@ class CountCheck(ClusterCheck):
         the end (the level search removes a whole level at a time)."""
         touched: set[int] = set()
         usable, own = self.usable, self.state.own
-        filters = self.placer.filters
         for unit in units:
             members = unit.members
-            if len(members) == 1 and filters is None:  # ``_apply`` of a one-pod unit, inlined
+            if len(members) == 1:  # ``_apply`` of a one-pod unit, inlined
                 pod, i = members[0]
                 if i not in usable:
                     continue  # not relevant
@@ -119,7 +117,7 @@ class CountCheck(ClusterCheck):
 
     def try_add(self, unit: Unit) -> bool:
         members = unit.members
-        if len(members) == 1 and self.placer.filters is None and members[0][1] in self.copies:
+        if len(members) == 1 and members[0][1] in self.copies:
             return self._try_add_pod(unit, *members[0])
         self._change(unit, False)
         if self.total >= self.needed:
@@ -128,8 +126,8 @@ class CountCheck(ClusterCheck):
         return False
 
     def _try_add_pod(self, unit: Unit, pod: Pod, i: int) -> bool:
-        """``try_add`` of a one-pod unit on a counted node, without pod-dependent filters (the
-        reprieve's usual case), in one go: the pod's requests put back on its node, its
+        """``try_add`` of a one-pod unit on a counted node (the reprieve's usual case), in one
+        go: the pod's requests put back on its node, its
         copies counted again, all taken back if the gang no longer fits."""
         old = self.copies[i]  # a counted node: usable, so the unit was removed from it
         node = self.state.own(i)

@@ -608,6 +608,26 @@ def test_error_in_a_list_item_read_in_slices_finds_its_line_in_the_text(
     assert parsed == []
 
 
+@pytest.mark.parametrize("chunk", [None, 100], ids=["whole", "in slices"])
+@pytest.mark.parametrize("fast_from", [0, 1 << 40], ids=["fast", "safe"])
+def test_an_item_whose_dash_line_holds_only_a_comment_is_named_at_its_first_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int | None, fast_from: int
+) -> None:
+    """Item 7 written "- # the odd one", a blank line, then its keys: the item starts where
+    PyYAML marks its mapping, the first key's line, whichever reader reads the file. The List
+    as above: item 7's "-" on line 80, the blank line 81, "apiVersion" on line 82."""
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", fast_from)
+    if chunk is not None:
+        monkeypatch.setattr(yaml_reader, "CHUNK", chunk)
+    items = [_pod(i, "-1" if i == 7 else "1") for i in range(10)]
+    items[7] = items[7].replace("- apiVersion", "- # the odd one\n\n  apiVersion", 1)
+    path = tmp_path / "l.yaml"
+    path.write_text("apiVersion: v1\nitems:\n" + "".join(items) + "kind: List\n")
+    with pytest.raises(InputError) as info:
+        ingest.build_snapshot(ingest.read_documents([str(path)]))
+    assert f"{path}:82, document 1, item 7" in str(info.value)
+
+
 def test_error_in_an_indented_list_item_read_fast_names_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

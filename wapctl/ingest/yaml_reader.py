@@ -779,9 +779,23 @@ def _list_item_line(path: str, item: int, count: int) -> int | None:
             starts.append(pos)
         if len(starts) != count or not 0 <= item < count:
             return None
-        target = starts[item]
+        target = _content_line(data, starts[item], end)
         step = 64 << 20
         return 1 + sum(data[i : min(i + step, target)].count(b"\n") for i in range(0, target, step))
+
+
+def _content_line(data: Any, entry: int, end: int) -> int:
+    """Where the List entry at ``entry`` (its ``-``) starts as PyYAML marks it: its own line,
+    or, when nothing but blanks or a comment follows the ``-``, the next line holding more."""
+    pos, rest = entry, entry + 1
+    while True:
+        line_end = data.find(b"\n", rest, end)
+        if line_end < 0:
+            return pos
+        text = data[rest:line_end].strip()
+        if text and not text.startswith(b"#"):
+            return pos
+        pos = rest = line_end + 1
 
 
 def register_yaml_lines(name: str, docs: list[tuple[int, Any]] | None = None) -> None:

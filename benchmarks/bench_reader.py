@@ -27,6 +27,9 @@ command's stdout is printed: equal digests across code versions mean byte-identi
     python benchmarks/bench_reader.py --preset real-2k --format json --repeat 3 \\
         --baseline-python /tmp/base/.venv/bin/python   # before vs now, run by run (A/B)
 
+``--format yaml --stream`` reads the same objects as a stream of documents, one object each
+(as ``helm template`` and ``kustomize build`` write manifests), not a List.
+
 Files are written to ``--out`` (default /tmp/wapctl-bench, several GB for real-5k: check
 ``df -h`` first) and reused while the generator version matches. ``--timeout`` bounds each run.
 """
@@ -181,6 +184,30 @@ def _risky_variant(path: Path, share: float, value: str) -> Path:
     return out
 
 
+def _stream_variant(path: Path) -> Path:
+    """A copy of the YAML List export at ``path`` as a stream of documents, one object each
+    (as ``helm template`` or ``kustomize build`` write manifests): every item's lines, out of
+    the List, after a ``---``. Same objects; made once."""
+    out = path.with_name(f"{path.stem}-stream{path.suffix}")
+    if out.exists():
+        return out
+    n = 0
+    with path.open("rb") as src, out.with_suffix(".tmp").open("wb") as dst:
+        inside = False
+        for line in src:
+            if line.startswith(b"- "):
+                inside = True
+                n += 1
+                dst.write(b"---\n" + line[2:])
+            elif inside and line.startswith(b"  "):
+                dst.write(line[2:])
+            else:
+                inside = False  # the List's own keys: not in the stream
+    out.with_suffix(".tmp").replace(out)
+    print(f"{out.name}: {n} documents")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", choices=sorted(PRESETS), default="real-2k")
@@ -209,6 +236,11 @@ def main() -> None:
         help="the label --risky-share writes: 0734851389 (both readers' string) or e.g. 4e10392 "
         "(YAML 1.1's string, JSON's number: read by PyYAML)",
     )
+    ap.add_argument(
+        "--stream", action="store_true",
+        help="YAML: the export as a stream of documents, one object each (as helm and "
+        "kustomize write manifests), not a List",
+    )
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
     a = ap.parse_args()
@@ -223,6 +255,10 @@ def main() -> None:
         if a.format != "yaml":
             ap.error("--risky-share needs --format yaml")
         path = _risky_variant(path, a.risky_share, a.risky_value)
+    if a.stream:
+        if a.format != "yaml":
+            ap.error("--stream needs --format yaml")
+        path = _stream_variant(path)
     change = a.out / "bench-audit-change.yaml"
     change.write_text(CHANGE)
     moves = a.out / "bench-audit-moves.yaml"

@@ -203,6 +203,10 @@ QUIRKS = {
     "surrogate escape": 'metadata:\n  name: "\\ud83d\\ude00"\n',
     "long escape": 'metadata:\n  name: "\\U0001F600"\n',
     "directive": "%YAML 1.1\n---\nmetadata: {name: a}\n",
+    # document end markers: PyYAML refuses one before any document (hypothesis found "# c",
+    # "...", "---" read by rapidyaml), or a document after one without "---"
+    "end marker between documents": "...\n---\nmetadata: {name: a}\n",
+    "document after an end marker": "metadata: {name: a}\n...\nspec: {}\n",
     "complex key": "metadata:\n  ? name\n  : a\n",
     "flow key": "spec: {1: a}\n",
 }
@@ -222,6 +226,77 @@ def test_quirk_takes_the_safe_path(text: str) -> None:
     fast, reason = yaml_reader.read_yaml(doc.encode(), ingest.MAX_DEPTH)
     assert fast is None
     assert reason
+
+# ---- a long stream of documents, read a slice of whole documents at a time ---------------------
+
+_STREAM_DOCS = (
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  labels: {app: web}\n",
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: '4'}\n",
+    "# a comment only: an empty document\n",
+    "",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  script: |\n"
+    "    ---\n    not a document\n    ----\n",  # "---" inside a block scalar: indented
+    "{apiVersion: v1, kind: Pod, metadata: {name: f}}\n",
+)
+_SEPARATORS = ("---\n", "--- \n", "---\t# a comment\n", "...\n---\n", "---\r\n")
+
+
+@st.composite
+def _streams(draw: st.DrawFn) -> str:
+    """A stream of documents as helm or kustomize write them, or as a hand may: a leading
+    comment or marker or neither, documents empty or not, markers with a comment or an end
+    marker before them, a document on its marker's line."""
+    docs = draw(st.lists(st.sampled_from(_STREAM_DOCS), min_size=1, max_size=8))
+    head = draw(st.sampled_from(["", "---\n", "# Source: chart/templates/a.yaml\n"]))
+    text = head + docs[0]
+    for doc in docs[1:]:
+        sep = draw(st.sampled_from(_SEPARATORS))
+        if doc.startswith("{") and draw(st.booleans()):
+            sep = "--- "  # the document on the marker's line
+        text += sep + doc
+    return text
+
+
+@settings(max_examples=150, deadline=None)
+@given(_streams(), st.sampled_from([1, 16, 64, 256]))
+def test_a_long_stream_is_read_in_slices_as_whole(text: str, chunk: int) -> None:
+    """Slices of one document or less, of a few, of all: PyYAML's documents, numbered as it
+    numbers them (empty ones counted), and the fast path whenever the whole read takes it."""
+    data = text.encode()
+    whole = yaml_reader.read_yaml(data, ingest.MAX_DEPTH)[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(yaml_reader, "CHUNK", chunk)
+        fast = check(data)
+    assert fast == (whole is not None)
+
+
+def test_a_stream_is_cut_only_where_a_line_starts_a_document(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slices of 1 byte: a cut at every marker line but the first (the text before it, the
+    first document, is read with the document it opens), none inside a block scalar whose
+    lines read "---" and "----", none at "---x": documents 1-4 as PyYAML numbers them."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1)
+    text = (
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\n"
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  s: |\n    ---\n"
+        b"    ----\n---\n---\nkind: Pod\nmetadata: {name: b, labels: {x: ---x}}\n"
+    )
+    parsed: list[bytes] = []
+    real = yaml_reader.ryml.parse_in_arena
+
+    def spy(buf: Any, tree: Any) -> Any:
+        parsed.append(bytes(buf))
+        return real(buf, tree)
+
+    monkeypatch.setattr(yaml_reader.ryml, "parse_in_arena", spy)
+    docs, _ = yaml_reader.read_yaml(text, ingest.MAX_DEPTH)
+    assert docs is not None
+    assert [n for n, _ in docs] == [1, 2, 4]  # document 3 is empty
+    assert docs[1][1]["kind"] == "ConfigMap" and docs[2][1]["metadata"]["name"] == "b"
+    assert [p.split(b"\n", 1)[0] for p in parsed] == [b"apiVersion: v1", b"---", b"---"]
+    assert b"".join(parsed) == text
+
 
 def assert_fast_path_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``load`` reads ``path`` the same -- documents or one-line error -- by PyYAML and with

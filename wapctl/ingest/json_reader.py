@@ -384,7 +384,10 @@ _REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError, Overfl
 def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
     """The JSON document in ``data`` as the dict the builders read (its ``items``, when it has a
     list of them, as dicts too), or None: take the safe path. A List is read in slices
-    (``read_list``), any other document whole."""
+    (``read_list``), any other document, and one of a slice or less, whole (its walk would
+    only cost: a stream of small YAML documents brings one at a time)."""
+    if len(data) <= SLICE:
+        return _read_whole(data, max_depth)
     listed, walked = _read_list(data, max_depth)
     return listed if listed is not None else _read_whole(data, max_depth, walked)
 
@@ -539,7 +542,7 @@ def _items(
         pos = end
         if data[end - 1 : end] == b"]":
             return out, pos
-        released = _release(data, released, pos)
+        released = release(data, released, pos)
 
 
 def _decode_slice(
@@ -581,7 +584,7 @@ def writable_map(data: Any) -> bool:
         return False
 
 
-def _release(data: Any, released: int, pos: int) -> int:
+def release(data: Any, released: int, pos: int) -> int:
     """Hand the mapped pages of ``data`` before ``pos`` back to the kernel; the new mark."""
     if type(data) is not mmap.mmap or _RELEASE is None:
         return released

@@ -162,6 +162,9 @@ _ANYWHERE = (
     rb"|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]"  # a byte-order mark inside, non-characters
     rb"|\\U|\\u[dD][89a-fA-F]"  # escapes of characters outside the BMP, surrogates
     rb"|(?:\A|[\n\r])%"  # a directive
+    # a document end marker: PyYAML refuses one with no document before it and a document
+    # after it without "---"; rapidyaml reads both
+    rb"|(?:\A|[\n\r])\.\.\.(?:[ \t\r\n]|\z)"
     rb"|[:?][,\]}]"  # an empty value in a flow collection: libyaml refuses "[a:]", "{a:,"
     rb"|[\[{,][ \t]*[|>:?]"  # a block scalar or a ':' / '?' first in a flow collection
     rb"|:[ \t]+[:?][^ \t\r\n]"  # a value starting ':x' or '?x': libyaml refuses it in a flow
@@ -294,7 +297,7 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
             if layout is not None:  # a risky List: its risky slices resolved or read by PyYAML
                 exact = reason is not None
                 return [(1, _read_list(data, layout, max_depth, exact, pyyaml is not None))], ""
-            return _read_documents(data, max_depth, reason is not None), ""
+            return _read_stream(data, max_depth, reason is not None), ""
     except (_Refused, _Unresolved) as exc:
         return _fallback(str(exc))
     except Exception as exc:  # ryml's ExceptionParse / ExceptionVisit (nesting over 64)
@@ -303,37 +306,138 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
         return _fallback(f"rapidyaml could not parse it ({type(exc).__name__})")
 
 
+def _read_stream(data: Any, max_depth: int, resolve: bool) -> list[tuple[int, Any]]:
+    """Every document of ``data``; a long stream (from ``2 * CHUNK`` bytes) a slice of whole
+    documents at a time, each about ``CHUNK`` bytes and cut where a line starts a document
+    (``---``), into one tree and one buffer reused: rapidyaml's tree, some 13 times the text it
+    holds, then holds one slice, and a mapped file's pages are handed back as they are read.
+    Whole with a directive (a ``%`` line belongs to the document after it)."""
+    if len(data) < 2 * CHUNK or data[:1] == b"%" or data.find(b"\n%") >= 0:
+        return _read_documents(data, max_depth, resolve)
+    check = len(data) <= duplicate_keys.FAST_CHECK_MAX
+    docs: list[tuple[int, Any]] = []
+    start = count = released = 0
+    tree = ryml.Tree()
+    arena = mmap.mmap(-1, 2 * CHUNK + (1 << 20))
+    try:
+        with memoryview(data) as view:
+            tree.reserve(_node_estimate(view[:CHUNK]))
+            while start < len(data):
+                stop = _documents_end(data, start, CHUNK)
+                tree.clear()
+                tree.clear_arena()
+                ryml.parse_in_arena(view[start:stop], tree)
+                texts = _emit_documents(tree, resolve, arena)
+                docs.extend(_decode_documents(texts, arena, max_depth, check, count))
+                count += len(texts)
+                start = stop
+                released = json_reader.release(data, released, start)
+    finally:
+        arena.close()
+    return docs
+
+
+def _documents_end(data: Any, start: int, size: int) -> int:
+    """Where the slice of whole documents from ``start`` ends: at the first line from ``size``
+    bytes on that starts a document, and after the first such line from ``start`` (the text
+    before a stream's first ``---`` is read with the document it opens, as a whole read does);
+    or at the end."""
+    first = _document_start(data, start)
+    if first < 0:
+        return len(data)
+    cut = _document_start(data, max(start + size, first + 1))
+    return len(data) if cut < 0 else cut
+
+
+def _document_start(data: Any, pos: int) -> int:
+    """The first line from ``pos`` on (``pos`` itself when a line starts there) that starts a
+    document, ``---`` then a blank, a line break or the end of the text; -1 if none."""
+    at = pos
+    if pos > 0:
+        found = data.find(b"\n---", pos - 1)
+        at = -1 if found < 0 else found + 1
+    while at >= 0:
+        if data[at : at + 3] == b"---" and data[at + 3 : at + 4] in _AFTER_MARKER:
+            return at
+        found = data.find(b"\n---", at + 1)
+        at = -1 if found < 0 else found + 1
+    return -1
+
+
+_AFTER_MARKER = (b"", b" ", b"\t", b"\r", b"\n")
+
+
 def _read_documents(data: Any, max_depth: int, resolve: bool = False) -> list[tuple[int, Any]]:
     """Every document, each parsed and emitted whole; with ``resolve``, its plain scalars set
-    as YAML 1.1 reads them (``_resolve_plain``)."""
+    as YAML 1.1 reads them (``_resolve_plain``). The tree is let go before any is decoded."""
+    check = len(data) <= duplicate_keys.FAST_CHECK_MAX
     tree = _tree(data)
+    arena = mmap.mmap(-1, len(data) * 2 + 4096)
+    try:
+        texts = _emit_documents(tree, resolve, arena)
+        del tree
+        return _decode_documents(texts, arena, max_depth, check, 0)
+    finally:
+        arena.close()
+
+
+def _emit_documents(tree: Any, resolve: bool, arena: mmap.mmap) -> list[memoryview | None]:
+    """The JSON text of each document in ``tree`` (None for an empty one); with ``resolve``,
+    its plain scalars first set as YAML 1.1 reads them (``_resolve_plain``). The texts are
+    written one after another in ``arena``, an anonymous map that only takes the pages written;
+    a document past its end gets a map of its own."""
     if resolve:
         _resolve_plain(tree)
     root = tree.root_id()
     nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
-    hint = len(data) * 2 + 4096
     texts: list[memoryview | None] = []
-    for node in nodes:
-        if tree.is_val(node) and tree.val_is_null(node):
-            texts.append(None)  # an empty document
-        else:
-            texts.append(_emit(tree, node, hint if len(nodes) == 1 else 0))
-    del tree
+    with memoryview(arena) as view:
+        at = 0
+        for node in nodes:
+            if tree.is_val(node) and tree.val_is_null(node):
+                texts.append(None)  # an empty document
+                continue
+            failed, size = ryml.emit_json_to_substr(tree, node, view[at:])
+            if failed:
+                texts.append(_emit(tree, node, size + 1))
+            else:
+                texts.append(view[at : at + size])
+                at += size
+    return texts
+
+
+def _decode_documents(
+    texts: list[memoryview | None], arena: mmap.mmap, max_depth: int, check: bool, before: int
+) -> list[tuple[int, Any]]:
+    """Each document's JSON text decoded and let go, numbered as PyYAML numbers documents
+    (from ``before + 1``, empty ones counted)."""
     docs: list[tuple[int, Any]] = []
-    check = len(data) <= duplicate_keys.FAST_CHECK_MAX
-    for number, text in enumerate(texts, 1):
-        if text is None:
-            continue
-        if check:
-            _unique_keys(text, number)
-        obj = json_reader.read_json(text, max_depth)
-        buf = text.obj
-        text.release()
-        cast(mmap.mmap, buf).close()
-        if obj is None:
-            raise _Refused(f"document {number} is not what the JSON fast path reads")
-        docs.append((number, obj))
+    try:
+        for index, text in enumerate(texts):
+            if text is None:
+                continue
+            number = before + index + 1
+            if check:
+                _unique_keys(text, number)
+            obj = json_reader.read_json(text, max_depth)
+            texts[index] = None
+            _let_go(text, arena)
+            if obj is None:
+                raise _Refused(f"document {number} is not what the JSON fast path reads")
+            docs.append((number, obj))
+    finally:
+        for text in texts:  # what an error left undecoded
+            if text is not None:
+                _let_go(text, arena)
     return docs
+
+
+def _let_go(text: memoryview, arena: mmap.mmap) -> None:
+    """Release ``text``; close its map when it is one of its own (not ``arena``)."""
+    buf = text.obj
+    text.release()
+    if buf is not arena:
+        cast(mmap.mmap, buf).close()
 
 
 # ---- plain scalars as YAML 1.1 reads them, set in rapidyaml's tree -----------------------------

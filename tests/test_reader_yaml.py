@@ -136,26 +136,26 @@ def test_realistic_export_builds_the_same_snapshot(
 RESOLVED = {
     # YAML 1.1 booleans and nulls that JSON reads as strings
     "yes": "metadata:\n  name: a\n  labels: {x: yes}\n",
-    "On": "metadata:\n  name: a\nspec:\n  x: On\n",
+    "On": "metadata:\n  name: a\n  labels:\n    x: On\n",
     "True": (  # a terminating pod's conditions are read (a pending one's are not kept)
         "metadata:\n  name: a\n  deletionTimestamp: '2025-01-01T00:00:00Z'\n"
         "status:\n  conditions:\n  - type: DisruptionTarget\n    status: True\n"
     ),
     "NULL": "metadata:\n  name: a\n  labels:\n    x: NULL\n",
-    "tilde": "metadata:\n  name: a\n  x: ~\n",
+    "tilde": "metadata:\n  name: a\n  labels:\n    x: ~\n",
     # numbers: YAML 1.1 and JSON read them differently
-    "octal": "spec:\n  mode: 0755\n",
-    "hex": "spec:\n  x: 0x1F\n",
+    "octal": "metadata:\n  labels:\n    mode: 0755\n",
+    "hex": "metadata:\n  labels:\n    x: 0x1F\n",
     "plus sign": "value: +5\n",
     "underscores": "value: 1_000\n",
-    "base 60": "spec:\n  x: 1:30\n",
-    "leading point": "spec:\n  x: .5\n",
-    "trailing point": "spec:\n  x: 1.\n",
-    "negative leading point": "spec:\n  x: -.5\n",
-    "exponent without point": "spec:\n  x: 1e3\n",
-    "exponent without sign": "spec:\n  x: 1.5e3\n",
+    "base 60": "metadata:\n  labels:\n    x: 1:30\n",
+    "leading point": "metadata:\n  labels:\n    x: .5\n",
+    "trailing point": "metadata:\n  labels:\n    x: 1.\n",
+    "negative leading point": "metadata:\n  labels:\n    x: -.5\n",
+    "exponent without point": "metadata:\n  labels:\n    x: 1e3\n",
+    "exponent without sign": "metadata:\n  labels:\n    x: 1.5e3\n",
     "flow value": "spec: [yes, no]\n",
-    "JSON-like key": 'spec: {"a":yes}\n',
+    "JSON-like key": 'metadata: {"labels": {"a":yes}}\n',
     # an empty value beside a resolved one: null, as PyYAML reads it (it used to end the fast
     # path with a TypeError)
     "empty value": "metadata:\n  name: a\n  annotations:\n    a:\n    b: yes\n",
@@ -173,7 +173,7 @@ QUIRKS = {
     "infinity": "spec:\n  x: .inf\n",
     "nan word": "spec:\n  x: nan\n",
     "quoted inf key": "metadata:\n  labels:\n    'inf': a\n",
-    "big exponent": "spec:\n  x: 1.0e+999\n",
+    "big exponent": "metadata:\n  labels:\n    x: 1.0e+999\n",
     "infinity word": "metadata:\n  labels: {x: infinity}\n",  # the emitter writes .inf
     "quoted infinity key": "metadata:\n  labels:\n    \"infinity\": a\n",
     "signed infinity word": "metadata:\n  labels: {x: -infinity}\n",
@@ -302,9 +302,9 @@ def assert_fast_path_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     """``load`` reads ``path`` the same -- documents or one-line error -- by PyYAML and with
     the fast path tried from 0 bytes on."""
 
-    def read() -> Any:
+    def read() -> Any:  # what the builders are given (the fast path keeps only what they read)
         try:
-            return [d.obj for d in ingest.read_documents([str(path)])]
+            return [project(d.obj) for d in ingest.read_documents([str(path)])]
         except InputError as exc:
             return str(exc)
 
@@ -805,6 +805,21 @@ def test_list_item_json_cannot_hold_over_the_general_limit_says_why(
     assert (40, {"note": "\x1b[31m"}) == (len(docs), docs[7].obj["metadata"]["labels"])
 
 
+def test_yaml_nested_past_the_fast_readers_depth_over_the_general_limit_says_why(
+    tmp_path: Path, small_limits: None
+) -> None:
+    """A document nested deeper than rapidyaml's emitter goes (64 levels; wapctl allows 100)
+    is handed to PyYAML: past the general limit the one-line error gives that reason (not an
+    internal error's name) and the way out; with a higher limit PyYAML reads it."""
+    deep = "{a: " * 70 + "1" + "}" * 70
+    pods = "".join(_pod(i) for i in range(40))
+    path = tmp_path / "big.yaml"
+    path.write_text(f"apiVersion: v1\nmetadata:\n  x: {deep}\nitems:\n{pods}kind: List\n")
+    reason = _refused_past_the_general_limit(path)
+    assert "PyYAML (nested deeper than the fast reader goes (64 levels))," in reason
+    assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
+
+
 def _parsed_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The size of every text rapidyaml parses from now on (the bytes read_yaml is given)."""
     sizes: list[int] = []
@@ -910,7 +925,7 @@ def test_a_mapped_file_is_read_by_the_fast_path_in_place(
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     text = (
         b'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "a\\x41b"\n  namespace: d\n'
-        b'  annotations:\n    note: "line one\\nline two"\n    mode: 0755\n'
+        b'  labels:\n    note: "line one\\nline two"\n    mode: 0755\n'
     )
     monkeypatch.setattr(limits, "FAST_FROM", 0)  # the file gets the fast readers' limit
     monkeypatch.setattr(limits, "MAX_INPUT_SIZE", len(text) // 2)
@@ -918,7 +933,7 @@ def test_a_mapped_file_is_read_by_the_fast_path_in_place(
     path.write_bytes(text)
     [doc] = ingest.read_documents([str(path)])
     assert doc.obj["metadata"] == {
-        "name": "aAb", "namespace": "d", "annotations": {"note": "line one\nline two", "mode": 493}}
+        "name": "aAb", "namespace": "d", "labels": {"note": "line one\nline two", "mode": 493}}
     assert path.read_bytes() == text
 
 

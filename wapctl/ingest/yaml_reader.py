@@ -397,7 +397,8 @@ def _emit_documents(tree: Any, resolve: bool, arena: mmap.mmap) -> list[memoryvi
             if tree.is_val(node) and tree.val_is_null(node):
                 texts.append(None)  # an empty document
                 continue
-            failed, size = ryml.emit_json_to_substr(tree, node, view[at:])
+            with view[at:] as rest:  # released even when rapidyaml raises (the arena is closed)
+                failed, size = ryml.emit_json_to_substr(tree, node, rest)
             if failed:
                 texts.append(_emit(tree, node, size + 1))
             else:
@@ -774,7 +775,8 @@ def _items_of(
 ) -> list[Any]:
     """The items of one slice, emitted as ``{"items": [...]}`` (the depth they have in the
     file) and decoded by the JSON fast path."""
-    failed, size = ryml.emit_json_to_substr(tree, root, memoryview(buf)[len(_OPEN) : -1])
+    with memoryview(buf)[len(_OPEN) : -1] as rest:  # released even when rapidyaml raises
+        failed, size = ryml.emit_json_to_substr(tree, root, rest)
     if failed:  # one huge item: a buffer of its size
         big = mmap.mmap(-1, len(_OPEN) + size + 1)
         try:

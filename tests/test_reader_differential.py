@@ -81,37 +81,49 @@ def _project_status(status: dict[str, Any], meta: Any) -> dict[str, Any]:
 
 def project(doc: Any) -> Any:
     """What the fast reader must return for ``json.loads`` giving ``doc``: _ABSENT where the
-    schema cannot take it (it must then return None)."""
+    schema cannot take it (it must then return None). A document is projected as a List item
+    is (one object a document, as a stream brings them), its ``items`` too."""
     if type(doc) is not dict:
         return _ABSENT
-    out = _pick(doc, json_reader.DOCUMENT_FIELDS)
-    if "status" in out and out["status"] is not None:
-        if type(out["status"]) is not dict:
+    items = doc.get("items")
+    out = _project_object({k: v for k, v in doc.items() if k != "items"})
+    if out is _ABSENT:
+        return out
+    meta = doc.get("metadata")
+    if type(meta) is dict and "annotations" in meta:  # a document's: the server version only
+        notes = meta["annotations"]
+        out["metadata"]["annotations"] = {
+            k: v for k, v in notes.items() if k == ingest.SERVER_VERSION_ANNOTATION
+        } if type(notes) is dict else notes
+    if "items" not in doc:
+        return out
+    if items is not None:
+        if type(items) is not list:
             return _ABSENT
-        out["status"] = _project_status(out["status"], out.get("metadata"))
-    if "items" in out and out["items"] is not None:
-        if type(out["items"]) is not list:
+        projected = [_project_object(i) if type(i) is dict else _ABSENT for i in items]
+        if _ABSENT in projected:
             return _ABSENT
-        items = []
-        for item in out["items"]:
-            if type(item) is not dict:
-                return _ABSENT
-            obj = _pick(item, json_reader.OBJECT_FIELDS)
-            for part, fields in (
-                ("metadata", json_reader.META_FIELDS),
-                ("status", json_reader.STATUS_FIELDS),
-            ):
-                if part in obj and obj[part] is not None:
-                    if type(obj[part]) is not dict:
-                        return _ABSENT
-                    obj[part] = _pick(obj[part], fields)
-            if "status" in obj and obj["status"] is not None:
-                obj["status"] = _project_status(obj["status"], obj.get("metadata"))
-            if "spec" in obj:
-                obj["spec"] = _project_spec(obj["spec"])
-            items.append(obj)
-        out["items"] = items
+        items = projected
+    out["items"] = items
     return out
+
+
+def _project_object(item: dict[str, Any]) -> Any:
+    """An object as the schema keeps it: its fields, its metadata's and status's read ones."""
+    obj = _pick(item, json_reader.OBJECT_FIELDS)
+    for part, fields in (
+        ("metadata", json_reader.META_FIELDS),
+        ("status", json_reader.STATUS_FIELDS),
+    ):
+        if part in obj and obj[part] is not None:
+            if type(obj[part]) is not dict:
+                return _ABSENT
+            obj[part] = _pick(obj[part], fields)
+    if "status" in obj and obj["status"] is not None:
+        obj["status"] = _project_status(obj["status"], obj.get("metadata"))
+    if "spec" in obj:
+        obj["spec"] = _project_spec(obj["spec"])
+    return obj
 
 
 def _depth(x: Any) -> int:

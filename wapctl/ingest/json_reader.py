@@ -54,7 +54,7 @@ import msgspec
 import re2
 
 # The fields of each part that any builder reads (wapctl.ingest: pod, constraints, templates,
-# drift; a List's own metadata is kept whole, for the server-version annotation). Every field
+# drift; a document's own metadata also keeps the server-version annotation). Every field
 # is ``Any`` unless cut further below: the builders check types and report mistakes exactly
 # as on the safe path.
 _UNSET = msgspec.UNSET
@@ -230,28 +230,47 @@ _SHARED_TOLERATIONS: dict[bytes, Any] = {}
 _SHARED_LIMIT = 4096
 
 
+# the one annotation read: the server version ``wapctl snapshot`` writes on its List
+# (wapctl.ingest.decode.SERVER_VERSION_ANNOTATION); a document's other annotations are left out
+_SERVER_VERSION = msgspec.defstruct(
+    "_Annotations",
+    [("server_version", Any, _UNSET)],
+    rename={"server_version": "wapctl.io/server-version"},
+    omit_defaults=True,
+    gc=False,
+)
+
+
 def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any, Any]:
     """The object struct, the document decoder and the decoder of a slice of List items (a
     JSON array of objects) keeping ``meta_fields`` of metadata."""
     meta = _struct("_Meta", meta_fields)
+    document_meta = _struct(
+        "_DocumentMeta", (*meta_fields, "annotations"), {"annotations": _total(_SERVER_VERSION)}
+    )
     obj = _struct(
         "_Object",
         OBJECT_FIELDS,
         {"metadata": meta | None, "status": _Status | None, "spec": _total(_Spec)},
     )
-    # A document: one object, or a List of them (``items``). A non-List object with an
-    # ``items`` field keeps it as decoded objects; the builders never read it.
+    # A document: one object, read as a List item is (a stream brings one object a
+    # document), or a List of them (``items``). A non-List object with an ``items`` field
+    # keeps it as decoded objects; the builders never read it.
     document = _struct(
         "_Document",
         (*OBJECT_FIELDS, "items"),
-        {"metadata": Any, "status": _Status | None, "items": list[obj] | None},  # type: ignore[valid-type]
+        {
+            "metadata": document_meta | None,
+            "status": _Status | None,
+            "spec": _total(_Spec),
+            "items": list[obj] | None,  # type: ignore[valid-type]
+        },
     )
     return obj, msgspec.json.Decoder(document), msgspec.json.Decoder(list[obj])  # type: ignore[valid-type]
 
 
 _Object, _DECODER, _ITEMS_DECODER = _schema(META_FIELDS)
 _OWNERS_OBJECT, _OWNERS_DECODER, _OWNERS_ITEMS_DECODER = _schema((*META_FIELDS, *_OWNER_FIELDS))
-DOCUMENT_FIELDS = (*OBJECT_FIELDS, "items")
 _owners = threading.local()
 
 
@@ -268,14 +287,6 @@ def owner_references() -> Iterator[None]:
 
 def keeps_owner_references() -> bool:
     return bool(getattr(_owners, "on", False))
-
-
-_astuple = msgspec.structs.astuple
-
-
-def _as_dict(struct: Any, fields: tuple[str, ...]) -> dict[str, Any]:
-    """The fields of ``struct`` (declared as ``fields``, in order) that the input set."""
-    return {f: v for f, v in zip(fields, _astuple(struct), strict=True) if v is not _UNSET}
 
 
 _to_builtins = msgspec.to_builtins
@@ -412,12 +423,13 @@ def _read_whole(
 
 
 def _document(doc: Any) -> dict[str, Any]:
-    """A decoded document as a dict, its ``status`` plain too (its ``items`` left as they are)."""
-    out = _as_dict(doc, DOCUMENT_FIELDS)
-    status = out.get("status")
-    if status is not None:
-        out["status"] = _to_builtins(status, builtin_types=_RAW_TYPES)
-        _decode_raw(out)
+    """A decoded document as the plain dict a List item becomes (``_plain``), its ``items``
+    left as they are (decoded objects)."""
+    items = doc.items
+    doc.items = _UNSET
+    out = _plain(doc)
+    if items is not _UNSET:
+        out["items"] = items
     return out
 
 

@@ -975,6 +975,10 @@ RAW: list[Raw] = [
     Raw("YAML alias undefined", "snap.yaml", b"a: &x 1\nb: *y\n",
         "snap.yaml, document 1: YAML alias *y refers to no complete anchor (undefined, or a "
         "recursive structure)"),
+    # with no anchor (&) anywhere in the file the aliases are not checked ahead: PyYAML's
+    # composer finds the undefined one and its error names the line and column
+    Raw("YAML alias undefined, no anchor in the file", "snap.yaml", b"a: 1\nb: *y\n",
+        "snap.yaml, document 1: invalid YAML: found undefined alias (line 2, column 4)"),
     Raw("YAML alias bomb", "snap.yaml", b"a: &x 1\nb: [" + b"*x, " * 101 + b"]\n",
         "snap.yaml, document 1: YAML aliases exceed the limits (100 aliases, 100000 expanded "
         "nodes per document): an alias bomb?"),

@@ -766,3 +766,40 @@ def test_pods_whose_missing_groups_appear_each_resolve_into_their_own() -> None:
     cache = ingest.BuildCache()
     ingest.build_snapshot(docs, reuse=cache)
     assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_a_kind_whose_last_ignored_document_is_gone_is_no_longer_listed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Snapshot.ignored_kinds`` (validate's ``ignoredKinds``) counts the documents of each
+    kind wapctl does not read; a kind none is left of is not listed. A second build from
+    memory (audit's, after a change that deletes objects) takes the deleted ignored documents
+    off the counts it took over and must drop a kind that falls to 0, as the build from scratch
+    never lists it. Hand-worked: a class, a pod, two ConfigMaps and a Secret: ConfigMap 2,
+    Secret 1; then the Secret and one ConfigMap deleted (the other documents the same
+    objects): ConfigMap 1 and no Secret, and the build is the build from scratch."""
+    def doc(line: int, kind: str, name: str) -> ingest.Document:
+        return ingest.Document(Source("c.yaml", line), {
+            "apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": "ml"}})
+
+    docs = [ingest.Document(Source("c.yaml", 1), _class("low", 10, False, False)),
+            doc(2, "ConfigMap", "cm-1"), doc(3, "Secret", "s"), doc(4, "ConfigMap", "cm-2"),
+            ingest.Document(Source("c.yaml", 5),
+                            _pod_doc("p", "ml", None, "low", False, None, None))]
+    cache = ingest.BuildCache()
+    assert {"ConfigMap": 2, "Secret": 1} == ingest.build_snapshot(docs, reuse=cache).ignored_kinds
+    calls: list[str] = []
+    real = rebuild.sort_again
+
+    def recorded(*args: Any) -> Any:
+        calls.append("sort_again")
+        return real(*args)
+
+    monkeypatch.setattr(rebuild, "sort_again", recorded)
+    after = [docs[0], docs[1], docs[4]]
+    snap = ingest.build_snapshot(after, reuse=cache)
+    assert (["sort_again"], {"ConfigMap": 1}) == (calls, snap.ignored_kinds)
+    monkeypatch.undo()
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
+    assert _exactly(after, cache) == _exactly(after, None)

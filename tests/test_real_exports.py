@@ -170,6 +170,24 @@ def test_pod_of_a_missing_pod_group_is_planned_alone():
         (w.code, w.object, w.field) for w in snap.warnings]
 
 
+def test_pods_of_one_missing_pod_group_warn_once_counting_the_others() -> None:
+    """One MissingPodGroup warning per missing group, on its first pod by key, saying how many
+    pods are planned standalone: a user reads the count to judge what the export left out.
+    Hand-worked: c, a and b name PodGroup pg (missing), d names pg2 (missing): on Pod
+    default/a, "this pod and 2 more" (c and b); on Pod default/d, "this pod" alone."""
+    snap = build(pod("c", schedulingGroup={"podGroupName": "pg"}),
+                 pod("a", schedulingGroup={"podGroupName": "pg"}),
+                 pod("d", schedulingGroup={"podGroupName": "pg2"}),
+                 pod("b", schedulingGroup={"podGroupName": "pg"}))
+    prefix = "is not in the snapshot (an export without the Workload API kinds?): this pod"
+    assert [
+        ("MissingPodGroup", "Pod default/a",
+         f"PodGroup default/pg {prefix} and 2 more are planned as standalone pods"),
+        ("MissingPodGroup", "Pod default/d",
+         f"PodGroup default/pg2 {prefix} is planned as a standalone pod"),
+    ] == [(w.code, w.object, w.message) for w in snap.warnings]
+
+
 def test_item_kinds_come_from_the_list_kind_and_input_is_not_modified():
     raw = {"kind": "PodList", "apiVersion": "v1", "metadata": {},
            "items": [{"metadata": {"name": "a", "namespace": "x"},

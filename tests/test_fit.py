@@ -194,6 +194,31 @@ def test_node_affinity_expressions(expression, expected):
     assert expected == result
 
 
+BIG_LABELS = {"memory-gib": "512", "serial": "9223372036854775807"}
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        (req("memory-gib", "Gt", "256"), True),
+        (req("memory-gib", "Lt", "1024"), True),
+        (req("memory-gib", "Gt", "512"), False),
+        (req("memory-gib", "Lt", "9223372036854775807"), True),
+        (req("serial", "Gt", "0"), True),
+        (req("serial", "Lt", "9223372036854775807"), False),
+    ],
+    ids=["gt-below", "lt-above", "gt-equal", "lt-int64-max", "int64-max-label-gt",
+         "int64-max-label-lt-itself"],
+)
+def test_node_affinity_gt_lt_compare_large_integers(expression, expected):
+    """Gt / Lt compare any int64 (strconv.ParseInt(s, 10, 64)), not just small numbers: a user
+    pins pods to nodes labelled memory-gib=512 with ``Gt 256`` (512 > 256) or ``Lt 1024``, and
+    both the bound and the label may be as large as int64's maximum, 9223372036854775807
+    (512 < it; it > 0; it is not below itself)."""
+    p = pod("p", affinity=[term(expression)])
+    assert expected == (check_node_affinity(p, node("n", labels=BIG_LABELS)) is None)
+
+
 TERM_CASES = [
     (None, None),
     ([], REASON_NODE_AFFINITY),

@@ -343,6 +343,29 @@ def test_parked_preemptor_wakes_when_a_reserving_nominated_pod_binds():
                            (2, 5))) == outcome(result)
 
 
+def test_parked_unit_wakes_when_a_nominated_pod_binds_elsewhere():
+    """A nomination that reserved room against a parked unit is released when its pod binds on
+    another node, and the unit is retried (module docstring, *Waking*). `p` (500, 2 CPUs) is
+    nominated to n1 in the snapshot, where 1000-priority `busy` leaves 1 CPU free; `u` (500,
+    1 CPU, only n1) is first in the queue (older) and does not fit beside p's reservation
+    (500 >= 500; busy is no victim): parked. p no longer fits on n1 and binds on the empty n2;
+    its reservation gone, u is woken and binds on n1. Without the wake u stays pending."""
+    snap = snapshot(nodes=[node("n1", cpu="2", labels={"slot": "n1"}),
+                           node("n2", cpu="2", labels={"slot": "n2"})], pods=[
+        pod("busy", cpu="1", prio=1000, node="n1", start=1),
+        pod("u", cpu="1", prio=500, selector={"slot": "n1"}, created=1),
+        pod("p", cpu="2", prio=500, nominated="n1", created=2),
+    ])
+    result = simulate(snap)
+    assert [
+        (1, UNSCHED, "default/u", (), (), (), ()),
+        (2, BOUND, "default/p", (), ("n2",), (), ()),
+        (3, BOUND, "default/u", (), ("n1",), (), ()),
+    ] == trace(result)
+    assert (True, False, None) == outcome(result)
+    assert (3, 0) == (result.final.bound, result.final.pending)
+
+
 def test_three_member_cycle_is_found_past_an_already_reached_victim():
     """A preemption cycle through three workloads is reported even when the relation also has
     a shortcut to a member already reached: T takes a-0 and b-0 (T -> A, T -> B), A takes b-1

@@ -299,6 +299,22 @@ def test_an_unknown_class_hides_no_other_template() -> None:
     assert ["Deployment n/a"] == [x.object for x in report.findings]
 
 
+def test_a_known_class_template_sorting_first_hides_no_unknown_class_after_it() -> None:
+    """Every template naming a missing class is reported, wherever it sorts among templates
+    whose classes exist: Deployments n/a and n/c name high (one vertex, 1000/1000), n/b and
+    n/d name the missing classes 'nope' and 'gone'. A user relies on the findings (what
+    check-cycles reports) naming both b and d, the templates after a good one included."""
+    objs = [{"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": name, "namespace": "n"},
+             "spec": {"template": {"spec": {"priorityClassName": cls}}}}
+            for name, cls in (("a", "high"), ("b", "nope"), ("c", "high"), ("d", "gone"))]
+    report = graph.check(snapshot(*objs))
+    assert [Profile(1000, 1000)] == list(report.graph.vertices)
+    assert [("unknown-priority-class", "Deployment n/b", "nope"),
+            ("unknown-priority-class", "Deployment n/d", "gone")] == [
+        (x.rule, x.object, x.priority_class) for x in report.findings]
+
+
 def test_every_unknown_class_template_is_a_finding_in_order() -> None:
     """Two Deployments naming missing classes: two findings, by object."""
     objs = [{"apiVersion": "apps/v1", "kind": "Deployment",

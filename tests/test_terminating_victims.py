@@ -98,6 +98,46 @@ items:
     assert "-n default pod/v\n" == run("plan", snap, "-o", "name").stdout
 
 
+def test_two_terminating_chosen_victims_are_counted_in_the_plural(tmp_path: Path):
+    """As above with n1 at 6 cpu and two terminating pods: t1, t2 (2 cpu each, low=1) and v
+    running (2 cpu, low=1); pending p (6 cpu, high=100). Only with all three gone does p fit
+    (6 of 6), and putting back any one leaves 4: the chosen victims are {t1, t2, v}; t1 and t2
+    are already going, so v alone is deleted and the verdict says, in the plural, that the two
+    others are already terminating."""
+    pod = """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: default{extra}}}
+  spec: {{nodeName: n1, priorityClassName: low,
+         containers: [{{name: c, resources: {{requests: {{cpu: "2"}}}}}}]}}
+  status: {{phase: Running, startTime: "2026-01-01T09:00:00Z"}}
+"""
+    going = ', deletionTimestamp: "2026-01-01T11:00:00Z"'
+    snap = tmp_path / "two.yaml"
+    snap.write_text("""\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 1}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 100}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "6", pods: "110"}}}
+""" + pod.format(name="t1", extra=going) + pod.format(name="t2", extra=going)
+        + pod.format(name="v", extra="") + """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default}
+  spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cpu: "6"}}}]}
+  status: {phase: Pending}
+""")
+    doc = json.loads(run("plan", snap, "-o", "json").stdout)
+    assert ("RequiresPreemption", ["default/v"], ["default/t1", "default/t2"]) == (
+        doc["status"], [v["pod"] for v in doc["victims"]],
+        [t["pod"] for t in doc["terminating"]])
+    assert ("pod default/p fits on node n1 after preempting 1 pod in 1 unit (highest victim "
+            "priority 1); 2 more chosen victims are already terminating and not deleted again."
+            ) == doc["reason"]
+
+
 def test_terminating_member_of_a_low_group_is_a_victim_with_its_group(tmp_path: Path):
     """A v1alpha1 Workload without a class: each pod keeps its own priority and the group takes
     the lowest of them (priority.group_values). n1 (4 cpu): the PodGroup-mode group

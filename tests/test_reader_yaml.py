@@ -820,6 +820,18 @@ def test_yaml_nested_past_the_fast_readers_depth_over_the_general_limit_says_why
     assert 40 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
 
 
+def test_a_deep_later_document_of_a_stream_says_why(tmp_path: Path, small_limits: None) -> None:
+    """The same with the deep document second in a stream, the first already emitted into
+    the shared buffer: still the depth named, not the buffer's own error (BufferError)."""
+    deep = "{a: " * 70 + "1" + "}" * 70
+    path = tmp_path / "stream.yaml"
+    path.write_text("".join(f"---\n{_pod(i)[2:]}".replace("\n  ", "\n") for i in range(40))
+                    + f"---\nkind: ConfigMap\nmetadata: {{name: c}}\nx: {deep}\n")
+    reason = _refused_past_the_general_limit(path)
+    assert "PyYAML (nested deeper than the fast reader goes (64 levels))," in reason
+    assert 41 == len(ingest.read_documents([str(path)], max_input_size=1 << 20))
+
+
 def _parsed_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The size of every text rapidyaml parses from now on (the bytes read_yaml is given)."""
     sizes: list[int] = []

@@ -391,19 +391,25 @@ def _emit_documents(tree: Any, resolve: bool, arena: mmap.mmap) -> list[memoryvi
     root = tree.root_id()
     nodes = list(ryml.children(tree, root)) if tree.is_stream(root) else [root]
     texts: list[memoryview | None] = []
-    with memoryview(arena) as view:
-        at = 0
-        for node in nodes:
-            if tree.is_val(node) and tree.val_is_null(node):
-                texts.append(None)  # an empty document
-                continue
-            with view[at:] as rest:  # released even when rapidyaml raises (the arena is closed)
-                failed, size = ryml.emit_json_to_substr(tree, node, rest)
-            if failed:
-                texts.append(_emit(tree, node, size + 1))
-            else:
-                texts.append(view[at : at + size])
-                at += size
+    try:
+        with memoryview(arena) as view:
+            at = 0
+            for node in nodes:
+                if tree.is_val(node) and tree.val_is_null(node):
+                    texts.append(None)  # an empty document
+                    continue
+                with view[at:] as rest:  # released even when rapidyaml raises
+                    failed, size = ryml.emit_json_to_substr(tree, node, rest)
+                if failed:
+                    texts.append(_emit(tree, node, size + 1))
+                else:
+                    texts.append(view[at : at + size])
+                    at += size
+    except BaseException:  # rapidyaml refused a later document: let the earlier texts go, so
+        for text in texts:  # the arena can be closed and its error is the one reported
+            if text is not None:
+                _let_go(text, arena)
+        raise
     return texts
 
 

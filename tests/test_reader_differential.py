@@ -92,9 +92,10 @@ def project(doc: Any) -> Any:
     meta = doc.get("metadata")
     if type(meta) is dict and "annotations" in meta:  # a document's: the server version only
         notes = meta["annotations"]
-        out["metadata"]["annotations"] = {
-            k: v for k, v in notes.items() if k == ingest.SERVER_VERSION_ANNOTATION
-        } if type(notes) is dict else notes
+        kept = {k: v for k, v in notes.items() if k == ingest.SERVER_VERSION_ANNOTATION
+                } if type(notes) is dict else notes
+        if kept != {}:
+            out["metadata"]["annotations"] = kept
     if "items" not in doc:
         return out
     if items is not None:
@@ -111,14 +112,14 @@ def project(doc: Any) -> Any:
 def _project_object(item: dict[str, Any]) -> Any:
     """An object as the schema keeps it: its fields, its metadata's and status's read ones."""
     obj = _pick(item, json_reader.OBJECT_FIELDS)
-    for part, fields in (
-        ("metadata", json_reader.META_FIELDS),
-        ("status", json_reader.STATUS_FIELDS),
-    ):
-        if part in obj and obj[part] is not None:
-            if type(obj[part]) is not dict:
-                return _ABSENT
-            obj[part] = _pick(obj[part], fields)
+    meta = obj.get("metadata")
+    if type(meta) is dict:  # any other value is kept as it is: a builder reports it
+        obj["metadata"] = _pick(meta, json_reader.META_FIELDS)
+    status = obj.get("status")
+    if status is not None:
+        if type(status) is not dict:
+            return _ABSENT
+        obj["status"] = _pick(status, json_reader.STATUS_FIELDS)
     if "status" in obj and obj["status"] is not None:
         obj["status"] = _project_status(obj["status"], obj.get("metadata"))
     if "spec" in obj:
@@ -502,3 +503,28 @@ def test_a_mapped_list_released_as_read_still_reads_right(
     with pytest.raises(json.JSONDecodeError) as err:
         json.loads(text)
     assert f"{err.value.msg} (line {err.value.lineno}, column {err.value.colno})" in str(exc.value)
+
+
+@pytest.mark.parametrize("meta", ["x", 5, [], None], ids=["string", "number", "list", "null"])
+@pytest.mark.parametrize("where", ["list", "item", "object"])
+def test_metadata_that_is_no_mapping_is_read_fast_and_left_to_the_builders(
+    meta: Any, where: str
+) -> None:
+    """A metadata that is not a mapping (a List's own, an item's, a lone object's) is kept as
+    it is, not refused: the input stays on the fast path, whatever its size (past the general
+    limit the safe path refuses it), and the builders are given what the safe path gives
+    them, to name the mistake alike."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+           "spec": {"containers": [{"name": "c"}]}}
+    if where == "object":
+        doc: dict[str, Any] = {**pod, "metadata": meta}
+    else:
+        doc = {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [pod]}
+        if where == "list":
+            doc["metadata"] = meta
+        else:
+            doc["items"] = [{**pod, "metadata": meta}]
+    data = json.dumps(doc).encode()
+    fast = json_reader.read_json(data, ingest.MAX_DEPTH)
+    assert fast is not None
+    check(data)

@@ -251,7 +251,7 @@ def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any, Any]:
     obj = _struct(
         "_Object",
         OBJECT_FIELDS,
-        {"metadata": meta | None, "status": _Status | None, "spec": _total(_Spec)},
+        {"metadata": _total(meta), "status": _Status | None, "spec": _total(_Spec)},
     )
     # A document: one object, read as a List item is (a stream brings one object a
     # document), or a List of them (``items``). A non-List object with an ``items`` field
@@ -260,7 +260,7 @@ def _schema(meta_fields: tuple[str, ...]) -> tuple[Any, Any, Any]:
         "_Document",
         (*OBJECT_FIELDS, "items"),
         {
-            "metadata": document_meta | None,
+            "metadata": _total(document_meta),
             "status": _Status | None,
             "spec": _total(_Spec),
             "items": list[obj] | None,  # type: ignore[valid-type]
@@ -428,6 +428,9 @@ def _document(doc: Any) -> dict[str, Any]:
     items = doc.items
     doc.items = _UNSET
     out = _plain(doc)
+    meta = out.get("metadata")
+    if type(meta) is dict and meta.get("annotations") == {}:
+        del meta["annotations"]  # none read: as an item has none
     if items is not _UNSET:
         out["items"] = items
     return out

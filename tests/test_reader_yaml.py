@@ -703,6 +703,24 @@ def test_an_item_whose_dash_line_holds_only_a_comment_is_named_at_its_first_key(
     assert f"{path}:82, document 1, item 7" in str(info.value)
 
 
+@pytest.mark.parametrize("marker", ["...", "---"])
+def test_a_document_marker_among_big_list_items_reads_as_pyyaml_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str
+) -> None:
+    """A "..." or "---" line between the entries of a big List ends its document there:
+    PyYAML reads the text after it as another document, which starts with entries at column 0
+    ("...": "did not find expected <document start>"; "---": a document that is a sequence,
+    not an object). Read in slices of entries, a "..." went unseen and all 12 items were read
+    (a review found it); such a List is now read whole, so the file gives PyYAML's answer, fast
+    or safe."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 64)
+    items = "".join(_pod(i) for i in range(6)) + marker + "\n" + "".join(
+        _pod(i) for i in range(6, 12))
+    path = tmp_path / "l.yaml"
+    path.write_text("apiVersion: v1\nkind: List\nitems:\n" + items)
+    assert_fast_path_agrees(path, monkeypatch)
+
+
 def test_error_in_an_indented_list_item_read_fast_names_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

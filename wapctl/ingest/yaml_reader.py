@@ -349,17 +349,19 @@ def _documents_end(data: Any, start: int, size: int) -> int:
     return len(data) if cut < 0 else cut
 
 
-def _document_start(data: Any, pos: int) -> int:
+def _document_start(data: Any, pos: int, marker: bytes = b"---") -> int:
     """The first line from ``pos`` on (``pos`` itself when a line starts there) that starts a
-    document, ``---`` then a blank, a line break or the end of the text; -1 if none."""
+    document, ``---`` then a blank, a line break or the end of the text (with ``marker`` ``...``:
+    that ends one); -1 if none."""
     at = pos
+    wanted = b"\n" + marker
     if pos > 0:
-        found = data.find(b"\n---", pos - 1)
+        found = data.find(wanted, pos - 1)
         at = -1 if found < 0 else found + 1
     while at >= 0:
-        if data[at : at + 3] == b"---" and data[at + 3 : at + 4] in _AFTER_MARKER:
+        if data[at : at + 3] == marker and data[at + 3 : at + 4] in _AFTER_MARKER:
             return at
-        found = data.find(b"\n---", at + 1)
+        found = data.find(wanted, at + 1)
         at = -1 if found < 0 else found + 1
     return -1
 
@@ -550,6 +552,9 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     # that is not a comment or a blank line
     m = _TOP_LEVEL_LINE.search(data, last + 1)
     end = len(data) if m is None else m.start() + 1
+    for marker in (b"---", b"..."):  # a document starts or ends among the items: read whole
+        if 0 <= _document_start(data, first, marker) < end:
+            return None
     return key + 1, first, end
 
 

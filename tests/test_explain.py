@@ -189,3 +189,26 @@ def test_readme_worked_example_is_what_the_tool_prints() -> None:
     root = Path(__file__).resolve().parent.parent
     out = run(*[str(root / a) if a.startswith("tests/") else a for a in command[2:]]).stdout
     assert [line.rstrip() for line in out.splitlines()] == shown.splitlines()
+
+
+def test_a_bound_preemptor_made_pending_again_warns_of_its_volume(tmp_path: Path) -> None:
+    """Scenario A with the preemptor, urgent, holding a PersistentVolumeClaim volume in the
+    finished snapshot (bound to n1 there): explain makes it pending again to replay the
+    preemption, and a pending pod's PVC is a volume wapctl does not model, so the replay warns
+    VolumeNotModelled for it, as the same pod read by the exact reader makes it warn. (The fast
+    JSON reader kept a bound pod's volumes out: the warning was lost.)"""
+    src = EVENTS / "A-single-pod"
+    shutil.copytree(src / "1-before", tmp_path / "1-before")
+    shutil.copytree(src / "3-finished", tmp_path / "3-finished")
+    pods_file = tmp_path / "3-finished" / "pods.json"
+    pods = json.loads(pods_file.read_text())
+    [urgent] = [p for p in pods["items"] if p["metadata"]["name"] == "urgent"]
+    assert urgent["spec"]["nodeName"] == "n1"
+    urgent["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]
+    pods_file.write_text(json.dumps(pods))
+    code, doc = explain_json("pod/default/low-1", tmp_path / "3-finished",
+                             "--before", tmp_path / "1-before")
+    assert code == 0
+    assert [("VolumeNotModelled", "Pod default/urgent", "spec.volumes[0].persistentVolumeClaim")
+            ] == [(w["code"], w["object"], w["field"]) for w in doc["warnings"]
+                  if w["code"] == "VolumeNotModelled"]

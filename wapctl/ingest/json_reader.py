@@ -28,10 +28,11 @@ anything else takes PyYAML's path (see that module).
 A builder that starts reading a new field must add it to the schema below (the differential
 test, tests/test_reader_differential.py, builds every fixture both ways and fails otherwise).
 
-A List (an object with an ``items`` array: every export) is read in slices of whole items,
-``read_list``: only the objects stay, not the text (a mapped file's pages are handed back as
-they are read), so a 3.5 GB export is read in far less memory than its size. Any other
-document is decoded whole.
+A List (an object with an ``items`` array: every export) over ``SLICE`` (4 MiB) is read in
+slices of whole items, ``read_list``: only the objects stay, not the text (a mapped file's
+pages are handed back as they are read), so a 3.5 GB export is read in far less memory than
+its size. Any other document, and any of 4 MiB or less, is decoded whole. A lone object (a
+YAML stream's document) is decoded with a List item's schema.
 
 Depth: no walk. Before the decode, one pass of RE2's DFA over the text (``nested_within``)
 checks that its brackets nest at most ``MAX_DEPTH`` deep -- in a kept field or a skipped one;
@@ -199,7 +200,8 @@ def _list_of(struct: Any) -> Any:
 
 
 # A pod's conditions and volumes are read for few pods (conditions of terminating pods only,
-# volumes of unscheduled ones only) but are many small objects on every pod: they are kept as
+# volumes of unscheduled ones only, and of every pod for explain and history, which make a
+# bound preemptor pending again) but are many small objects on every pod: they are kept as
 # raw JSON text by the decoder (no object built) and decoded only for the pods that need them
 # (``_plain``); for the others they are left out, as for any field no builder reads.
 _Raw = msgspec.Raw
@@ -299,7 +301,8 @@ def _plain(struct: Any) -> dict[str, Any]:
     and omitted; the values it copies are JSON's dicts, lists and scalars). The raw
     ``status.conditions`` are decoded for a terminating pod (``deletionTimestamp`` set: the
     DisruptionTarget condition, wapctl.ingest.pod._preempted_by_scheduler) and ``spec.volumes`` for
-    a pod without ``spec.nodeName`` (the VolumeNotModelled warning of a pending or gated pod);
+    a pod without ``spec.nodeName`` (the VolumeNotModelled warning of a pending or gated pod),
+    for every pod inside ``owner_references()`` (explain's replay unbinds its preemptor);
     elsewhere no builder reads them and they are left out. No raw text stays behind (it
     refers to the input's buffer)."""
     out: dict[str, Any] = _to_builtins(struct, builtin_types=_RAW_TYPES)
@@ -319,7 +322,9 @@ def _decode_raw(out: dict[str, Any]) -> None:
         return
     if type(spec.get("volumes")) is _Raw:
         raw = spec.pop("volumes")
-        if not spec.get("nodeName"):
+        # explain and history (inside ``owner_references()``) make a bound preemptor pending
+        # again (wapctl.replay): its volumes then count as a pending pod's
+        if not spec.get("nodeName") or keeps_owner_references():
             spec["volumes"] = _to_builtins(_VOLUMES.decode(raw))
     raw = spec.get("tolerations")
     if type(raw) is _Raw:

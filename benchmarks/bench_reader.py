@@ -201,6 +201,8 @@ def _stream_variant(path: Path) -> Path:
                 dst.write(b"---\n" + line[2:])
             elif inside and line.startswith(b"  "):
                 dst.write(line[2:])
+            elif inside and not line.strip():
+                dst.write(line)  # a blank line inside an item (a block scalar's)
             else:
                 inside = False  # the List's own keys: not in the stream
     out.with_suffix(".tmp").replace(out)

@@ -158,8 +158,8 @@ RESOLVED = {
     "JSON-like key": 'metadata: {"labels": {"a":yes}}\n',
     # an empty value beside a resolved one: null, as PyYAML reads it (it used to end the fast
     # path with a TypeError)
-    "empty value": "metadata:\n  name: a\n  annotations:\n    a:\n    b: yes\n",
-    "empty flow value": "metadata:\n  name: a\n  annotations: {a: , b: yes}\n",
+    "empty value": "metadata:\n  name: a\n  labels:\n    a:\n    b: yes\n",
+    "empty flow value": "metadata:\n  name: a\n  labels: {a: , b: yes}\n",
 }
 # what no value's resolution mends: keys, values JSON has no text for (infinity, dates, the
 # merge and value keys), words the emitter rewrites, tags, anchors, characters and layout the

@@ -200,8 +200,8 @@ def _list_of(struct: Any) -> Any:
 
 
 # A pod's conditions and volumes are read for few pods (conditions of terminating pods only,
-# volumes of unscheduled ones only, and of every pod for explain and history, which make a
-# bound preemptor pending again) but are many small objects on every pod: they are kept as
+# volumes of unscheduled ones only, and of every pod for explain, which makes a bound
+# preemptor pending again) but are many small objects on every pod: they are kept as
 # raw JSON text by the decoder (no object built) and decoded only for the pods that need them
 # (``_plain``); for the others they are left out, as for any field no builder reads.
 _Raw = msgspec.Raw
@@ -322,7 +322,7 @@ def _decode_raw(out: dict[str, Any]) -> None:
         return
     if type(spec.get("volumes")) is _Raw:
         raw = spec.pop("volumes")
-        # explain and history (inside ``owner_references()``) make a bound preemptor pending
+        # explain (it reads inside ``owner_references()``) makes a bound preemptor pending
         # again (wapctl.replay): its volumes then count as a pending pod's
         if not spec.get("nodeName") or keeps_owner_references():
             spec["volumes"] = _to_builtins(_VOLUMES.decode(raw))

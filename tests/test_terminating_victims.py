@@ -55,37 +55,46 @@ def test_terminating_victim_is_waited_for_not_preempted_again():
     assert (0, "") == (names.exit_code, names.stdout)  # nothing to delete
 
 
+_GOING = ', deletionTimestamp: "2026-01-01T11:00:00Z"'
+
+
+def _one_node(cpu: str, low_pods: list[tuple[str, bool]], wanted: str) -> str:
+    """A List: classes low=1 and high=100, node n1 with ``cpu`` cpu, a 2-cpu low pod on n1
+    for each (name, terminating), and the pending high pod p asking ``wanted`` cpu."""
+    pods = "".join(f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: default{_GOING if going else ""}}}
+  spec: {{nodeName: n1, priorityClassName: low,
+         containers: [{{name: c, resources: {{requests: {{cpu: "2"}}}}}}]}}
+  status: {{phase: Running, startTime: "2026-01-01T09:00:00Z"}}
+""" for name, going in low_pods)
+    return f"""\
+apiVersion: v1
+kind: List
+items:
+- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {{name: low}}, value: 1}}
+- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {{name: high}}, value: 100}}
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: n1}}
+  status: {{allocatable: {{cpu: "{cpu}", pods: "110"}}}}
+{pods}- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: default}}
+  spec: {{priorityClassName: high,
+         containers: [{{name: c, resources: {{requests: {{cpu: "{wanted}"}}}}}}]}}
+  status: {{phase: Pending}}
+"""
+
+
 def test_new_victims_besides_a_terminating_one_are_counted_alone(tmp_path: Path):
     """n1 (4 cpu): t terminating (2 cpu, low=1), v running (2 cpu, low=1); pending p (4 cpu,
     high=100). Upstream (1.36, the default model): both lower pods removed, p fits; putting back
     either leaves 2 cpu for 4: the chosen victims are {t, v}; t is already going, so only v is
     deleted: RequiresPreemption, victims [v], terminating [t], and the verdict counts 1 pod."""
     snap = tmp_path / "mixed.yaml"
-    snap.write_text("""\
-apiVersion: v1
-kind: List
-items:
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 1}
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 100}
-- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", pods: "110"}}}
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: t, namespace: default, deletionTimestamp: "2026-01-01T11:00:00Z"}
-  spec: {nodeName: n1, priorityClassName: low,
-         containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
-  status: {phase: Running, startTime: "2026-01-01T09:00:00Z"}
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: v, namespace: default}
-  spec: {nodeName: n1, priorityClassName: low,
-         containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
-  status: {phase: Running, startTime: "2026-01-01T09:00:00Z"}
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: p, namespace: default}
-  spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
-  status: {phase: Pending}
-""")
+    snap.write_text(_one_node("4", [("t", True), ("v", False)], "4"))
     doc = json.loads(run("plan", snap, "-o", "json").stdout)
     assert ("RequiresPreemption", ["default/v"], ["default/t"], 1) == (
         doc["status"], [v["pod"] for v in doc["victims"]],
@@ -104,31 +113,8 @@ def test_two_terminating_chosen_victims_are_counted_in_the_plural(tmp_path: Path
     (6 of 6), and putting back any one leaves 4: the chosen victims are {t1, t2, v}; t1 and t2
     are already going, so v alone is deleted and the verdict says, in the plural, that the two
     others are already terminating."""
-    pod = """\
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: {name}, namespace: default{extra}}}
-  spec: {{nodeName: n1, priorityClassName: low,
-         containers: [{{name: c, resources: {{requests: {{cpu: "2"}}}}}}]}}
-  status: {{phase: Running, startTime: "2026-01-01T09:00:00Z"}}
-"""
-    going = ', deletionTimestamp: "2026-01-01T11:00:00Z"'
     snap = tmp_path / "two.yaml"
-    snap.write_text("""\
-apiVersion: v1
-kind: List
-items:
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 1}
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 100}
-- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "6", pods: "110"}}}
-""" + pod.format(name="t1", extra=going) + pod.format(name="t2", extra=going)
-        + pod.format(name="v", extra="") + """\
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: p, namespace: default}
-  spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cpu: "6"}}}]}
-  status: {phase: Pending}
-""")
+    snap.write_text(_one_node("6", [("t1", True), ("t2", True), ("v", False)], "6"))
     doc = json.loads(run("plan", snap, "-o", "json").stdout)
     assert ("RequiresPreemption", ["default/v"], ["default/t1", "default/t2"]) == (
         doc["status"], [v["pod"] for v in doc["victims"]],

@@ -71,14 +71,17 @@ def module_of(name: str) -> str:
     return name.split(".x", 1)[0]
 
 
-def draw(seed: int, size: int, only: tuple[str, ...] = ()) -> list[str]:
+def draw(seed: int, size: int | None, only: tuple[str, ...] = ()) -> list[str]:
     """A simple random sample of `size` of today's mutants, in name order; with `only`, of
     the mutants of the modules named (a module and the modules under it: `wapctl.preemption`,
-    `wapctl.fit`)."""
+    `wapctl.fit`). `size` None: every one of them (a sweep, to find a module's survivors in
+    bulk; its rate is that module's, not an estimate of the whole set's)."""
     generate()
     names = sorted(n for n in verdicts()
                    if not only or any(module_of(n) == m or module_of(n).startswith(m + ".")
                                       for m in only))
+    if size is None:
+        return names
     if size > len(names):
         raise SystemExit(f"error: {size} asked, {len(names)} mutants")
     return sorted(random.Random(seed).sample(names, size))
@@ -150,8 +153,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("draw", help="print a seeded random sample of mutant names")
-    d.add_argument("--seed", type=int, required=True)
-    d.add_argument("--size", type=int, required=True)
+    d.add_argument("--seed", type=int, default=0)
+    size = d.add_mutually_exclusive_group(required=True)
+    size.add_argument("--size", type=int)
+    size.add_argument("--all", action="store_true",
+                      help="every mutant (of the --only modules): a sweep, not a sample")
     d.add_argument("--only", default="", help="comma-separated modules to draw from "
                    "(default: the whole mutated set)")
     r = sub.add_parser("run", help="run the sample's mutants with mutmut")
@@ -165,7 +171,7 @@ def main() -> None:
     os.chdir(ROOT)
     if args.cmd == "draw":
         only = tuple(filter(None, args.only.split(",")))
-        print("\n".join(draw(args.seed, args.size, only)))
+        print("\n".join(draw(args.seed, None if args.all else args.size, only)))
         return
     names = args.sample.read_text(encoding="utf-8").split()
     if args.cmd == "run":

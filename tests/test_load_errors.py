@@ -17,8 +17,6 @@ Raise sites not covered, and why:
 
 - limits.py ``parse_size`` (2 sites): a command-line option (UsageError), not input; tested in
   tests/test_load.py.
-- sources.py ``_directory_files`` "cannot list directory": needs a permission or I/O failure,
-  and the tests may run as root. (``_read_file``'s "cannot read" is reached with a socket.)
 - hints.py ``yaml_error``'s error without a place (``mark is None``): every MarkedYAMLError
   PyYAML 6 raises while reading carries one (CParser's scanner and parser errors always have
   libyaml's problem and its mark; the composer's and SafeConstructor's pass the event's or
@@ -53,7 +51,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
-from wapctl.ingest import limits
+from wapctl.ingest import limits, sources
 
 V1A1 = "scheduling.k8s.io/v1alpha1"
 V1A2 = "scheduling.k8s.io/v1alpha2"
@@ -260,6 +258,9 @@ ROWS: list[Row] = [
         "not a number"),
     Row("requirement: In without values", pdb({"key": "a", "operator": "In"}),
         B + "spec.selector.matchExpressions[0].values): operator In needs at least one value"),
+    # kubernetes' selector validation: NotIn, like In, needs a non-empty values list
+    Row("requirement: NotIn without values", pdb({"key": "app", "operator": "NotIn"}),
+        B + "spec.selector.matchExpressions[0].values): operator NotIn needs at least one value"),
     Row("requirement: Exists with values",
         pdb({"key": "a", "operator": "Exists", "values": ["x"]}),
         B + "spec.selector.matchExpressions[0].values): operator Exists takes no values"),
@@ -1039,6 +1040,40 @@ def test_file_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     with socket.socket(socket.AF_UNIX) as sock:
         sock.bind("snap.sock")
         assert "snap.sock: cannot read: No such device or address" == _error(["snap.sock"])
+
+
+def test_a_directory_that_cannot_be_listed(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory the OS refuses to list (no read permission, an I/O error) is an input
+    error naming the directory and the OS's reason, exit 2, as a missing file is; not an
+    internal error. (The tests may run as root, whom chmod 000 does not stop: the listing is
+    refused by hand, for that directory alone.)"""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "snap.yaml").write_bytes(b"apiVersion: v1\nkind: Node\n")
+    real_listdir = sources.os.listdir
+
+    def refuse(path: Any) -> list[str]:
+        if path == "dir":
+            raise PermissionError(13, "Permission denied", path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(sources.os, "listdir", refuse)
+    assert "dir: cannot list directory: Permission denied" == _error(["dir"])
+    result = CliRunner().invoke(app, ["validate", "dir"], catch_exceptions=False)
+    assert (2, "", "error: dir: cannot list directory: Permission denied\n") == (
+        result.exit_code, result.stdout, result.stderr)
+
+
+def test_duplicate_whose_first_copy_has_no_line() -> None:
+    """A duplicated object read from stdin as one-line JSON: neither copy has a known line
+    (stdin registers no line finder), so "first defined at" names the first copy's document
+    and item and ends there, with nothing after them."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, node]}).encode()
+    assert ("<stdin>, document 1, item 1, field metadata.name: duplicate Node n "
+            "(first defined at <stdin>, document 1, item 0)") == _error(
+                ["-"], stdin=io.BytesIO(data))
 
 
 @pytest.mark.parametrize(

@@ -187,6 +187,30 @@ def test_kueue_labels_without_kueue_objects_are_not_checked() -> None:
     assert (0, []) == (result.exit_code, json.loads(result.stdout)["findings"])
 
 
+def test_kueue_findings_on_pod_templates_carry_the_controller_s_namespace() -> None:
+    """Deployments of namespace prod whose pod templates carry the Kueue label: api names
+    batch-wpc (1000) while its pods get priority 0 (no class, no globalDefault), web names a
+    WorkloadPriorityClass that does not exist. Both findings are in namespace prod, the
+    controller's own, which a user filters and groups findings by in the JSON report."""
+    text = (
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\n"
+        "metadata: {name: batch-wpc}\nvalue: 1000\n"
+        + "".join(
+            "---\napiVersion: apps/v1\nkind: Deployment\n"
+            f"metadata: {{name: {name}, namespace: prod}}\nspec:\n  template:\n"
+            f"    metadata: {{labels: {{kueue.x-k8s.io/priority-class: {wpc}}}}}\n"
+            "    spec: {}\n"
+            for name, wpc in (("api", "batch-wpc"), ("web", "gone"))
+        )
+    )
+    result = run("check-cycles", "-", "-o", "json", input=text)
+    got = [(x["rule"], x["object"], x["namespace"])
+           for x in json.loads(result.stdout)["findings"]]
+    assert (1, [("kueue-priority-divergence", "Deployment prod/api", "prod"),
+                ("unknown-kueue-priority-class", "Deployment prod/web", "prod")]) == (
+        result.exit_code, got)
+
+
 # ---- --cluster ----------------------------------------------------------------------------------
 
 

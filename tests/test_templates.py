@@ -682,16 +682,22 @@ def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
         ({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
           "metadata": {"name": "j", "namespace": "n"}, "spec": ["w"]},
          "JobSet n/j (t.yaml, document 4, field spec): must be a mapping, not a list"),
+        # a step in the middle of the template's path (spec.jobTemplate.spec.template)
+        ({"apiVersion": "batch/v1", "kind": "CronJob",
+          "metadata": {"name": "c", "namespace": "n"}, "spec": {"jobTemplate": 5}},
+         "CronJob n/c (t.yaml, document 4, field spec.jobTemplate): must be a mapping, not a "
+         "number"),
     ],
     ids=["replicated-jobs-not-a-list", "template-labels-not-a-mapping",
          "replicated-job-without-name", "replicated-job-with-empty-name",
-         "jobset-spec-not-a-mapping"],
+         "jobset-spec-not-a-mapping", "cronjob-job-template-not-a-mapping"],
 )
 def test_a_malformed_controller_field_is_one_line_naming_it(obj: dict[str, Any],
                                                             line: str) -> None:
     """A JobSet's spec that is no mapping or spec.replicatedJobs that is no list, a
     replicated job with no name or an empty one (the JobSet API requires one: it names the
-    template, "JobSet ns/name/job"), a template's labels that are no mapping: one error line
+    template, "JobSet ns/name/job"), a template's labels that are no mapping, a CronJob's
+    jobTemplate that is no mapping (the step where the template's path breaks): one error line
     naming the object, its document (4: after the three classes), the field's whole path, and
     what is wrong."""
     with pytest.raises(InputError) as err:

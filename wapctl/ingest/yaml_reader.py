@@ -255,6 +255,30 @@ def _tree(data: Any) -> Any:
     return tree
 
 
+def _slice_tree(sample: Any) -> Any:
+    """A tree to parse slices of about ``CHUNK`` bytes into, one after another (``_reparse``),
+    its nodes reserved for ``sample``, the first slice's text."""
+    tree = ryml.Tree()
+    tree.reserve(_node_estimate(sample))
+    return tree
+
+
+def _slice_buffer() -> mmap.mmap:
+    """An anonymous map for the JSON of one slice (a larger one gets a map of its own)."""
+    return mmap.mmap(-1, 2 * CHUNK + (1 << 20))
+
+
+def _reparse(tree: Any, piece: Any, in_place: bool) -> None:
+    """Parse ``piece`` into ``tree``, reused: what it held before is dropped, its capacity kept;
+    ``in_place``: in ``piece`` itself (a private copy-on-write map), else in the tree's arena."""
+    tree.clear()
+    tree.clear_arena()
+    if in_place:
+        ryml.parse_in_place(piece, tree)
+    else:
+        ryml.parse_in_arena(piece, tree)
+
+
 def _node_estimate(data: Any) -> int:
     """About 1.1 nodes per line (a block-style export has a little over one), the lines counted
     in 32 samples spread over the text (a map has no ``count``): reserving the tree's nodes up
@@ -317,16 +341,13 @@ def _read_stream(data: Any, max_depth: int, resolve: bool) -> list[tuple[int, An
     check = len(data) <= duplicate_keys.FAST_CHECK_MAX
     docs: list[tuple[int, Any]] = []
     start = count = released = 0
-    tree = ryml.Tree()
-    arena = mmap.mmap(-1, 2 * CHUNK + (1 << 20))
+    arena = _slice_buffer()
     try:
         with memoryview(data) as view:
-            tree.reserve(_node_estimate(view[:CHUNK]))
+            tree = _slice_tree(view[:CHUNK])
             while start < len(data):
                 stop = _documents_end(data, start, CHUNK)
-                tree.clear()
-                tree.clear_arena()
-                ryml.parse_in_arena(view[start:stop], tree)
+                _reparse(tree, view[start:stop], False)
                 texts = _emit_documents(tree, resolve, arena)
                 docs.extend(_decode_documents(texts, arena, max_depth, check, count))
                 count += len(texts)
@@ -408,9 +429,7 @@ def _emit_documents(tree: Any, resolve: bool, arena: mmap.mmap) -> list[memoryvi
                     texts.append(view[at : at + size])
                     at += size
     except BaseException:  # rapidyaml refused a later document: let the earlier texts go, so
-        for text in texts:  # the arena can be closed and its error is the one reported
-            if text is not None:
-                _let_go(text, arena)
+        _let_all_go(texts, arena)  # the arena can be closed and its error is the one reported
         raise
     return texts
 
@@ -435,10 +454,14 @@ def _decode_documents(
                 raise _Refused(f"document {number} is not what the JSON fast path reads")
             docs.append((number, obj))
     finally:
-        for text in texts:  # what an error left undecoded
-            if text is not None:
-                _let_go(text, arena)
+        _let_all_go(texts, arena)  # what an error left undecoded
     return docs
+
+
+def _let_all_go(texts: list[memoryview | None], arena: mmap.mmap) -> None:
+    for text in texts:
+        if text is not None:
+            _let_go(text, arena)
 
 
 def _let_go(text: memoryview, arena: mmap.mmap) -> None:
@@ -578,9 +601,8 @@ def _read_list(
     items: list[Any] = []
     check = len(data) <= duplicate_keys.FAST_CHECK_MAX
     in_place = json_reader.writable_map(data)
-    tree = ryml.Tree()
-    tree.reserve(_node_estimate(view[first : first + CHUNK]))
-    buf = mmap.mmap(-1, 2 * CHUNK + (1 << 20))
+    tree = _slice_tree(view[first : first + CHUNK])
+    buf = _slice_buffer()
     try:
         start = first
         while start < end:
@@ -671,12 +693,7 @@ def _fast_items(
     """The List items in ``piece`` by rapidyaml and the JSON fast path (``tree`` reused); with
     ``resolve``, its plain scalars set as YAML 1.1 reads them (``_resolve_plain``): all, or
     those of the items given as (how many items ``piece`` has, which of them)."""
-    tree.clear()
-    tree.clear_arena()
-    if in_place:
-        ryml.parse_in_place(piece, tree)
-    else:
-        ryml.parse_in_arena(piece, tree)
+    _reparse(tree, piece, in_place)
     root = tree.root_id()
     if not tree.is_seq(root):
         raise _Refused("a slice of the List's items is not a list")

@@ -7,7 +7,7 @@ exactly those documents, numbered as PyYAML numbers them, or ``None`` (the safe 
 -- and ``None`` whenever PyYAML fails. Inputs: every YAML fixture in the repo, a small realistic
 export from the benchmark generator, fuzzed documents made of the scalars where YAML 1.1 and
 JSON disagree, and one test per quirk that it takes the safe path and gets PyYAML's answer.
-The List-in-slices path (``_list_layout``, normally from 32 MiB on) is exercised by shrinking
+The List-in-slices path (``list_layout``, normally from 32 MiB on) is exercised by shrinking
 the slice size.
 """
 

@@ -3,7 +3,8 @@
 Everything before the ``Snapshot`` happens here, in this order (a module a step):
 ``sources`` (files, directories, stdin; size limits from ``limits``) -> ``decode`` (JSON and
 YAML -> ``Document``s; the fast readers ``json_reader`` and ``yaml_reader``, the safe ones,
-``duplicate_keys``, ``hints`` for error lines) -> ``classify`` (which builder takes a document)
+``duplicate_keys``, ``hints`` for error lines, ``line_finders`` for the lines of objects read
+fast) -> ``classify`` (which builder takes a document)
 -> the builders ``node``, ``pdb``, ``priority_class``, ``workload``, ``pod`` (with
 ``constraints`` and ``templates``; single fields through ``fields``) -> ``resolve`` (pod groups
 and priorities: the only cross-object step) -> ``assemble`` (the ``Snapshot``). ``cache`` and

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from wapctl.errors import InputError, Source, cannot_read
-from wapctl.ingest import duplicate_keys, hints, json_reader, limits
+from wapctl.ingest import duplicate_keys, hints, json_reader, limits, line_finders
 from wapctl.ingest.fields import typename as _typename
 from wapctl.ingest.limits import human
 from wapctl.model import LoadWarning
@@ -143,7 +143,7 @@ def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     if len(data) <= duplicate_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
         _unique_keys(name, data, line)
     if type(fast.get("items")) is list:
-        json_reader.register_json_lines(name)
+        line_finders.register_json_lines(name)
     return [(1, fast, (line, None))]
 
 
@@ -158,7 +158,7 @@ def _duplicate(name: str, doc: Any, dup: duplicate_keys.DuplicateKey, line: int)
     """The duplicate-key error of a JSON document starting on ``line``; a List item's line is
     found on demand, as for any other error about an item."""
     if type(doc) is dict and type(doc.get("items")) is list:
-        json_reader.register_json_lines(name)
+        line_finders.register_json_lines(name)
     return duplicate_keys.error(name, 1, doc, dup, (line, None))
 
 
@@ -188,7 +188,7 @@ def _parse_json(
                          Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
     if type(obj) is dict and type(obj.get("items")) is list:
-        json_reader.register_json_lines(name)
+        line_finders.register_json_lines(name)
     return [(1, obj, (line, None))]
 
 
@@ -199,7 +199,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
 
         fast, reason = yaml_reader.read_yaml(data, limits.MAX_DEPTH)
         if fast is not None:
-            yaml_reader.register_yaml_lines(name, fast)
+            line_finders.register_yaml_lines(name, fast)
             return [(number, obj, (None, None)) for number, obj in fast]
     data = _slow_path_bytes(name, data, "YAML", explicit, reason)
     try:

@@ -73,8 +73,8 @@ piece fails in PyYAML or holds a value JSON has no type for (an unquoted date, b
 non-string key): that path then gives the exact answer or error.
 
 Documents start where PyYAML's would (``read_yaml`` keeps PyYAML's numbering, empty documents
-included). Lines are not kept while reading: ``register_yaml_lines`` lets an error name the line
-of a document or List item, found on demand from the file (``Source.located_line``).
+included). Lines are not kept while reading: ``wapctl.ingest.line_finders`` lets an error name
+the line of a document or List item, found on demand from the file (``Source.located_line``).
 """
 
 from __future__ import annotations
@@ -313,7 +313,7 @@ def read_yaml(data: Any, max_depth: int) -> tuple[list[tuple[int, Any]] | None, 
     path."""
     reason = risky(data)
     pyyaml = None if reason is None else needs_pyyaml(data)
-    layout = _list_layout(data)
+    layout = list_layout(data)
     if pyyaml is not None and (layout is None or _ALIASES.search(data) is not None):
         return _fallback(pyyaml)
     try:
@@ -363,14 +363,14 @@ def _documents_end(data: Any, start: int, size: int) -> int:
     bytes on that starts a document, and after the first such line from ``start`` (the text
     before a stream's first ``---`` is read with the document it opens, as a whole read does);
     or at the end."""
-    first = _document_start(data, start)
+    first = document_start(data, start)
     if first < 0:
         return len(data)
-    cut = _document_start(data, max(start + size, first + 1))
+    cut = document_start(data, max(start + size, first + 1))
     return len(data) if cut < 0 else cut
 
 
-def _document_start(data: Any, pos: int, marker: bytes = b"---") -> int:
+def document_start(data: Any, pos: int, marker: bytes = b"---") -> int:
     """The first line from ``pos`` on (``pos`` itself when a line starts there) that starts a
     document, ``---`` then a blank, a line break or the end of the text (with ``marker`` ``...``:
     that ends one); -1 if none."""
@@ -549,7 +549,7 @@ _ITEMS_KEY = b"\nitems:\n- "
 _TOP_LEVEL_LINE = re2.compile(rb"\n[^ \t\r\n#]")
 
 
-def _list_layout(data: Any) -> tuple[int, int, int] | None:
+def list_layout(data: Any, any_size: bool = False) -> tuple[int, int, int] | None:
     """Where a big List's items are, when the text is laid out as kubectl writes it: one
     document, a top-level ``items:`` key (once) followed by an indentless sequence whose entries
     start with ``- `` at column 0, then other top-level keys. Returns (start of the ``items:``
@@ -558,8 +558,9 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     Only a line starting with ``- `` ends an entry, so a slice boundary can only fall inside a
     scalar that runs over several lines when that scalar is quoted (block and plain scalars end
     at a less indented line): then that slice does not parse and the safe path reads the file.
+    Below ``2 * CHUNK`` a List is read whole (None) unless ``any_size`` (the items' lines).
     """
-    if len(data) < 2 * CHUNK:
+    if len(data) < 2 * CHUNK and not any_size:
         return None
     if data[: len(_ITEMS_KEY) - 1] == _ITEMS_KEY[1:]:
         key = -1  # items: on the first line
@@ -576,7 +577,7 @@ def _list_layout(data: Any) -> tuple[int, int, int] | None:
     m = _TOP_LEVEL_LINE.search(data, last + 1)
     end = len(data) if m is None else m.start() + 1
     for marker in (b"---", b"..."):  # a document starts or ends among the items: read whole
-        if 0 <= _document_start(data, first, marker) < end:
+        if 0 <= document_start(data, first, marker) < end:
             return None
     return key + 1, first, end
 
@@ -839,117 +840,3 @@ def _unique_keys(text: Any, number: int) -> None:
 def _fallback(reason: str) -> tuple[None, str]:
     log.debug("YAML takes the exact (PyYAML) path: %s", reason)
     return None, reason
-
-
-# ---- lines, found only when an error names one ---------------------------------------------------
-
-
-def _yaml_line(path: str, document: int | None, item: int | None) -> int | None:
-    """The 1-based line where document ``document`` (1-based) of the YAML file at ``path``
-    starts, or its List item ``item``, where PyYAML would put it: its C parser streams the
-    file's events (nothing is built) up to the node wanted."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    starts = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
-    target = document or 1
-    number = 0
-    stack: list[list[Any]] = []  # open collections: [kind, children seen, last key]
-    with open(path, "rb") as fh:
-        for event in yaml.parse(fh, Loader=loader):
-            kind = type(event)
-            if kind is yaml.DocumentStartEvent:
-                number += 1
-                continue
-            if number < target:
-                continue
-            if number > target:
-                return None
-            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                stack.pop()
-                continue
-            if kind not in starts:
-                continue
-            mark = event.start_mark
-            assert mark is not None  # the parser marks every event it makes
-            line = mark.line + 1
-            is_items = False
-            if not stack:
-                if item is None:
-                    return line
-            else:
-                parent = stack[-1]
-                index = parent[1]
-                parent[1] += 1
-                if parent[0] == "items" and index == item:
-                    return line
-                if parent[0] == "map":
-                    if index % 2 == 0:
-                        scalar = kind is yaml.ScalarEvent
-                        parent[2] = cast(yaml.ScalarEvent, event).value if scalar else None
-                    elif len(stack) == 1 and parent[2] == "items":
-                        is_items = True
-            if kind is yaml.MappingStartEvent:
-                stack.append(["map", 0, None])
-            elif kind is yaml.SequenceStartEvent:
-                stack.append(["items" if is_items else "seq", 0, None])
-    return None
-
-
-def _list_item_line(path: str, item: int, count: int) -> int | None:
-    """The line of List item ``item`` of a file read in slices: the ``item``-th entry start
-    (``- `` at column 0) between ``items:`` and the List's other keys, provided there are
-    exactly ``count`` of them (else a multi-line quoted scalar holds one: None)."""
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        layout = _list_layout(data)
-        if layout is None:
-            return None
-        _, first, end = layout
-        starts = [first]
-        pos = first
-        while len(starts) <= count:
-            pos = data.find(b"\n- ", pos, end)
-            if pos < 0:
-                break
-            pos += 1
-            starts.append(pos)
-        if len(starts) != count or not 0 <= item < count:
-            return None
-        target = _content_line(data, starts[item], end)
-        step = 64 << 20
-        return 1 + sum(data[i : min(i + step, target)].count(b"\n") for i in range(0, target, step))
-
-
-def _content_line(data: Any, entry: int, end: int) -> int:
-    """Where the List entry at ``entry`` (its ``-``) starts as PyYAML marks it: its own line,
-    or, when nothing but blanks or a comment follows the ``-``, the next line holding more."""
-    pos, rest = entry, entry + 1
-    while True:
-        line_end = data.find(b"\n", rest, end)
-        if line_end < 0:
-            return pos
-        text = data[rest:line_end].strip()
-        if text and not text.startswith(b"#"):
-            return pos
-        pos = rest = line_end + 1
-
-
-def register_yaml_lines(name: str, docs: list[tuple[int, Any]] | None = None) -> None:
-    """Let errors about the documents and List items of the YAML file ``name``, read on the
-    fast path (``docs``: what ``read_yaml`` gave), name their line (not for ``<stdin>``, which
-    cannot be read twice). A big List's items are found in the text (the way it was sliced),
-    anything else by streaming PyYAML's events up to the node."""
-    from wapctl.errors import register_line_finder
-
-    if name.startswith("<"):
-        return
-    count = None
-    if docs is not None and len(docs) == 1 and type(docs[0][1].get("items")) is list:
-        count = len(docs[0][1]["items"])
-
-    def finder(source: Any) -> int | None:
-        if count is not None and source.item is not None and (source.document or 1) == 1:
-            line = _list_item_line(name, source.item, count)
-            if line is not None:
-                return line
-        return _yaml_line(name, source.document, source.item)
-
-    register_line_finder(name, finder)

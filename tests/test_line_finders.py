@@ -1,0 +1,156 @@
+"""The line a warning or an error names for an object of a file read on a fast path (which
+keeps no lines while reading: wapctl.ingest.line_finders finds them when a message names one).
+
+Every warning names its own object's line, however many there are in one file, and the line
+is the one PyYAML would give (its node's start mark) whatever the file's line breaks. The
+expected lines are counted by hand in the texts below (each pod's first line is recorded as
+the text is put together).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wapctl import ingest
+from wapctl.ingest import limits
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+status:
+  allocatable: {cpu: "8", memory: 8Gi, pods: "110"}
+"""
+
+
+def _pod(name: str) -> str:
+    """A bound pod naming a PriorityClass the snapshot lacks: one MissingPriorityClass
+    warning each (every pod names its own class)."""
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+spec:
+  nodeName: n1
+  priority: 100
+  priorityClassName: gone-{name}
+  containers:
+  - name: c
+    resources: {{requests: {{cpu: 100m}}}}
+"""
+
+
+def _stream() -> tuple[str, dict[str, tuple[int, int]]]:
+    """A stream of documents the way tools write them (comments, blank lines, a comment on a
+    ``---`` line, a document written on its ``---`` line) and, per pod, (line, document)."""
+    parts: list[str] = []
+    where: dict[str, tuple[int, int]] = {}
+
+    def line() -> int:
+        return "".join(parts).count("\n") + 1
+
+    parts.append("# generated\n\n")
+    parts.append(NODE)  # document 1 (no ---)
+    parts.append("---\n")
+    where["p1"] = (line(), 2)
+    parts.append(_pod("p1"))
+    parts.append("--- # the second pod\n# its owner: a job\n\n")
+    where["p2"] = (line(), 3)
+    parts.append(_pod("p2"))
+    parts.append("--- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: x}}\n")
+    parts.append("---\n\n\n")
+    where["p3"] = (line(), 5)
+    parts.append(_pod("p3"))
+    return "".join(parts), where
+
+
+def _warned(path: Path) -> dict[str, str | None]:
+    snap = ingest.build_snapshot(ingest.read_documents([str(path)]))
+    return {w.object: w.source for w in snap.warnings if w.code == "MissingPriorityClass"}
+
+
+@pytest.fixture
+def fast_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every YAML file takes the fast reader (normally from 1 MiB on)."""
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+
+
+@pytest.mark.usefixtures("fast_yaml")
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_each_warning_of_a_stream_names_its_documents_line(
+    tmp_path: Path, newline: str
+) -> None:
+    """Three pods of one stream, three warnings, each at its pod's first line (after the
+    comments and blank lines that follow its ``---``); with CRLF line breaks too."""
+    text, where = _stream()
+    path = tmp_path / "s.yaml"
+    path.write_bytes(text.replace("\n", newline).encode())
+    expected = {
+        f"Pod default/{p}": f"{path}:{ln}, document {doc}" for p, (ln, doc) in where.items()
+    }
+    assert expected == _warned(path)
+
+
+@pytest.mark.usefixtures("fast_yaml")
+def test_a_line_break_pyyaml_counts_inside_a_value_moves_the_lines_after_it(
+    tmp_path: Path,
+) -> None:
+    """PyYAML counts NEL (U+0085) as a line break, in a quoted value too: the pod after a
+    document holding one is a line further down than its newlines alone say."""
+    text, where = _stream()
+    head = (
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n'
+        'data: {a: "1\u00852"}\n---\n'
+    )
+    path = tmp_path / "s.yaml"
+    path.write_bytes((head + text).encode())
+    shift = head.count("\n") + 1  # its four lines and the --- line, and the NEL
+    expected = {
+        f"Pod default/{p}": f"{path}:{ln + shift}, document {doc + 1}"
+        for p, (ln, doc) in where.items()
+    }
+    assert expected == _warned(path)
+
+
+@pytest.mark.usefixtures("fast_yaml")
+def test_each_warning_of_a_yaml_list_names_its_items_line(tmp_path: Path) -> None:
+    """A List as kubectl writes it (``items:`` then ``- `` entries at column 0): the node's
+    entry takes lines 4-9, then each pod's 12 lines, so pod i (item i + 1) starts at line
+    10 + 12 i."""
+    pods = [_pod(f"q{i}") for i in range(3)]
+
+    def entry(doc: str) -> str:
+        lines = doc.splitlines()
+        return "".join(["- " + lines[0] + "\n", *("  " + ln + "\n" for ln in lines[1:])])
+
+    text = "apiVersion: v1\nkind: List\nitems:\n" + entry(NODE) + "".join(map(entry, pods))
+    text += "metadata:\n  resourceVersion: \"\"\n"
+    path = tmp_path / "l.yaml"
+    path.write_text(text)
+    expected = {
+        f"Pod default/q{i}": f"{path}:{10 + 12 * i}, document 1, item {i + 1}" for i in range(3)
+    }
+    assert expected == _warned(path)
+
+
+def test_each_warning_of_a_json_list_names_its_items_line(tmp_path: Path) -> None:
+    """A JSON List printed one item a line: item i on line i + 2."""
+    import yaml
+
+    items = [yaml.safe_load(NODE), *(yaml.safe_load(_pod(f"j{i}")) for i in range(3))]
+    lines = ['{"apiVersion": "v1", "kind": "List", "items": [']
+    last = len(items) - 1
+    lines += [json.dumps(item) + ("," if i < last else "") for i, item in enumerate(items)]
+    lines.append("]}")
+    path = tmp_path / "l.json"
+    path.write_text("\n".join(lines) + "\n")
+    expected = {
+        f"Pod default/j{i}": f"{path}:{i + 3}, document 1, item {i + 1}" for i in range(3)
+    }
+    assert expected == _warned(path)

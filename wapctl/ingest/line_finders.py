@@ -1,0 +1,321 @@
+"""Lines of objects read on the fast paths, found only when an error or a warning names one.
+
+The fast readers keep no lines while reading (a 3.5 GB export would hold millions of them for
+the few an error names). Instead each registers a finder for its file
+(``wapctl.errors.register_line_finder``) that ``Source.located_line`` asks when a message names
+the object: the file is read again, once, into an index of every object's line, so a file with
+many warnings is read once more, not once per warning (a 64 MB stream with 118 warnings took
+~500 s of CPU when each streamed the file again up to its object).
+
+- JSON List items: the file's items as raw text (nothing built), each found after the one
+  before it (``_json_item_lines``).
+- A YAML List laid out as kubectl writes it: the entries' ``- `` starts between ``items:`` and
+  the List's other keys, as a big one's slices are cut (``_list_item_lines``).
+- A YAML stream's documents: the first line after each ``---`` that holds more than a comment
+  (``_document_lines``).
+- Anything else, and text those two do not follow (a directive, a ``...``, a line break other
+  than ``\n``): where PyYAML puts it, from its C parser's events (nothing built), read only as
+  far as the lines asked for so far (``_EventLines``).
+
+``<stdin>`` cannot be read twice: its objects are named without a line.
+"""
+
+from __future__ import annotations
+
+import mmap
+from collections.abc import Iterator
+from typing import Any, cast
+
+import msgspec
+import yaml
+
+from wapctl.errors import Source, register_line_finder
+
+# ---- JSON ------------------------------------------------------------------------------------
+
+
+class _RawItems(msgspec.Struct, gc=False):
+    items: list[msgspec.Raw] = []
+
+
+def _json_item_lines(path: str) -> list[int]:
+    """The 1-based line where each item of the JSON List file at ``path`` starts: the file is
+    read again and split into raw items (nothing is built), each found after the previous one
+    (up to the first not found, should the file have changed)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    raws = msgspec.json.decode(data, type=_RawItems).items
+    lines: list[int] = []
+    pos = counted = 0
+    line = 1
+    for raw in raws:
+        text = bytes(raw)
+        found = data.find(text, pos)
+        if found < 0:
+            break
+        line += data.count(b"\n", counted, found)
+        counted = found
+        lines.append(line)
+        pos = found + len(text)
+    return lines
+
+
+def register_json_lines(name: str) -> None:
+    """Let errors about the items of the JSON List file ``name`` name their line (not for
+    ``<stdin>``). Nothing of the text is kept meanwhile."""
+    if name.startswith("<"):
+        return
+    index: list[int] | None = None
+
+    def finder(source: Source) -> int | None:
+        nonlocal index
+        if source.item is None:
+            return None
+        if index is None:
+            index = _json_item_lines(name)
+        return index[source.item] if source.item < len(index) else None
+
+    register_line_finder(name, finder)
+
+
+# ---- YAML ------------------------------------------------------------------------------------
+
+_NODE_STARTS = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
+
+
+class _EventLines:
+    """Where each document of a YAML file starts, and each item of its top-level ``items``
+    sequence, where PyYAML puts them (a node's start mark): its C parser streams the file's
+    events (nothing is built), read only as far as the lines asked for so far need, and kept
+    (each later question resumes the same stream)."""
+
+    def __init__(self, path: str) -> None:
+        self._events = self._parse(path)
+        # per document: [its node's line or None, its items' lines or None, whether it ended]
+        self._docs: list[list[Any]] = []
+        self._stack: list[list[Any]] = []  # open collections: [kind, children seen, last key]
+        self._over = False
+
+    @staticmethod
+    def _parse(path: str) -> Iterator[yaml.Event]:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        with open(path, "rb") as fh:
+            yield from yaml.parse(fh, Loader=loader)
+
+    def line(self, document: int | None, item: int | None) -> int | None:
+        """The line of document ``document`` (1-based; None: the first), or of its List item
+        ``item``; None when the file has no such node."""
+        target = document or 1
+        while not self._known(target, item) and self._step():
+            pass
+        if target > len(self._docs):
+            return None
+        line, items, _ = self._docs[target - 1]
+        if item is None:
+            return cast("int | None", line)
+        return items[item] if items is not None and 0 <= item < len(items) else None
+
+    def _known(self, target: int, item: int | None) -> bool:
+        if target > len(self._docs):
+            return False
+        line, items, ended = self._docs[target - 1]
+        if ended:
+            return True
+        if item is None:
+            return line is not None
+        return items is not None and 0 <= item < len(items)
+
+    def _step(self) -> bool:
+        """Read one more event into the index; False at the end of the stream."""
+        if self._over:
+            return False
+        event = next(self._events, None)
+        if event is None:
+            self._over = True
+            return False
+        kind = type(event)
+        if kind is yaml.DocumentStartEvent:
+            self._docs.append([None, None, False])
+            self._stack = []
+        elif kind is yaml.DocumentEndEvent:
+            if self._docs:
+                self._docs[-1][2] = True
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            self._stack.pop()
+        elif kind in _NODE_STARTS and self._docs:
+            self._node(event, kind, self._docs[-1])
+        return True
+
+    def _node(self, event: yaml.Event, kind: type, doc: list[Any]) -> None:
+        mark = event.start_mark
+        assert mark is not None  # the parser marks every event it makes
+        line = mark.line + 1
+        stack = self._stack
+        is_items = False
+        if not stack:
+            doc[0] = line
+        else:
+            parent = stack[-1]
+            index = parent[1]
+            parent[1] += 1
+            if parent[0] == "items":
+                doc[1].append(line)
+            elif parent[0] == "map":
+                if index % 2 == 0:
+                    scalar = kind is yaml.ScalarEvent
+                    parent[2] = cast(yaml.ScalarEvent, event).value if scalar else None
+                elif len(stack) == 1 and parent[2] == "items" and doc[1] is None:
+                    is_items = True
+        if kind is yaml.MappingStartEvent:
+            stack.append(["map", 0, None])
+        elif kind is yaml.SequenceStartEvent:
+            if is_items:
+                doc[1] = []
+            stack.append(["items" if is_items else "seq", 0, None])
+
+
+# Line breaks PyYAML counts besides ``\n``: CR (alone or in CRLF), NEL, LS and PS. A text
+# holding any is left to the events, which count them as PyYAML does.
+_OTHER_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+
+
+def _only_newlines(data: Any) -> bool:
+    return all(data.find(br) < 0 for br in _OTHER_BREAKS)
+
+
+def _document_lines(path: str, numbers: list[int]) -> list[int | None] | None:
+    """The line of each document's node in the YAML stream at ``path`` (index: its number - 1,
+    PyYAML's numbering: the text before the first ``---`` is a document when it holds more
+    than comments), found in the text: the first thing after a document's ``---`` that is
+    neither a blank nor a comment. None -- read the events -- when the text has what this does
+    not follow (a BOM, a directive, a ``...`` line, a line break other than ``\n``) or when a
+    document in ``numbers`` (those read) is not found holding something."""
+    from wapctl.ingest.yaml_reader import document_start  # loaded already: it read the file
+
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if (
+            data[:3] == b"\xef\xbb\xbf" or data[:1] == b"%" or data.find(b"\n%") >= 0
+            or document_start(data, 0, b"...") >= 0 or not _only_newlines(data)
+        ):
+            return None
+        first = document_start(data, 0)
+        bounds = [(0, len(data) if first < 0 else first)]
+        while first >= 0:
+            after = document_start(data, first + 3)
+            bounds.append((first + 3, len(data) if after < 0 else after))
+            first = after
+        lines: list[int | None] = []
+        line, counted = 1, 0
+        for start, end in bounds:
+            at = _content(data, start, end)
+            if at is not None:
+                line += data[counted:at].count(b"\n")
+                counted = at
+            lines.append(None if at is None else line)
+        if lines[0] is None:
+            del lines[0]  # only comments before the first ``---``: no document
+    if any(n > len(lines) or lines[n - 1] is None for n in numbers):
+        return None
+    return lines
+
+
+def _content(data: Any, pos: int, end: int) -> int | None:
+    """The first byte in ``data[pos:end]`` that is neither in a blank line nor in a comment."""
+    while pos < end:
+        newline = data.find(b"\n", pos, end)
+        stop = end if newline < 0 else newline
+        text = data[pos:stop]
+        rest = text.lstrip(b" \t")
+        if rest and not rest.startswith(b"#"):
+            return pos + len(text) - len(rest)
+        if newline < 0:
+            return None
+        pos = newline + 1
+    return None
+
+
+def _list_item_lines(path: str, count: int) -> list[int] | None:
+    """The line of each item of a YAML List laid out as kubectl writes it (``yaml_reader.
+    list_layout``): the entry starts (``- `` at column 0) between ``items:`` and the List's
+    other keys, provided there are exactly ``count`` of them (else a multi-line quoted scalar
+    holds one: None) and no line break but ``\n``."""
+    from wapctl.ingest.yaml_reader import list_layout  # loaded already: it read the file
+
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        layout = list_layout(data, any_size=True)
+        if layout is None or not _only_newlines(data):
+            return None
+        _, first, end = layout
+        starts = [first]
+        pos = first
+        while len(starts) <= count:
+            pos = data.find(b"\n- ", pos, end)
+            if pos < 0:
+                break
+            pos += 1
+            starts.append(pos)
+        if len(starts) != count:
+            return None
+        lines: list[int] = []
+        line, counted = 1, 0
+        for start in starts:
+            target = _content_line(data, start, end)
+            line += data[counted:target].count(b"\n")  # a map has no count: an entry's copy
+            counted = target
+            lines.append(line)
+        return lines
+
+
+def _content_line(data: Any, entry: int, end: int) -> int:
+    """Where the List entry at ``entry`` (its ``-``) starts as PyYAML marks it: its own line,
+    or, when nothing but blanks or a comment follows the ``-``, the next line holding more."""
+    pos, rest = entry, entry + 1
+    while True:
+        line_end = data.find(b"\n", rest, end)
+        if line_end < 0:
+            return pos
+        text = data[rest:line_end].strip()
+        if text and not text.startswith(b"#"):
+            return pos
+        pos = rest = line_end + 1
+
+
+def register_yaml_lines(name: str, docs: list[tuple[int, Any]] | None = None) -> None:
+    """Let errors about the documents and List items of the YAML file ``name``, read on the
+    fast path (``docs``: what ``yaml_reader.read_yaml`` gave), name their line (not for
+    ``<stdin>``). A big List's items are found in the text (the way it was sliced), anything
+    else from PyYAML's events."""
+    if name.startswith("<"):
+        return
+    count = None
+    if docs is not None and len(docs) == 1 and type(docs[0][1].get("items")) is list:
+        count = len(docs[0][1]["items"])
+    numbers = [number for number, _ in docs or ()]
+    items: list[int] | None = None
+    listed = count is not None
+    documents: list[int | None] | None = None
+    texts = docs is not None
+    events: _EventLines | None = None
+
+    def finder(source: Source) -> int | None:
+        nonlocal items, listed, documents, texts, events
+        item, number = source.item, source.document or 1
+        if listed and item is not None and number == 1:
+            if items is None:
+                items = _list_item_lines(name, cast(int, count))
+                listed = items is not None
+            if items is not None and 0 <= item < len(items):
+                return items[item]
+        if texts and item is None:
+            if documents is None:
+                documents = _document_lines(name, numbers)
+                texts = documents is not None
+            if documents is not None and number <= len(documents):
+                found = documents[number - 1]
+                if found is not None:
+                    return found
+        if events is None:
+            events = _EventLines(name)
+        return events.line(source.document, item)
+
+    register_line_finder(name, finder)

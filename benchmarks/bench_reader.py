@@ -28,7 +28,9 @@ command's stdout is printed: equal digests across code versions mean byte-identi
         --baseline-python /tmp/base/.venv/bin/python   # before vs now, run by run (A/B)
 
 ``--format yaml --stream`` reads the same objects as a stream of documents, one object each
-(as ``helm template`` and ``kustomize build`` write manifests), not a List.
+(as ``helm template`` and ``kustomize build`` write manifests), not a List; ``--head 64``
+only its first 64 MiB of documents (a partial export: a warning for each pod whose class or
+pod group the rest held, each naming its object's line).
 
 Files are written to ``--out`` (default /tmp/wapctl-bench, several GB for real-5k: check
 ``df -h`` first) and reused while the generator version matches. ``--timeout`` bounds each run.
@@ -210,6 +212,21 @@ def _stream_variant(path: Path) -> Path:
     return out
 
 
+def _head_variant(path: Path, mib: int) -> Path:
+    """The first ``mib`` MiB of the stream at ``path``, cut before a document: a partial
+    export, whose pods name PriorityClasses and pod groups the rest of the file held (a warning
+    each, every one naming its object's line). Made once."""
+    out = path.with_name(f"{path.stem}-head{mib}{path.suffix}")
+    if out.exists():
+        return out
+    with path.open("rb") as src:
+        text = src.read(mib << 20)
+    cut = text.rfind(b"\n---\n")
+    out.with_suffix(".tmp").write_bytes(text[: cut + 1])
+    out.with_suffix(".tmp").replace(out)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", choices=sorted(PRESETS), default="real-2k")
@@ -243,6 +260,11 @@ def main() -> None:
         help="YAML: the export as a stream of documents, one object each (as helm and "
         "kustomize write manifests), not a List",
     )
+    ap.add_argument(
+        "--head", type=int, default=0, metavar="MIB",
+        help="with --stream: only the documents of the stream's first MIB MiB (a partial "
+        "export: many warnings, each naming its object's line)",
+    )
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
     a = ap.parse_args()
@@ -261,6 +283,10 @@ def main() -> None:
         if a.format != "yaml":
             ap.error("--stream needs --format yaml")
         path = _stream_variant(path)
+    if a.head:
+        if not a.stream:
+            ap.error("--head needs --stream")
+        path = _head_variant(path, a.head)
     change = a.out / "bench-audit-change.yaml"
     change.write_text(CHANGE)
     moves = a.out / "bench-audit-moves.yaml"

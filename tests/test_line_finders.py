@@ -139,6 +139,27 @@ def test_each_warning_of_a_yaml_list_names_its_items_line(tmp_path: Path) -> Non
     assert expected == _warned(path)
 
 
+@pytest.mark.usefixtures("fast_yaml")
+def test_a_nel_in_a_yaml_list_moves_the_items_after_it(tmp_path: Path) -> None:
+    """A List whose node has a label value holding a NEL (the node's entry: lines 4-10): each
+    pod one line further down than the newlines say, at 12 + 12 i (PyYAML counts NEL as a
+    line break)."""
+    pods = [_pod(f"q{i}") for i in range(2)]
+
+    def entry(doc: str) -> str:
+        lines = doc.splitlines()
+        return "".join(["- " + lines[0] + "\n", *("  " + ln + "\n" for ln in lines[1:])])
+
+    node = NODE.replace("  name: n1\n", '  name: n1\n  labels: {note: "a\u0085b"}\n', 1)
+    text = "apiVersion: v1\nkind: List\nitems:\n" + entry(node) + "".join(map(entry, pods))
+    path = tmp_path / "l.yaml"
+    path.write_bytes(text.encode())
+    expected = {
+        f"Pod default/q{i}": f"{path}:{12 + 12 * i}, document 1, item {i + 1}" for i in range(2)
+    }
+    assert expected == _warned(path)
+
+
 def test_each_warning_of_a_json_list_names_its_items_line(tmp_path: Path) -> None:
     """A JSON List printed one item a line: item i on line i + 2."""
     import yaml

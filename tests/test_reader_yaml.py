@@ -200,6 +200,11 @@ QUIRKS = {
     "tab": "metadata:\n  name:\ta\n",
     "control character": "metadata:\n  name: a\x07b\n",
     "NEL": "metadata:\n  name: a\xc2\x85b\n",
+    # a carriage return alone is a line break in YAML 1.1; rapidyaml reads it as part of a
+    # comment (losing the key after it) or of a quoted value (PyYAML folds it to a space)
+    "CR after a comment": "metadata: {name: a} # c\rspec: {nodeName: n1}\n",
+    "CR in a quoted value": 'metadata:\n  name: "a\rb"\n',
+    "CR at the start": "\rmetadata: {name: a}\n",
     "surrogate escape": 'metadata:\n  name: "\\ud83d\\ude00"\n',
     "long escape": 'metadata:\n  name: "\\U0001F600"\n',
     "directive": "%YAML 1.1\n---\nmetadata: {name: a}\n",

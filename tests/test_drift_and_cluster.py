@@ -663,3 +663,25 @@ def test_kueue_label_of_a_pod_without_kueue_objects_is_not_checked(tmp_path: Pat
         "spec: {priorityClassName: low, containers: [{name: c}]}\n")
     code, doc = check_json(path)
     assert (0, []) == (code, doc["findings"])
+
+
+def test_kueue_divergence_message_whole(tmp_path: Path) -> None:
+    """The kueue-priority-divergence finding, whole: a user relies on its message naming both
+    numbers and who uses each (Kueue's WorkloadPriorityClass wpc 1000 for queueing, the pods'
+    100 of class low for kube-scheduler's preemption) and its fix naming the value to set."""
+    path = tmp_path / "k.yaml"
+    path.write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\n"
+        "value: 100\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\n"
+        "metadata: {name: wpc}\nvalue: 1000\n---\napiVersion: v1\nkind: Pod\nmetadata:\n"
+        "  name: p\n  namespace: t\n  labels: {kueue.x-k8s.io/priority-class: wpc}\n"
+        "spec: {priorityClassName: low, containers: [{name: c}]}\n")
+    code, doc = check_json(path)
+    assert (1, [(
+        "kueue-priority-divergence",
+        "Pod t/p: Kueue's WorkloadPriorityClass 'wpc' gives it 1000 (Kueue queues and preempts "
+        "workloads by it), but its pods' priority is 100 (class low) (kube-scheduler preempts "
+        "pods by it): the two disagree on who may preempt whom",
+        "give WorkloadPriorityClass 'wpc' the value 100, or label it with a "
+        "WorkloadPriorityClass of value 100",
+    )]) == (code, [(x["rule"], x["message"], x["fix"]) for x in doc["findings"]])

@@ -355,3 +355,32 @@ def test_schedule_anyway_warning_whole_line() -> None:
         field="spec.topologySpreadConstraints[1].whenUnsatisfiable",
         message="ScheduleAnyway constraints only score nodes; wapctl does not score",
         source="snap.yaml, document 1"),)
+
+
+def test_volume_not_modelled_warning_whole_line() -> None:
+    """The VolumeNotModelled warning of a pending pod's PVC, whole: a user relies on it naming
+    what is not evaluated and which scheduler plugins could still reject nodes for the volume
+    (so a plan that places the pod is no proof the volume can follow)."""
+    p = _pod("p", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "x"}}])
+    assert _build(p).warnings == (LoadWarning(
+        code="VolumeNotModelled", object="Pod prod/p",
+        field="spec.volumes[0].persistentVolumeClaim",
+        message="volume topology, binding and attach limits are not evaluated "
+                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions)",
+        source="snap.yaml, document 1"),)
+
+
+def test_preferred_terms_warning_whole_line() -> None:
+    """The ScoringOnlyTerms warning of a pending pod's preferred node affinity, whole: a user
+    relies on being told these terms only pick among feasible nodes, never decide a fit, and
+    that wapctl does not score."""
+    p = _pod("p", affinity={"nodeAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "preference": {"matchExpressions": [
+                {"key": "zone", "operator": "In", "values": ["a"]}]}}]}})
+    assert _build(p).warnings == (LoadWarning(
+        code="ScoringOnlyTerms", object="Pod prod/p",
+        field="spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+        message="preferred terms only score nodes (which feasible node is picked), "
+                "never whether one fits; wapctl does not score",
+        source="snap.yaml, document 1"),)

@@ -1620,3 +1620,14 @@ def test_a_named_pipe_reads_like_a_file(tmp_path: Path, suffix: str) -> None:
         writer.join(timeout=10)
     assert [(d.source.file, d.obj["metadata"]["name"]) for d in docs] == [(str(fifo), "n1")]
     assert ingest.build_snapshot(docs).nodes["n1"].allocatable["cpu"] == 4000
+
+
+def test_pod_group_without_its_workload_warns_missing_workload(tmp_path: Path) -> None:
+    """A PodGroup whose Workload was left out of the export but which carries its own
+    schedulingPolicy loads with one MissingWorkload warning (the code ``wapctl audit`` counts
+    as dangling), on the PodGroup and its workloadName field, saying its own settings are used."""
+    snap = build(tmp_path, pod_group("pg", "w", "t", schedulingPolicy={"basic": {}}))
+    assert [("MissingWorkload", "PodGroup default/pg",
+             "spec.podGroupTemplateRef.workload.workloadName",
+             "Workload default/w is not in the snapshot; the PodGroup's own settings are used")
+            ] == [(w.code, w.object, w.field, w.message) for w in snap.warnings]

@@ -41,6 +41,16 @@ def test_tab_before_a_nested_key_says_the_same(tmp_path: Path) -> None:
                "(indent with spaces) (line 7, column 1)\n") == _validate(path)
 
 
+def test_tab_after_a_dash_says_a_tab_cannot_start_a_token(tmp_path: Path) -> None:
+    """A tab after a list item's dash (line 6, 0-based column 4: "  - " then the tab) is not
+    indentation: the error says a tab cannot start a YAML token, with its line and column."""
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  finalizers:\n  - \ta\n",
+                    encoding="utf-8")
+    assert (2, f"error: {path}:6, document 1: invalid YAML: a tab cannot start a YAML token "
+               "(use spaces) (line 6, column 5)\n") == _validate(path)
+
+
 def test_json_file_holding_yaml_says_it_looks_like_yaml(tmp_path: Path) -> None:
     """A .json file is read as JSON only: YAML in it fails at line 1, column 1 and the error
     says it holds YAML."""

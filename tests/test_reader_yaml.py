@@ -967,6 +967,30 @@ def test_a_mapped_file_the_fast_path_hands_over_is_read_as_written(
     assert path.read_bytes() == text
 
 
+def test_a_mapped_file_that_grows_before_pyyaml_reads_it_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mapped file the fast path hands to PyYAML is read again from disk; if it changed size
+    meanwhile (a snapshot still being written), the read stops with an error naming the file
+    and saying why, instead of parsing half of one file and half of another. Here a date
+    makes rapidyaml hand it over, and the file grows by a line while it does so."""
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    path = tmp_path / "mapped.yaml"
+    path.write_bytes(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  x: 2025-01-01\n")
+    read_yaml = yaml_reader.read_yaml
+
+    def growing(data: Any, depth: int) -> Any:
+        with open(path, "ab") as fh:
+            fh.write(b"# more\n")
+        return read_yaml(data, depth)
+
+    monkeypatch.setattr(yaml_reader, "read_yaml", growing)
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    assert f"{path}: the file changed while it was being read" == str(info.value)
+
+
 def test_a_mapped_file_is_read_by_the_fast_path_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -198,6 +198,14 @@ def test_repeated_state_catches_the_ping_pong_one_round_later(monkeypatch):
         (m.name, m.pods) for m in cycle.members]
 
 
+def test_negative_max_steps_is_refused_with_its_reason():
+    """A caller of ``simulate`` passing a negative step bound gets a ValueError saying the
+    bound must be at least 0 (0 is allowed: no step runs)."""
+    with pytest.raises(ValueError) as info:
+        simulate(fixture("cascade.yaml"), max_steps=-1)
+    assert "max_steps must be >= 0" == str(info.value)
+
+
 def test_max_steps_stops_with_neither_converged_nor_cycle():
     """Hitting the bound says so: hit_step_limit, not converged, no cycle, exactly N steps."""
     result = simulate(fixture("cascade.yaml"), max_steps=3)

@@ -846,6 +846,45 @@ def test_list_item_not_utf8_over_the_general_limit_says_why(
     assert "Error" not in reason
 
 
+def test_list_followed_by_another_document_over_the_general_limit_says_why(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big List (read in slices of items) followed by a second document ("---" after its
+    last top-level key): the List's top level is then not one mapping, so the file goes to
+    PyYAML. Past the general limit the one-line error names that reason, so the user knows
+    why the exact reader was needed; with a higher limit both documents are read."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    pods = "".join(_pod(i) for i in range(40))
+    path = tmp_path / "big.yaml"
+    path.write_text(
+        f"apiVersion: v1\nitems:\n{pods}kind: List\n---\n"
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n"
+    )
+    reason = _refused_past_the_general_limit(path)
+    assert (
+        "PyYAML (the List's top level is not a single mapping with one items list), "
+        "which takes" in reason
+    )
+    docs = ingest.read_documents([str(path)], max_input_size=1 << 20)
+    assert 41 == len(docs)
+
+
+def test_needing_pyyaml_over_the_general_limit_quotes_the_token_as_written(
+    tmp_path: Path, small_limits: None
+) -> None:
+    """A trailing comment holding a flow closer (``# was [--level=MAX]``: rapidyaml's flow
+    parser may read it differently) sends the file to PyYAML. Past the general limit the
+    error quotes what was found as written, from the ``#`` to the last character before the
+    closer (only the closer and blanks trimmed: the final ``X`` of ``MAX`` stays), and its
+    line (3)."""
+    path = tmp_path / "big.yaml"
+    pods = "".join(_pod(i) for i in range(40))
+    head = "apiVersion: v1\nmetadata:\n  labels: {a: b}  # was [--level=MAX]\n"
+    path.write_text(f"{head}items:\n{pods}kind: List\n")
+    reason = _refused_past_the_general_limit(path)
+    assert "('# was [--level=MAX' on line 3 may read differently in YAML 1.1)" in reason
+
+
 def test_yaml_nested_past_the_fast_readers_depth_over_the_general_limit_says_why(
     tmp_path: Path, small_limits: None
 ) -> None:

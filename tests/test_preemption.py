@@ -1161,3 +1161,29 @@ def test_lowest_level_finds_the_first_feasible_level_of_a_monotone_check(count):
         expected = threshold if threshold < count else None
         found = lowest_level(count, feasible)
         assert (expected, True) == (found, max(probed) <= min(count - 1, max(2 * threshold - 1, 0)))
+
+
+# ---- what a plan says when it cannot be made --------------------------------------------------
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_cluster_without_nodes_says_so(model):
+    """No node at all: the reason's node summary says the cluster has none (not "0/0 nodes
+    are available: " with an empty list of reasons)."""
+    snap = snapshot(pods=[pod("p", prio=10)])
+    result = plan(snap, select_preemptor(snap, pod="default/p"), model=get_model(model))
+    assert result.reason == ("pod default/p does not fit and no running pod has a preemption "
+                             "priority below 10 (the cluster has no nodes).")
+
+
+def test_an_accounting_of_another_cluster_is_refused():
+    """plan(state=...) with an Accounting built for other nodes would plan against the wrong
+    cluster: it is refused, naming why."""
+    from wapctl.fit import Accounting
+
+    snap = snapshot(nodes=[node("n1")], pods=[pod("p", prio=10)])
+    other = snapshot(nodes=[node("n2")])
+    with pytest.raises(ValueError) as info:
+        plan(snap, select_preemptor(snap, pod="default/p"), model=get_model(KEP),
+             state=Accounting(other))
+    assert str(info.value) == "the Accounting was built for a snapshot with other nodes"

@@ -30,7 +30,8 @@ command's stdout is printed: equal digests across code versions mean byte-identi
 ``--format yaml --stream`` reads the same objects as a stream of documents, one object each
 (as ``helm template`` and ``kustomize build`` write manifests), not a List; ``--head 64``
 only its first 64 MiB of documents (a partial export: a warning for each pod whose class or
-pod group the rest held, each naming its object's line).
+pod group the rest held, each naming its object's line); ``--anchor`` adds a document with
+an anchor, which only PyYAML reads.
 
 Files are written to ``--out`` (default /tmp/wapctl-bench, several GB for real-5k: check
 ``df -h`` first) and reused while the generator version matches. ``--timeout`` bounds each run.
@@ -227,6 +228,23 @@ def _head_variant(path: Path, mib: int) -> Path:
     return out
 
 
+_ANCHOR_DOC = (
+    b'---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: wapctl-bench-anchor, namespace: x}\n'
+    b'data: {a: &v "1", b: *v}\n'
+)
+
+
+def _anchor_variant(path: Path) -> Path:
+    """The YAML at ``path`` with one more document holding an anchor and its alias (an
+    ignored ConfigMap): only PyYAML reads anchors, so the whole input goes to it. Made once."""
+    out = path.with_name(f"{path.stem}-anchor{path.suffix}")
+    if not out.exists():
+        text = path.read_bytes()
+        out.with_suffix(".tmp").write_bytes(text + _ANCHOR_DOC)
+        out.with_suffix(".tmp").replace(out)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", choices=sorted(PRESETS), default="real-2k")
@@ -265,6 +283,10 @@ def main() -> None:
         help="with --stream: only the documents of the stream's first MIB MiB (a partial "
         "export: many warnings, each naming its object's line)",
     )
+    ap.add_argument(
+        "--anchor", action="store_true",
+        help="YAML: add a document holding an anchor, so PyYAML reads the whole input",
+    )
     ap.add_argument("--out", type=Path, default=Path("/tmp/wapctl-bench"))
     ap.add_argument("--timeout", type=float, default=300.0)
     a = ap.parse_args()
@@ -287,6 +309,10 @@ def main() -> None:
         if not a.stream:
             ap.error("--head needs --stream")
         path = _head_variant(path, a.head)
+    if a.anchor:
+        if a.format != "yaml":
+            ap.error("--anchor needs --format yaml")
+        path = _anchor_variant(path)
     change = a.out / "bench-audit-change.yaml"
     change.write_text(CHANGE)
     moves = a.out / "bench-audit-moves.yaml"

@@ -995,14 +995,14 @@ def test_a_mapped_file_the_fast_path_hands_over_is_read_as_written(
     extra = "{a: " * 70 + "1" + "}" * 70 if reason == "deep" else "2025-01-01"
     text = (
         'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "a\\x41b"\n  namespace: d\n'
-        f'  annotations:\n    note: "line one\\nline two"\nspec:\n  x: {extra}\n'
+        f'  labels:\n    note: "line one\\nline two"\nspec:\n  x: {extra}\n'
     ).encode()
     path = tmp_path / "mapped.yaml"
     path.write_bytes(text)
     assert yaml_reader.read_yaml(text, ingest.MAX_DEPTH)[0] is None  # handed over
     [doc] = ingest.read_documents([str(path)])
     assert doc.obj["metadata"] == {
-        "name": "aAb", "namespace": "d", "annotations": {"note": "line one\nline two"}}
+        "name": "aAb", "namespace": "d", "labels": {"note": "line one\nline two"}}
     assert path.read_bytes() == text
 
 
@@ -1117,3 +1117,34 @@ def test_rapidyaml_errors_are_not_printed(tmp_path: Path) -> None:
     assert 2 == proc.returncode
     assert 1 == len(proc.stderr.splitlines()), proc.stderr
     assert "invalid YAML" in proc.stderr
+
+
+# ---- a big input PyYAML reads keeps what the fast path keeps ----------------------------------
+
+_ANCHORED = (
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: anchors, namespace: x}\n"
+    'data: {a: &v "1", b: *v}\n'
+)
+
+
+def _outcome(path: Path) -> tuple[str, Any]:
+    try:
+        return "built", ingest.build_snapshot(ingest.read_documents([str(path)]))
+    except InputError as exc:
+        return "refused", str(exc)
+
+
+@pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_big_input_pyyaml_reads_builds_what_a_small_one_builds(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each fixture with an anchor added (only PyYAML reads anchors): read as a small file,
+    PyYAML's documents whole; read as a big one (the fast reader hands it over), each document
+    kept as the fast path keeps one. The same snapshot (or the same error) either way."""
+    text = path.read_bytes()
+    copy = tmp_path / path.name
+    copy.write_bytes(text + (b"" if text.endswith(b"\n") else b"\n") + _ANCHORED.encode())
+    small = _outcome(copy)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    big = _outcome(copy)
+    assert small == big

@@ -193,9 +193,15 @@ def _parse_json(
 
 
 def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple[int, Any, Lines]]:
+    """The YAML documents in ``data``: from ``FAST_YAML_FROM`` on by the fast reader, or, when
+    it hands over, by PyYAML, each document then kept as the fast path keeps one (the fields
+    the builders read: ``yaml_reader.kept_document``); below, by PyYAML, whole."""
     reason = ""
+    kept = None
     if len(data) >= limits.FAST_YAML_FROM:
         from wapctl.ingest import yaml_reader  # rapidyaml loads only for big YAML
+
+        kept = yaml_reader.kept_document
 
         fast, reason = yaml_reader.read_yaml(data, limits.MAX_DEPTH)
         if fast is not None:
@@ -219,6 +225,8 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
             number += 1
             if obj is not None:
                 _check_depth(obj, Source(name, number, line=node.start_mark.line + 1))
+                if kept is not None:
+                    obj = kept(obj, limits.MAX_DEPTH)
                 docs.append((number, obj, _node_lines(node)))
     except InputError:
         raise

@@ -767,6 +767,22 @@ def _exact_items(piece: memoryview, max_depth: int) -> list[Any]:
     return items
 
 
+def kept_document(obj: Any, max_depth: int) -> Any:
+    """A document PyYAML read (``obj``) as the fast path keeps one: the JSON fast reader's
+    reading of its JSON (only the fields the builders read). ``obj`` itself when it holds
+    what JSON has no text for (a date, bytes, a non-string key, infinity) or that reader
+    refuses it: the builders then read it whole, as from a small file. A big input the fast
+    reader handed to PyYAML (an anchor, a tag) then keeps about what the fast path would."""
+    if type(obj) is not dict or not _plain_json(obj, max_depth):
+        return obj
+    try:
+        text = msgspec.json.encode(obj)
+    except (msgspec.EncodeError, OverflowError, TypeError, ValueError):
+        return obj
+    kept = json_reader.read_json(text, max_depth)
+    return obj if kept is None else kept
+
+
 _JSON_SCALARS = (str, int, bool, type(None))
 
 

@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from wapctl import ingest
 from wapctl.ingest import limits
@@ -162,8 +165,6 @@ def test_a_nel_in_a_yaml_list_moves_the_items_after_it(tmp_path: Path) -> None:
 
 def test_each_warning_of_a_json_list_names_its_items_line(tmp_path: Path) -> None:
     """A JSON List printed one item a line: item i on line i + 2."""
-    import yaml
-
     items = [yaml.safe_load(NODE), *(yaml.safe_load(_pod(f"j{i}")) for i in range(3))]
     lines = ['{"apiVersion": "v1", "kind": "List", "items": [']
     last = len(items) - 1
@@ -175,3 +176,119 @@ def test_each_warning_of_a_json_list_names_its_items_line(tmp_path: Path) -> Non
         f"Pod default/j{i}": f"{path}:{i + 3}, document 1, item {i + 1}" for i in range(3)
     }
     assert expected == _warned(path)
+
+
+# ---- any layout: the line PyYAML's own parser marks ------------------------------------------
+#
+# The oracle is PyYAML itself: each document's node start mark and, for a List, each item's.
+# The streams are put together from what tools write: comments and blank lines anywhere a
+# line may start, a comment on a ``---`` line, documents written on their ``---`` line, Lists
+# laid out as kubectl writes them or indented, an ``items`` key deeper down that is not a
+# List's, CRLF line breaks, a byte-order mark, a directive or an end marker (those two only
+# PyYAML reads).
+
+_OBJECT = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: x\n"
+_FILLER = ("", "\n", "# a comment\n", "\n# two\n\n")
+
+
+@st.composite
+def _document(draw: st.DrawFn, n: int) -> str:
+    shape = draw(st.sampled_from(["object", "flow", "nested items", "list", "indented list"]))
+    name = f"c{n}"
+    if shape == "object":
+        return _OBJECT.format(name=name)
+    if shape == "flow":
+        return f"{{apiVersion: v1, kind: ConfigMap, metadata: {{name: {name}, namespace: x}}}}\n"
+    if shape == "nested items":
+        return _OBJECT.format(name=name) + "data:\n  items:\n  - not an item\n"
+    count = draw(st.integers(1, 3))
+    entries = []
+    for i in range(count):
+        body = _OBJECT.format(name=f"{name}-{i}").splitlines()
+        lead = draw(st.sampled_from(["- ", "-\n  ", "- # c\n  "]))
+        entries.append(lead + body[0] + "\n" + "".join("  " + ln + "\n" for ln in body[1:]))
+    items = "".join(entries)
+    if shape == "indented list":
+        items = "".join("  " + ln + "\n" for ln in items.splitlines())
+    # a sequence under an ``items`` key deeper down, before the List's own: not its items
+    nested = draw(st.sampled_from(["", "metadata:\n  items:\n  - not an item\n"]))
+    return "apiVersion: v1\nkind: List\n" + nested + "items:\n" + items
+
+
+@st.composite
+def _streams(draw: st.DrawFn) -> bytes:
+    count = draw(st.integers(1, 5))
+    parts = [draw(st.sampled_from(["", "# head\n", "---\n", "# head\n---\n"]))]
+    for n in range(count):
+        if n:
+            parts.append(draw(st.sampled_from(["---\n", "--- # next\n", "---\n\n# c\n"])))
+        parts.append(draw(st.sampled_from(_FILLER)))
+        parts.append(draw(_document(n)))
+        parts.append(draw(st.sampled_from(_FILLER)))
+    text = "".join(parts)
+    if draw(st.booleans()) and text.startswith("---"):
+        text = "%YAML 1.1\n" + text
+    elif draw(st.booleans()):
+        text += "...\n"
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + text.encode()
+
+
+def _pyyaml_lines(text: bytes) -> list[int]:
+    """PyYAML's line of each object: a document's node, or each item of a List's items."""
+    lines = []
+    for node in yaml.compose_all(text.decode("utf-8-sig"), Loader=yaml.SafeLoader):
+        if node is None:
+            continue
+        mapping = node.tag.endswith(":map")
+        items = [v for k, v in node.value if k.value == "items"] if mapping else []
+        if items and isinstance(items[0], yaml.SequenceNode):
+            lines += [item.start_mark.line + 1 for item in items[0].value]
+        else:
+            lines.append(node.start_mark.line + 1)
+    return lines
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=_streams())
+def test_every_object_is_placed_where_pyyaml_marks_it(
+    text: bytes, tmp_path: Path, fast_yaml: None
+) -> None:
+    """Whatever the layout, every object read fast is named at the line PyYAML's parser
+    marks: its document's node, or its List item's."""
+    path = tmp_path / "s.yaml"
+    path.write_bytes(text)
+    docs = ingest.read_documents([str(path)])
+    assert _pyyaml_lines(text) == [d.source.located_line() for d in docs]
+
+
+@given(
+    count=st.integers(1, 6),
+    layout=st.sampled_from(["one a line", "indented", "one line"]),
+)
+def test_every_json_item_is_placed_on_its_line(
+    count: int, layout: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Each item of a JSON List on the line its ``{`` is on, however the List is printed."""
+    items = [yaml.safe_load(_OBJECT.format(name=f"j{i}")) for i in range(count)]
+    doc = {"apiVersion": "v1", "kind": "List", "items": items}
+    if layout == "indented":
+        text = json.dumps(doc, indent=4)
+    elif layout == "one line":
+        text = json.dumps(doc)
+    else:
+        text = '{"apiVersion": "v1", "kind": "List", "items": [\n'
+        text += ",\n".join(json.dumps(item) for item in items) + "\n]}\n"
+    path = tmp_path_factory.mktemp("j") / "l.json"
+    path.write_text(text)
+    starts, pos = [], text.index("[")
+    for _ in items:
+        pos = text.index("{", pos + 1)
+        starts.append(text.count("\n", 0, pos) + 1)
+        _, end = json.JSONDecoder().raw_decode(text, pos)
+        pos = end
+    docs = ingest.read_documents([str(path)])
+    assert starts == [d.source.located_line() for d in docs]

@@ -13,9 +13,8 @@ many warnings is read once more, not once per warning (a 64 MB stream with 118 w
   the List's other keys, as a big one's slices are cut (``_list_item_lines``).
 - A YAML stream's documents: the first line after each ``---`` that holds more than a comment
   (``_document_lines``).
-- Anything else, and text those two do not follow (a directive, a ``...``, a line break other
-  than ``\n``): where PyYAML puts it, from its C parser's events (nothing built), read only as
-  far as the lines asked for so far (``_EventLines``).
+- Anything else: where PyYAML puts it, from its C parser's events (nothing built), read only
+  as far as the lines asked for so far (``_EventLines``).
 
 ``<stdin>`` cannot be read twice: its objects are named without a line.
 """
@@ -174,30 +173,19 @@ class _EventLines:
             stack.append(["items" if is_items else "seq", 0, None])
 
 
-# Line breaks PyYAML counts besides ``\n``: CR (alone or in CRLF), NEL, LS and PS. A text
-# holding any is left to the events, which count them as PyYAML does.
-_OTHER_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
-
-
-def _only_newlines(data: Any) -> bool:
-    return all(data.find(br) < 0 for br in _OTHER_BREAKS)
-
-
 def _document_lines(path: str, numbers: list[int]) -> list[int | None] | None:
     """The line of each document's node in the YAML stream at ``path`` (index: its number - 1,
     PyYAML's numbering: the text before the first ``---`` is a document when it holds more
     than comments), found in the text: the first thing after a document's ``---`` that is
-    neither a blank nor a comment. None -- read the events -- when the text has what this does
-    not follow (a BOM, a directive, a ``...`` line, a line break other than ``\n``) or when a
-    document in ``numbers`` (those read) is not found holding something."""
+    neither a blank nor a comment. None -- read the events -- for a text starting with a
+    byte-order mark, or when a document in ``numbers`` (those read) is not found holding
+    something. The fast reader read the file, so it holds no directive, no ``...`` line and
+    no line break PyYAML counts but ``\n`` and CRLF (its pre-scan sends those to PyYAML)."""
     from wapctl.ingest.yaml_reader import document_start  # loaded already: it read the file
 
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        if (
-            data[:3] == b"\xef\xbb\xbf" or data[:1] == b"%" or data.find(b"\n%") >= 0
-            or document_start(data, 0, b"...") >= 0 or not _only_newlines(data)
-        ):
-            return None
+        if data[:3] == b"\xef\xbb\xbf":
+            return None  # a byte-order mark: the reader skipped it, the text index does not
         first = document_start(data, 0)
         bounds = [(0, len(data) if first < 0 else first)]
         while first >= 0:
@@ -226,7 +214,7 @@ def _content(data: Any, pos: int, end: int) -> int | None:
         stop = end if newline < 0 else newline
         text = data[pos:stop]
         rest = text.lstrip(b" \t")
-        if rest and not rest.startswith(b"#"):
+        if rest.rstrip(b"\r") and not rest.startswith(b"#"):  # a CRLF line's CR is no content
             return pos + len(text) - len(rest)
         if newline < 0:
             return None
@@ -238,12 +226,12 @@ def _list_item_lines(path: str, count: int) -> list[int] | None:
     """The line of each item of a YAML List laid out as kubectl writes it (``yaml_reader.
     list_layout``): the entry starts (``- `` at column 0) between ``items:`` and the List's
     other keys, provided there are exactly ``count`` of them (else a multi-line quoted scalar
-    holds one: None) and no line break but ``\n``."""
+    holds one: None)."""
     from wapctl.ingest.yaml_reader import list_layout  # loaded already: it read the file
 
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         layout = list_layout(data, any_size=True)
-        if layout is None or not _only_newlines(data):
+        if layout is None:
             return None
         _, first, end = layout
         starts = [first]

@@ -452,6 +452,19 @@ def test_tolerations_read_afresh_keep_their_operator(tmp_path: Path) -> None:
     ) == build(tmp_path, p).pods["default/p"].tolerations
 
 
+def test_keyless_exists_toleration_is_accepted(tmp_path: Path) -> None:
+    """``{operator: Exists}`` with no key tolerates every taint (Kubernetes' own rule: an empty
+    key needs operator Exists, and has it): the reader takes it, and a wrong field beside it is
+    the error named, not the operator. A key-less toleration cannot carry this process's id as
+    the test above does, so the remembered ones (a forked process inherits them) could answer
+    for the first check; a list as its value is unhashable, never remembered, and read here."""
+    got = build(tmp_path, pod("p", tolerations=[{"operator": "Exists"}])).pods["default/p"]
+    assert (Toleration("", "Exists", "", ""),) == got.tolerations
+    err = error_of(tmp_path, pod("q", tolerations=[{"operator": "Exists", "value": []}]))
+    assert ("spec.tolerations[0].value", "must be a string (quote it), not a list") == (
+        err.field, err.reason)
+
+
 def test_pod_without_affinity_has_no_constraint(tmp_path: Path) -> None:
     """No required node affinity is None (no constraint), not an empty tuple."""
     got = build(tmp_path, pod("p", affinity={"podAntiAffinity": {}})).pods["default/p"]

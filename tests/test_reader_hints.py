@@ -72,3 +72,14 @@ def test_broken_json_keeps_the_json_message(tmp_path: Path) -> None:
     assert err.lineno == 2 and err.colno in (15, 16)
     assert (2, f"error: {path}:2, document 1: invalid JSON: {err.msg} "
                f"(line 2, column {err.colno})\n") == _validate(path)
+
+
+@pytest.mark.parametrize("text", ["hello world\n", "# only a comment\n"],
+                         ids=["a-plain-scalar", "no-document"])
+def test_json_file_holding_no_yaml_objects_gets_no_yaml_hint(tmp_path: Path, text: str) -> None:
+    """The hint promises YAML objects: text YAML reads as a bare string, or as no document at
+    all, is not a misnamed YAML file, so json's own message stands alone."""
+    path = tmp_path / "pod.json"
+    path.write_text(text, encoding="utf-8")
+    assert (2, f"error: {path}:1, document 1: invalid JSON: Expecting value (line 1, column 1)\n"
+            ) == _validate(path)

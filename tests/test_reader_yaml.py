@@ -885,6 +885,21 @@ def test_needing_pyyaml_over_the_general_limit_quotes_the_token_as_written(
     assert "('# was [--level=MAX' on line 3 may read differently in YAML 1.1)" in reason
 
 
+def test_needing_pyyaml_over_the_general_limit_quotes_a_lone_colon(
+    tmp_path: Path, small_limits: None
+) -> None:
+    """An empty key in a flow mapping (``{a: b, : c}``) sends the file to PyYAML. Past the
+    general limit the error quotes what was found, the ``:`` itself (a lone colon is the
+    token, not a key's colon to trim), and its line (3): a user sees which character to fix,
+    never an empty ``''``."""
+    path = tmp_path / "big.yaml"
+    pods = "".join(_pod(i) for i in range(40))
+    head = "apiVersion: v1\nmetadata:\n  labels: {a: b, : c}\n"
+    path.write_text(f"{head}items:\n{pods}kind: List\n")
+    reason = _refused_past_the_general_limit(path)
+    assert "(':' on line 3 may read differently in YAML 1.1)" in reason
+
+
 def test_yaml_nested_past_the_fast_readers_depth_over_the_general_limit_says_why(
     tmp_path: Path, small_limits: None
 ) -> None:

@@ -31,6 +31,7 @@ from msgspec.structs import replace  # Pods are msgspec Structs
 from wapctl.model import NEVER, Snapshot
 from wapctl.models import get_model
 from wapctl.preemption import Placement, Plan, TerminatingPod, Victim, lowest_level, plan
+from wapctl.preemption.node_choice import node_criteria
 from wapctl.preemptor import select_preemptor
 
 KEP = "kep-5710"  # the rows pin the KEP-5710 model (SPEC §3) unless they name another
@@ -1187,3 +1188,15 @@ def test_an_accounting_of_another_cluster_is_refused():
         plan(snap, select_preemptor(snap, pod="default/p"), model=get_model(KEP),
              state=Accounting(other))
     assert str(info.value) == "the Accounting was built for a snapshot with other nodes"
+
+
+def test_node_criteria_counts_each_pdb_violating_victim_once():
+    """``explain``'s node choice shows the "fewest PDB violations" criterion as the number of a
+    node's victim pods that take a PodDisruptionBudget below zero (upstream
+    ``pickOneNodeForPreemption`` counts each such victim once): a node with victims a, b, c of
+    which a and c violate shows 2, and a node with no violating victim shows 0."""
+    a, b, c = (pod(name, node="n1", prio=10) for name in ("a", "b", "c"))
+    rows = dict(node_criteria("n1", [(a, 10), (b, 10), (c, 10)], {a.key, c.key}))
+    assert rows["fewest PDB violations"] == 2
+    assert rows["fewest victims"] == 3
+    assert dict(node_criteria("n1", [(b, 10)]))["fewest PDB violations"] == 0

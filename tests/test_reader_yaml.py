@@ -869,35 +869,30 @@ def test_list_followed_by_another_document_over_the_general_limit_says_why(
     assert 41 == len(docs)
 
 
+@pytest.mark.parametrize(
+    ("labels", "token"),
+    [
+        # a trailing comment holding a flow closer (rapidyaml's flow parser may read it
+        # differently): quoted from the ``#`` to the last character before the closer (only
+        # the closer and blanks trimmed: the final ``X`` of ``MAX`` stays)
+        ("{a: b}  # was [--level=MAX]", "# was [--level=MAX"),
+        # an empty key in a flow mapping: the ``:`` itself (a lone colon is the token, not a
+        # key's colon to trim), never an empty ''
+        ("{a: b, : c}", ":"),
+    ],
+    ids=["comment with a closer", "lone colon"],
+)
 def test_needing_pyyaml_over_the_general_limit_quotes_the_token_as_written(
-    tmp_path: Path, small_limits: None
+    labels: str, token: str, tmp_path: Path, small_limits: None
 ) -> None:
-    """A trailing comment holding a flow closer (``# was [--level=MAX]``: rapidyaml's flow
-    parser may read it differently) sends the file to PyYAML. Past the general limit the
-    error quotes what was found as written, from the ``#`` to the last character before the
-    closer (only the closer and blanks trimmed: the final ``X`` of ``MAX`` stays), and its
-    line (3)."""
+    """What sends a big file to PyYAML, past the general limit, is quoted in the error as
+    written, with its line (3): a user sees which characters to fix."""
     path = tmp_path / "big.yaml"
     pods = "".join(_pod(i) for i in range(40))
-    head = "apiVersion: v1\nmetadata:\n  labels: {a: b}  # was [--level=MAX]\n"
+    head = f"apiVersion: v1\nmetadata:\n  labels: {labels}\n"
     path.write_text(f"{head}items:\n{pods}kind: List\n")
     reason = _refused_past_the_general_limit(path)
-    assert "('# was [--level=MAX' on line 3 may read differently in YAML 1.1)" in reason
-
-
-def test_needing_pyyaml_over_the_general_limit_quotes_a_lone_colon(
-    tmp_path: Path, small_limits: None
-) -> None:
-    """An empty key in a flow mapping (``{a: b, : c}``) sends the file to PyYAML. Past the
-    general limit the error quotes what was found, the ``:`` itself (a lone colon is the
-    token, not a key's colon to trim), and its line (3): a user sees which character to fix,
-    never an empty ``''``."""
-    path = tmp_path / "big.yaml"
-    pods = "".join(_pod(i) for i in range(40))
-    head = "apiVersion: v1\nmetadata:\n  labels: {a: b, : c}\n"
-    path.write_text(f"{head}items:\n{pods}kind: List\n")
-    reason = _refused_past_the_general_limit(path)
-    assert "(':' on line 3 may read differently in YAML 1.1)" in reason
+    assert f"({token!r} on line 3 may read differently in YAML 1.1)" in reason
 
 
 def test_yaml_nested_past_the_fast_readers_depth_over_the_general_limit_says_why(

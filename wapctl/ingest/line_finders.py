@@ -247,25 +247,15 @@ def _list_item_lines(path: str, count: int) -> list[int] | None:
         lines: list[int] = []
         line, counted = 1, 0
         for start in starts:
-            target = _content_line(data, start, end)
-            line += data[counted:target].count(b"\n")  # a map has no count: an entry's copy
-            counted = target
+            # where PyYAML marks the item: the first thing after its ``-`` that is neither a
+            # blank nor a comment (on the ``-`` line, or a later one)
+            at = _content(data, start + 1, end)
+            if at is None:
+                return None  # an entry holding nothing: the events say where
+            line += data[counted:at].count(b"\n")  # a map has no count: an entry's copy
+            counted = at
             lines.append(line)
         return lines
-
-
-def _content_line(data: Any, entry: int, end: int) -> int:
-    """Where the List entry at ``entry`` (its ``-``) starts as PyYAML marks it: its own line,
-    or, when nothing but blanks or a comment follows the ``-``, the next line holding more."""
-    pos, rest = entry, entry + 1
-    while True:
-        line_end = data.find(b"\n", rest, end)
-        if line_end < 0:
-            return pos
-        text = data[rest:line_end].strip()
-        if text and not text.startswith(b"#"):
-            return pos
-        pos = rest = line_end + 1
 
 
 def register_yaml_lines(name: str, docs: list[tuple[int, Any]] | None = None) -> None:

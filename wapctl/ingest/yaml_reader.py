@@ -161,7 +161,7 @@ _ANYWHERE = (
     rb"|\xe2\x80[\xa8\xa9]"  # LS, PS: line breaks in YAML 1.1
     # a carriage return alone, also a line break in YAML 1.1: rapidyaml reads it as part of a
     # comment (and the key after it too) or of a quoted value (PyYAML folds it to a space)
-    rb"|[^\r\n]\r(?:[^\n]|\z)|(?:\A|\n)\r(?:[^\n]|\z)"
+    rb"|(?:\A|[^\r])\r(?:[^\n]|\z)"
     rb"|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]"  # a byte-order mark inside, non-characters
     rb"|\\U|\\u[dD][89a-fA-F]"  # escapes of characters outside the BMP, surrogates
     rb"|(?:\A|[\n\r])%"  # a directive

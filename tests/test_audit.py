@@ -813,3 +813,49 @@ def test_an_object_of_another_kind_twice_in_the_change_is_refused(tmp_path: Path
     assert (2, "") == (result.exit_code, result.stdout)
     assert (f"error: {change}:5, document 2: Service/ml/web appears twice in the change "
             f"files (first at {change}:1, document 1)\n") == result.stderr
+
+
+NAMESPACED_QUEUE = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a},
+   status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-b},
+   status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: ml}
+  spec: {containers: [{name: a, image: a, resources: {requests: {cpu: "1"}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: b, namespace: web}
+  spec: {containers: [{name: b, image: b, resources: {requests: {cpu: "1"}}}]}
+"""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [["--change", "unused-class"], ["--delete", "Node/node-b"]],
+    ids=["nothing-a-plan-reads", "a-node-deleted"],
+)
+def test_namespace_counts_and_plans_only_that_namespace_s_queue(
+    tmp_path: Path, change: list[str]
+) -> None:
+    """--namespace NS plans, counts and lists only NS's pending preemptors, on both sides:
+    with one pending pod in `ml` and one in `web` (each fits on either empty node), auditing
+    with -n ml reports one pending preemptor, one planned, no plan change -- whether the
+    change leaves everything a plan reads alone (a new PriorityClass nothing names) or not
+    (an empty node deleted: ml/a still fits on node-a). Without -n both pods count."""
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(NAMESPACED_QUEUE)
+    unused = tmp_path / "unused.yaml"
+    unused.write_text(yaml.safe_dump(pclass("unused", 5)))
+    args = [str(unused) if a == "unused-class" else a for a in change]
+    rows = []
+    for ns in (["-n", "ml"], []):
+        code, d = audit_json(snap, *args, *ns)
+        s = d["summary"]
+        rows.append((code, d["plans"], s["preemptorsPending"], s["preemptorsPlanned"],
+                     s["plansTruncated"]))
+    assert [(0, [], 1, 1, False), (0, [], 2, 2, False)] == rows

@@ -386,6 +386,24 @@ def test_unknown_class_resolved_by_the_cluster(tmp_path: Path) -> None:
     assert (0, []) == (code, doc["findings"])
 
 
+def test_unknown_class_of_a_manifest_template_is_reported_against_the_cluster(
+        tmp_path: Path) -> None:
+    """A manifest's Deployment naming a class neither the manifests nor the cluster define
+    (cluster.yaml has low, medium, high) is the manifest's own finding: --cluster reports it
+    (exit 1) and does not count it among the findings outside the manifests, although its
+    class is not one the manifests define."""
+    dep = tmp_path / "d.yaml"
+    dep.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: web}\n"
+        "spec:\n  template:\n    spec:\n      priorityClassName: nope\n"
+    )
+    code, doc = check_json(dep, "--cluster", CLUSTER)
+    assert (1, [("unknown-priority-class", "Deployment web/api",
+                 "spec.template.spec.priorityClassName")], 0) == (
+        code, [(x["rule"], x["object"], x["field"]) for x in doc["findings"]],
+        doc["summary"]["outsideManifests"]["findings"])
+
+
 def test_a_manifest_class_recreation_shows_drift_of_running_pods(tmp_path: Path) -> None:
     """Manifests that re-define a class the cluster's pods use: their drift is in scope."""
     code, doc = check_json(MANIFESTS / "recreate-medium.yaml", "--cluster", CLUSTER)

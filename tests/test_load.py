@@ -18,7 +18,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wapctl import ingest
+from wapctl import ingest, models
 from wapctl.errors import ExitCode, InputError, Source, UsageError
 from wapctl.ingest import fields, limits, sources
 from wapctl.model import (
@@ -814,6 +814,32 @@ def test_v1alpha2_pod_group_objects(tmp_path: Path) -> None:
     )
     assert ("pg-1", "pg-2") == snap.workloads["default/w"].group_names
     assert "mid" == snap.workloads["default/w"].priority_class_name
+
+
+def test_v1alpha2_workload_takes_the_preemption_class_all_its_templates_name(
+    tmp_path: Path,
+) -> None:
+    """A v1alpha2 Workload naming no preemptionPriorityClassName of its own, whose every
+    podGroupTemplate names "low": the Workload is read as naming "low" (the audit's
+    before/after fields show it), and that KEP-5710-only field picks the kep-5710 model when
+    no server version is known. Templates naming different classes leave it unnamed.
+    Hand-worked: one name across all templates, else none."""
+    snap = build(
+        tmp_path,
+        pclass("low", 10),
+        pclass("other", 20),
+        workload_v2("w", [template("a", preemptionPriorityClassName="low"),
+                          template("b", None, preemptionPriorityClassName="low")]),
+        workload_v2("mixed", [template("a", preemptionPriorityClassName="low"),
+                              template("b", None, preemptionPriorityClassName="other")]),
+    )
+    assert ("low", None) == (
+        snap.workloads["default/w"].preemption_priority_class_name,
+        snap.workloads["default/mixed"].preemption_priority_class_name,
+    )
+    chosen = models.select_model(snap)
+    assert ("kep-5710", "Workload default/w sets preemptionPriorityClassName "
+            "(a KEP-5710-only field)") == (chosen.name, chosen.reason)
 
 
 def test_v1alpha2_flat_template_ref_is_accepted(tmp_path: Path) -> None:

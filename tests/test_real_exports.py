@@ -188,6 +188,42 @@ def test_pods_of_one_missing_pod_group_warn_once_counting_the_others() -> None:
     ] == [(w.code, w.object, w.message) for w in snap.warnings]
 
 
+def test_priority_divergence_lists_three_pods_then_counts_the_rest() -> None:
+    """The PriorityDivergence warning names the first three diverging pods by key and counts
+    the others as " +N more"; with exactly three there is nothing more to count, so no "+0
+    more" (a user reads the count as pods the line does not show). Hand-worked: PodGroups
+    three and four take class high (1000); three's pods c, a, b carry 300, 100, 200 and d
+    carries 1000 (agrees, not listed); four's pods q, p, o, n carry 40, 30, 20, 10: the first
+    three by key (n, o, p) are listed, q is the "+1 more"."""
+    def group(name: str) -> dict[str, object]:
+        return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "default"},
+                "spec": {"podGroupTemplateRef": {"workload": {
+                    "workloadName": "w", "podGroupTemplateName": "t"}},
+                    "schedulingPolicy": {"basic": {}}, "priorityClassName": "high"}}
+
+    def member(name: str, priority: int, pg: str) -> dict[str, object]:
+        return pod(name, priority=priority, schedulingGroup={"podGroupName": pg})
+
+    workload = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+                "metadata": {"name": "w", "namespace": "default"},
+                "spec": {"podGroupTemplates": [
+                    {"name": "t", "schedulingPolicy": {"basic": {}}}]}}
+    snap = build(pclass("high", 1000), workload, group("three"), group("four"),
+                 member("c", 300, "three"), member("a", 100, "three"),
+                 member("b", 200, "three"), member("d", 1000, "three"),
+                 member("q", 40, "four"), member("p", 30, "four"),
+                 member("o", 20, "four"), member("n", 10, "four"))
+    tail = "): kube-scheduler 1.36 binds such pods; the KEP-5710 Beta scheduler refuses the group"
+    head = "the PodGroup's priority is 1000 but its pods carry their own ("
+    assert [
+        ("PodGroup default/four",
+         f"{head}default/n 10, default/o 20, default/p 30 +1 more{tail}"),
+        ("PodGroup default/three",
+         f"{head}default/a 100, default/b 200, default/c 300{tail}"),
+    ] == sorted((w.object, w.message) for w in snap.warnings if w.code == "PriorityDivergence")
+
+
 def test_item_kinds_come_from_the_list_kind_and_input_is_not_modified():
     raw = {"kind": "PodList", "apiVersion": "v1", "metadata": {},
            "items": [{"metadata": {"name": "a", "namespace": "x"},

@@ -85,6 +85,31 @@ def test_one_level_too_deep_outside_strings(
     assert "document 1" in str(exc.value)
 
 
+@pytest.mark.parametrize("pad", [0, json_reader.SLICE // 2], ids=["small", "over 4 MiB"])
+def test_a_list_item_one_level_too_deep_is_refused_at_any_size(
+    tmp_path: Path, fast: list[bool], pad: int
+) -> None:
+    """A List whose last item nests one level past the limit (List 1, ``items`` 2, the item 3,
+    its ``spec`` mapping 4, then ``MAX_DEPTH - 3`` lists: 5 to ``MAX_DEPTH`` + 1) is refused
+    with the safe path's error whatever the file's size, and one level less is read: over
+    ``SLICE`` (4 MiB; here the two items before it pad a label to 2 MiB each) the List is read
+    in slices of items and the deep item stops that read; the file must then not be decoded
+    whole unchecked, which took it without a word."""
+
+    def text(levels: int) -> str:
+        items = [_pod('{"containers": [{"name": "c"}]}', "x" * pad) for _ in range(2)]
+        items.append(_pod(_nest(levels)))
+        return '{"apiVersion": "v1", "kind": "List", "items": [' + ", ".join(items) + "]}"
+
+    assert (len(text(0)) > json_reader.SLICE) == (pad > 0)
+    assert 3 == len(_read(tmp_path, text(ingest.MAX_DEPTH - 4)))
+    with pytest.raises(InputError) as exc:
+        _read(tmp_path, text(ingest.MAX_DEPTH - 3))
+    assert [True, False] == fast
+    assert f"nested deeper than {ingest.MAX_DEPTH} levels" == exc.value.reason
+    assert f"{tmp_path / 'doc.json'}, document 1: " in str(exc.value)
+
+
 def _depth(x: Any) -> int:
     """The oracle: containers nested in the parsed value (a scalar 0, ``[]`` 1)."""
     if isinstance(x, dict):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import mmap
 import sys
 from pathlib import Path
 from typing import Any
@@ -962,6 +963,54 @@ def test_list_with_other_top_level_keys_inside_the_items_falls_back() -> None:
         assert yaml_reader.read_yaml(text.encode(), ingest.MAX_DEPTH)[0] is None
     finally:
         yaml_reader.CHUNK = saved
+
+
+@pytest.mark.parametrize("first", ["--- hello\n", "hello\n"], ids=["opened by ---", "bare"])
+def test_a_long_stream_stops_at_its_first_slice_whether_or_not_it_opens_with_a_marker(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """A long stream (from ``2 * CHUNK``, here 8 KiB) is read a slice of whole documents at a
+    time, cut at a ``---`` line from ``CHUNK`` bytes on, so rapidyaml's tree (some 13 times
+    the text) only ever holds one slice -- also when the file's first line is ``---``. Here
+    document 1 is a string and a document past the first slice nests 80 levels (rapidyaml's
+    emitter stops at 64; PyYAML reads it): the fast path gives up at the first slice, never
+    parsing the whole text, and past the general limit the error names document 1, not the
+    deep one (the whole stream read at once reached the deep document first)."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 4096)
+    parsed = _parsed_sizes(monkeypatch)
+    namespaces = [f"---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{i}\n"
+                  for i in range(200)]
+    deep = "---\nkind: ConfigMap\nmetadata: {name: c}\nx: " + "[" * 80 + "]" * 80 + "\n"
+    text = first + "".join(namespaces[:100]) + deep + "".join(namespaces[100:])
+    assert yaml_reader.CHUNK < text.index(deep) and 2 * yaml_reader.CHUNK <= len(text)
+    path = tmp_path / "stream.yaml"
+    path.write_text(text)
+    reason = _refused_past_the_general_limit(path)
+    assert "PyYAML (document 1 is not what the JSON fast path reads), which takes" in reason
+    assert parsed and max(parsed) < text.index(deep)  # the first slice only
+
+
+def test_a_mapped_stream_read_in_one_slice_to_a_page_boundary_is_read_fast(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long YAML file (from ``2 * CHUNK``, here 8 KiB) is mapped and read in slices of whole
+    documents, each slice's pages handed back to the kernel once read. One document with no
+    ``---`` after it is one slice ending at the end of the file; when the file's size is a
+    multiple of the page size, the pages handed back end exactly there, and doing so must not
+    fail: the file is read by the fast path (a failure sent it to PyYAML, which refuses it
+    past the general limit, 2 KiB here)."""
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    monkeypatch.setattr(yaml_reader, "CHUNK", 4096)
+    head = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns\n  labels:\n"
+    tail = "spec:\n  containers:\n  - name: c\n"
+    size = 4 * mmap.PAGESIZE
+    pad = "x" * (size - len(head) - len("    pad: ''\n") - len(tail))
+    text = f"{head}    pad: '{pad}'\n{tail}"
+    assert size == len(text) >= 2 * yaml_reader.CHUNK
+    path = tmp_path / "pod.yaml"
+    path.write_text(text)
+    [doc] = ingest.read_documents([str(path)])
+    assert ("p", {"pad": pad}) == (doc.obj["metadata"]["name"], doc.obj["metadata"]["labels"])
 
 
 # ---- hostile input through the fast path ---------------------------------------------------------

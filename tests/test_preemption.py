@@ -1204,21 +1204,14 @@ def test_node_criteria_counts_each_pdb_violating_victim_once():
 
 # ---- gangs under pod-dependent filters that a removal can break ------------------------------
 
-# plan_group_counted (evaluator.py) searches and reprieves a one-shape gang by resources only and
-# keeps that answer when the filters then place the gang; it takes the filters as monotone
-# (more removed never hurts) and replays the reprieve's ties by resources only. Required pod
-# affinity breaks the first, any pod-dependent filter the second: the rows below are what the
-# filter-aware search (SPEC §3 steps 5-6; upstream reschedules the gang with every filter)
-# answers, and what the upstream model's fixed check already gives.
-COUNTED_SHORTCUT = pytest.mark.xfail(
-    strict=True,
-    reason="known bug: Evaluator.plan_group_counted keeps a resources-only search and its "
-           "resources-only tie replays where the filters are not monotone or reject the "
-           "alternative; remove this marker when it is fixed")
+# A one-shape gang under pod-dependent filters may be searched by resources only first
+# (evaluator.plan_group_counted); these rows are what the filter-aware search (SPEC §3 steps
+# 5-6; upstream reschedules the gang with every filter) answers where that shortcut once gave
+# another answer: required pod affinity makes removing pods hurt, and a tie the resources
+# allow the filters may rule out.
 
 
-@pytest.mark.parametrize("model", [pytest.param("kep-5710", marks=COUNTED_SHORTCUT),
-                                   pytest.param("1.36", marks=COUNTED_SHORTCUT), "upstream"])
+@pytest.mark.parametrize("model", ["kep-5710", "1.36", "upstream"])
 def test_a_gang_with_affinity_to_a_lower_priority_pod_does_not_preempt_around_it(model):
     """A user relies on a plan that preempts only where the scheduler would (Kubernetes' "Pod
     Priority and Preemption" limitation: a pending pod with inter-pod affinity to lower-priority
@@ -1244,7 +1237,6 @@ def test_a_gang_with_affinity_to_a_lower_priority_pod_does_not_preempt_around_it
         "pod affinity rules).", (), ())
 
 
-@COUNTED_SHORTCUT
 def test_a_victim_every_reprieve_order_keeps_is_no_tie_under_anti_affinity():
     """A user reads ``ties`` as "the scheduler may pick other victims here" (samples replays
     them): a tie no order of the reprieve can reach is a false alarm.

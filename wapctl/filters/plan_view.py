@@ -65,6 +65,11 @@ class PlanFilters:
                             and any(cs.relevant_existing(q, p) for q in labelled.values()))):
                     cs.add(p, names[i])
                     self.tracked.add(p.key)
+        # Removal only helps (the engine's resource-only searches give the filter-aware
+        # answer) unless a present pod is one a preemptor pod's affinity or spread counts.
+        wanting = [q for q in own.values() if q.affinity_terms or q.spread_constraints]
+        self.monotone = not (wanting and any(self.cs.needed_by(q, p) for p, _ in present
+                                             if p.key in self.tracked for q in wanting))
         self.terminating = {p.key for p, _ in state.terminating if p.key in self.tracked}
         self._released = False
         self.active = bool(own) or bool(self.tracked)

@@ -218,6 +218,21 @@ class ConstraintState:
                     return True
         return False
 
+    def needed_by(self, incoming: Pod, other: Pod) -> bool:
+        """Can ``other`` leaving its node make ``incoming`` fail where it passed? Only a
+        required pod affinity term (it may lose its match) or a spread constraint counting
+        ``other`` (the lowest domain's count may drop) reads a pod as wanted; host ports and
+        anti-affinity only gain room when pods leave."""
+        if incoming.spread_constraints and other.namespace == incoming.namespace:
+            for c in incoming.spread_constraints:
+                if topology_spread.counts_pod(c, other.labels):
+                    return True
+        if incoming.affinity_terms:
+            ns = namespace_labels(self.namespaces, other.namespace)
+            return any(term_matches(t, other.namespace, other.labels, ns)
+                       for t in incoming.affinity_terms)
+        return False
+
     def relevant_own(self, incoming: Pod, other: Pod) -> bool:
         """Can ``other`` change ``incoming``'s own constraints (host ports, spread, pod
         (anti-)affinity terms)? Reads ``incoming``'s labels not at all."""

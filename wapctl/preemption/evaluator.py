@@ -382,7 +382,7 @@ class Evaluator(PodPreemption):
         preemptor, state, placer = self.preemptor, self.state, self.placer
         needed = self.needed
         check: ClusterCheck
-        if placer.shapes == 1 and self.filters is not None:
+        if placer.shapes == 1 and self.filters is not None and self.filters.monotone:
             counted = self.plan_group_counted(units, budgets)
             if counted is not None:
                 return counted
@@ -407,11 +407,15 @@ class Evaluator(PodPreemption):
         return self.group_result(placed, victim_units, violating)
 
     def plan_group_counted(self, units: Sequence[Unit], budgets: Budgets) -> Plan | None:
-        """One shape under pod-dependent filters: search and reprieve by per-node copy counts
-        (resources only), then place with the filters and those victims. Where placing works
-        this is the answer of the filter-aware search too (a set that passes the filters passes
-        the counts, and feasibility is taken as monotone, as the level search does); else
-        None, with everything given back, and the caller searches with the filters."""
+        """One shape under pod-dependent filters that removing pods never fails
+        (``PlanFilters.monotone``: no preemptor affinity or spread counts a present pod):
+        search and reprieve by per-node copy counts (resources only), then place with the
+        filters and those victims. Where placing works and the reprieve saw no tie this is the
+        answer of the filter-aware search too (a set that passes the filters passes the counts;
+        the first unit the counts keep and the filters would not leaves the filters failing
+        with every later unit back too, so the placing fails); else None, with everything given
+        back, and the caller searches with the filters. Ties are replayed by resources only
+        here, so a tie found may be one the filters rule out: the filter-aware search decides."""
         placer, state, filters = self.placer, self.state, self.filters
         assert filters is not None
         placer.filters = None  # the count check moves units in the state only
@@ -433,7 +437,7 @@ class Evaluator(PodPreemption):
             filters.remove(u.members)
         known_ties = len(self.ties)
         placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
-        if len(placed) >= self.needed:
+        if len(placed) >= self.needed and not ties:
             self.ties[known_ties:known_ties] = ties or ()  # the victims' ties, then the nodes'
             return self.group_result(placed, victim_units, violating)
         del self.ties[known_ties:]

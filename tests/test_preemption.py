@@ -1256,3 +1256,31 @@ def test_a_victim_every_reprieve_order_keeps_is_no_tie_under_anti_affinity():
     result = plan(snap, select_preemptor(snap, workload="default/train"), model=get_model("1.36"))
     assert (result.status, victims(result), placements(result), result.ties) == (
         "RequiresPreemption", ["z"], {"m0": "n1"}, ())
+
+
+def test_upstream_gang_reprieve_asks_the_fixed_pods_filters_for_each_unit_put_back():
+    """A user relies on the upstream model's pod-group plan deleting exactly the pods
+    Kubernetes' selectVictimsOnDomain deletes: a unit put back stays only if every gang pod
+    still passes the filters (here InterPodAffinity) where the scheduling run put it.
+
+    n1 (3 cpu) runs filler (2 cpu) and y (1 cpu, app=x); n2 (2 cpu) runs z (1 cpu, app=x) and
+    high (1 cpu, priority 1000); filler, y and z have priority 10. Gang train (minCount 1,
+    priority 100) has m0 (2 cpu) with required anti-affinity to app=x on its host. Every
+    lower-priority unit removed, m0 fits only on n1 (3 cpu free; n2 has 1). Reprieve, each
+    unit alone against that placement: filler back needs 2 + 2 > 3 cpu (victim); y back fits
+    by cpu (3 of 3) but puts an app=x pod on m0's host (victim); z back on n2 leaves m0's
+    host without app=x and n2 has no gang pod: it stays. Victims filler and y, m0 on n1."""
+    snap = snapshot(
+        nodes=[node("n1", cpu="3", labels={HOSTNAME: "n1"}),
+               node("n2", cpu="2", labels={HOSTNAME: "n2"})],
+        pods=[pod("filler", cpu="2", prio=10, node="n1"),
+              pod("y", cpu="1", prio=10, node="n1", labels={"app": "x"}),
+              pod("z", cpu="1", prio=10, node="n2", labels={"app": "x"}),
+              pod("high", cpu="1", prio=1000, node="n2"),
+              constrained(member(TRAIN_ONE, "m0", cpu="2"),
+                          anti=[aff(HOSTNAME, sel({"app": "x"}))])],
+        groups=[TRAIN_ONE])
+    result = plan(snap, select_preemptor(snap, workload="default/train"),
+                  model=get_model("upstream"))
+    assert (result.status, sorted(victims(result)), placements(result)) == (
+        "RequiresPreemption", ["filler", "y"], {"m0": "n1"})

@@ -30,6 +30,8 @@ from tests.test_reader_differential import _ABSENT, _depth, project
 from wapctl import ingest
 from wapctl.errors import InputError
 from wapctl.ingest import decode, limits, sources, yaml_reader
+from wapctl.ingest.json_reader import owner_references
+from wapctl.owners import ObjectIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML_FILES = sorted(
@@ -560,6 +562,57 @@ def test_a_risky_list_with_what_pieces_cannot_take_goes_whole_to_pyyaml(
     assert check(data) is False
 
 
+def test_an_item_pyyaml_reads_keeps_its_owner_for_explain_and_history(
+    small_pieces: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """explain and history name a pod's workload by its controller (``ownerReferences``), which
+    the readers keep inside ``owner_references()``: an item of a big YAML List that PyYAML
+    reads (a label only YAML 1.1 reads as written) keeps it as the items read fast do, so
+    every pod here is Job d/train's, none a lone pod."""
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    owner = (b"    ownerReferences:\n    - apiVersion: batch/v1\n      kind: Job\n"
+             b"      name: train\n      uid: u-train\n      controller: true\n")
+    data = _tooling_list(range(10, 11), label="app: ml-inf-{i:02d}").replace(
+        b"    namespace: d\n", b"    namespace: d\n" + owner)
+    path = tmp_path / "list.yaml"
+    path.write_bytes(data)
+    with owner_references():
+        docs = ingest.read_documents([str(path)])
+    assert len(small_pieces) == 1  # PyYAML read the one risky item, p10
+    index = ObjectIndex(docs)
+    pods = [index.pod("d", f"p{i}") for i in range(30)]
+    assert {str(index.owner(p)) for p in pods if p is not None} == {"Job d/train"}
+    assert None not in pods
+
+
+def test_a_pyyaml_item_the_json_reader_refuses_sends_the_list_to_the_safe_reader(
+    small_pieces: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An item of a big YAML List that PyYAML reads is kept only as the JSON fast reader would
+    keep it: one that reader refuses (a pod's ``status`` that is a string, not a mapping) sends
+    the whole input to the exact reader, PyYAML, so its memory limit applies: past it the
+    user is told the size, the limit, why the exact reader is needed and how to go on. The
+    limits are lowered here (the safe readers' to 600 bytes; the fast reader from 0 bytes)."""
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_FROM", 0)
+    monkeypatch.setattr(limits, "MAX_INPUT_SIZE", 600)
+    data = _tooling_list(range(10, 11), label="app: ml-inf-{i:02d}").replace(
+        b"    nodeName: n1\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p11\n",
+        b"    nodeName: n1\n  status: Running\n- apiVersion: v1\n  kind: Pod\n"
+        b"  metadata:\n    name: p11\n")
+    assert b"status: Running" in data
+    path = tmp_path / "list.yaml"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    assert str(info.value) == (
+        f"{path}: {len(data)} bytes of YAML, larger than the 600 bytes limit: it needs the exact "
+        "YAML 1.1 reader, PyYAML (a List item read by PyYAML is not what the JSON fast path "
+        "reads), which takes about 30 times the file in memory; raise the limit with "
+        "--max-input-size, or export JSON (-o json)")
+    assert len(small_pieces) == 1  # PyYAML read the one risky item, p10
+
+
 @pytest.mark.parametrize(("label", "by_pyyaml"), LABELS, ids=["resolved", "by PyYAML"])
 def test_a_risky_list_loads_as_pyyaml_loads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_pieces: list[int], label: str,
@@ -1087,6 +1140,30 @@ def test_a_mapped_file_that_grows_before_pyyaml_reads_it_is_refused(
     with pytest.raises(InputError) as info:
         ingest.read_documents([str(path)])
     assert f"{path}: the file changed while it was being read" == str(info.value)
+
+
+def test_a_mapped_file_removed_before_pyyaml_reads_it_is_named_with_the_systems_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mapped file the fast path hands to PyYAML is opened again to be read from disk; if it
+    is gone by then (a snapshot replaced or cleaned up meanwhile), the user gets the one-line
+    error for an unreadable file: its name, "cannot read:" and the system's reason
+    (ENOENT's "No such file or directory"), not an internal error. Here a date makes rapidyaml
+    hand it over, and the file is deleted while it does so."""
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    path = tmp_path / "mapped.yaml"
+    path.write_bytes(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  x: 2025-01-01\n")
+    read_yaml = yaml_reader.read_yaml
+
+    def removing(data: Any, depth: int) -> Any:
+        path.unlink()
+        return read_yaml(data, depth)
+
+    monkeypatch.setattr(yaml_reader, "read_yaml", removing)
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    assert f"{path}: cannot read: No such file or directory" == str(info.value)
 
 
 def test_a_mapped_file_is_read_by_the_fast_path_in_place(

@@ -148,6 +148,48 @@ def test_a_never_pod_group_s_drift_names_no_victims() -> None:
                    "priority from 100 to 899, which its class's value would not allow") == case()
 
 
+def test_a_pod_group_s_drift_reads_its_own_policy_not_a_namesake_s() -> None:
+    """The victims a drifted PodGroup's finding names depend on that group's own
+    preemptionPolicy: not on another group of its namespace, nor on a group of the same name
+    in another namespace. Hand-worked: class c re-created 900 -> 100; PodGroup n/pg (v1alpha3,
+    spec.priority 900, class c, preempting) keeps 900, so it can preempt Pod n/q (class d:
+    500, in [100, 900)). Read before it, PodGroups n/other and m/pg are Never (and drift
+    not: no class, priority 0); were either taken for n/pg, its finding would say it preempts
+    no one."""
+    def group(ns: str, name: str, **spec: Any) -> dict[str, Any]:
+        return {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": ns},
+                "spec": {"workloadRef": {"workloadName": "w", "templateName": "t"}, **spec}}
+
+    def workload(ns: str) -> dict[str, Any]:
+        return {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "Workload",
+                "metadata": {"name": "w", "namespace": ns},
+                "spec": {"podGroupTemplates": [{"name": "t",
+                                                "schedulingPolicy": {"gang": {"minCount": 1}}}]}}
+
+    objs = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "c"}, "value": 100},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "d"}, "value": 500},
+        workload("n"),
+        workload("m"),
+        group("m", "pg", preemptionPolicy="Never"),
+        group("n", "other", preemptionPolicy="Never"),
+        group("n", "pg", priorityClassName="c", priority=900),
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "n"},
+         "spec": {"nodeName": "x", "priorityClassName": "d"}, "status": {"phase": "Running"}},
+    ]
+    docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+    assert [
+        ("PodGroup n/pg", "PodGroup n/pg has priority 900, but PriorityClass 'c' is now 100 "
+         "(re-created with another value; the group and its pods keep the old value); it can "
+         "preempt pods created now with class 'c' (900 > 100), although they share its class; "
+         "it can preempt 1 other (Pod n/q) with a preemption priority from 100 to 899, which "
+         "its class's value would not allow"),
+    ] == [(x.object, x.message) for x in drift.find(docs, ingest.build_snapshot(docs))]
+
+
 def test_finished_pods_do_not_drift() -> None:
     """A Succeeded pod with an old spec.priority preempts nothing and is never a victim."""
     docs = [

@@ -661,6 +661,58 @@ def test_preempt_and_steal_livelock_is_no_static_cycle():
     assert {"default/w0", "default/w1"} == {v.name for v in report.violations}
 
 
+def test_a_repeated_state_cycle_names_only_who_preempted_whom():
+    """The members of a RepeatedState cycle are the pod groups that preempted and were
+    preempted in the loop, each with its pods that took part (preemptors' placed pods,
+    victims): a pending pod the loop keeps retrying in vain is no member. Hand-worked: the
+    preempt-and-steal livelock above plus z-0 (2000, Never, 8 CPU on a 3-CPU node: it never
+    fits). z-0 heads the queue and is Unschedulable (step 1), and every new termination wakes
+    it (a Never unit may use room a terminating pod frees), so it comes back after each
+    preemption (4, 8, 12). The victims finish two steps after their preemption (5, 9, 13),
+    before their requeue, so w1-0 binds in 5; from then on W0's pending pod takes the freed room
+    ahead of W1's nominated w1-1 (9, 13: a nomination reserves nothing against a higher
+    priority) and w1-1 preempts W0's other pod (7, 11, 15). The end of step 15 repeats step 7
+    (w0-0 pending, w0-1 terminating with the same time left, w1-1 nominated, the same units
+    queued). In the loop 8-15 W1 preempts W0 twice with w1-1 (11: w0-0, 15: w0-1): members
+    W0 {w0-0, w0-1} and W1 {w1-1}, by name; z-0 preempted no one and lost no pod."""
+    w0 = basic("w0", prio=1000, preempt_prio=100, policy=NEVER)
+    w1 = basic("w1", prio=500, preempt_prio=100)
+    snap = snapshot(nodes=[node("n0", cpu="3")], groups=[w0, w1], pods=[
+        member(w0, "w0-0", cpu="1", created=1),
+        member(w0, "w0-1", cpu="2", node="n0", created=2, start=2),
+        member(w1, "w1-0", cpu="1", created=3),
+        member(w1, "w1-1", cpu="2", created=4),
+        pod("z-0", cpu="8", prio=2000, policy=NEVER, created=5)])
+    result = simulate(snap)
+    assert [
+        (1, UNSCHED, "default/z-0", (), (), (), ()),
+        (2, BOUND, "default/w0-0", (), ("n0",), (), ()),
+        (3, RP, "default/w1-0", ("default/w0-0",), ("n0",), (), ()),
+        (4, UNSCHED, "default/z-0", (), (), (), ()),
+        (5, BOUND, "default/w1-0", (), ("n0",), ("default/w0-0",), ("default/w0-0",)),
+        (6, UNSCHED, "default/w0-0", (), (), (), ()),
+        (7, RP, "default/w1-1", ("default/w0-1",), ("n0",), (), ()),
+        (8, UNSCHED, "default/z-0", (), (), (), ()),
+        (9, BOUND, "default/w0-0", (), ("n0",), ("default/w0-1",), ("default/w0-1",)),
+        (10, UNSCHED, "default/w0-1", (), (), (), ()),
+        (11, RP, "default/w1-1", ("default/w0-0",), ("n0",), (), ()),
+        (12, UNSCHED, "default/z-0", (), (), (), ()),
+        (13, BOUND, "default/w0-1", (), ("n0",), ("default/w0-0",), ("default/w0-0",)),
+        (14, UNSCHED, "default/w0-0", (), (), (), ()),
+        (15, RP, "default/w1-1", ("default/w0-1",), ("n0",), (), ()),
+    ] == trace(result)
+    cycle = result.cycle
+    assert cycle is not None
+    assert ("RepeatedState", 7, (8, 9, 10, 11, 12, 13, 14, 15)) == (
+        cycle.kind, cycle.repeats_step, cycle.steps)
+    assert [
+        ("PodGroup", "default/w0/main", "default/w0", 1000, 100,
+         ("default/w0-0", "default/w0-1")),
+        ("PodGroup", "default/w1/main", "default/w1", 500, 100, ("default/w1-1",)),
+    ] == [(m.kind, m.name, m.workload, m.priority, m.preemption_priority, m.pods)
+          for m in cycle.members]
+
+
 def test_random_clusters_do_produce_live_cycles():
     """The generator is not vacuous: the KEP ping-pong shape it can draw cycles live."""
     assert simulate(ping_pong()).cycle is not None

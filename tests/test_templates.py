@@ -687,14 +687,23 @@ def test_a_malformed_template_field_is_one_line_naming_object_file_and_field(
           "metadata": {"name": "c", "namespace": "n"}, "spec": {"jobTemplate": 5}},
          "CronJob n/c (t.yaml, document 4, field spec.jobTemplate): must be a mapping, not a "
          "number"),
+        ({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+          "metadata": {"name": "l", "namespace": "n"}, "spec": ["w"]},
+         "LeaderWorkerSet n/l (t.yaml, document 4, field spec): must be a mapping, not a list"),
+        ({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+          "metadata": {"name": "l", "namespace": "n"}, "spec": {"leaderWorkerTemplate": "w"}},
+         "LeaderWorkerSet n/l (t.yaml, document 4, field spec.leaderWorkerTemplate): must be a "
+         "mapping, not a string"),
     ],
     ids=["replicated-jobs-not-a-list", "template-labels-not-a-mapping",
          "replicated-job-without-name", "replicated-job-with-empty-name",
-         "jobset-spec-not-a-mapping", "cronjob-job-template-not-a-mapping"],
+         "jobset-spec-not-a-mapping", "cronjob-job-template-not-a-mapping",
+         "lws-spec-not-a-mapping", "lws-leader-worker-template-not-a-mapping"],
 )
 def test_a_malformed_controller_field_is_one_line_naming_it(obj: dict[str, Any],
                                                             line: str) -> None:
-    """A JobSet's spec that is no mapping or spec.replicatedJobs that is no list, a
+    """A JobSet's or LeaderWorkerSet's spec that is no mapping, a LeaderWorkerSet's
+    spec.leaderWorkerTemplate that is no mapping, a JobSet's spec.replicatedJobs that is no list, a
     replicated job with no name or an empty one (the JobSet API requires one: it names the
     template, "JobSet ns/name/job"), a template's labels that are no mapping, a CronJob's
     jobTemplate that is no mapping (the step where the template's path breaks): one error line

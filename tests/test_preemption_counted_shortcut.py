@@ -14,9 +14,8 @@ takes the filter-aware search, and the plans must be equal (status, reason, vict
 placements, ties). The upstream model is left out: its pod group takes
 ``select_victims_on_domain`` (``group_reprieve == "fixed"``), not the shortcut.
 
-A gang whose required pod affinity selects its own pods breaks the property (a known bug,
-pinned below as strict xfails); the main property leaves that one case out and keeps guarding
-the rest, both fixes of commit 991e27f among it.
+A gang whose required pod affinity selects its own pods is a case of its own (below): the
+shortcut once kept a unit there that the filter-aware reprieve cannot.
 """
 
 from __future__ import annotations
@@ -218,11 +217,11 @@ def test_the_counted_shortcut_gives_the_filter_aware_answer(case: Case):
 
 # ---- a gang with required affinity to itself -----------------------------------------------
 
-# KNOWN BUG (reported, not fixed here): ``PlanFilters.monotone`` reads the present pods only,
-# but a preemptor pod's affinity that selects the gang's own pods makes its own earlier
-# placements what the later pods need. Then a unit put back can lure the first pod to a node
-# where the rest cannot follow, and another unit back lets them all fit again: feasibility is
-# not monotone, and the counted reprieve keeps a unit the filter-aware reprieve cannot.
+# A preemptor pod's affinity that selects the gang's own pods makes its own earlier placements
+# what the later pods need: a unit put back can lure the first pod to a node where the rest
+# cannot follow, and another unit back lets them all fit again. Feasibility is not monotone,
+# so ``PlanFilters.monotone`` is False and the shortcut is not taken (it once was: the counted
+# reprieve kept a unit the filter-aware reprieve cannot).
 #
 # n0 (4 cpu, zone b) runs x (1 cpu, priority 10) and w (3 cpu, priority 0, started); n1 and n2
 # (2 cpu, zone a) are free but for z (1 cpu, priority 0) on n2. Gang train, minCount 2, two
@@ -234,12 +233,6 @@ def test_the_counted_shortcut_gives_the_filter_aware_answer(case: Case):
 # unit put back) preempts x and z; the kep-5710 filter-aware search, at level 0 (w, z out)
 # placing m0 on n0 too, goes to level 10 and answers the same. The shortcut counts copies
 # (x back: n0, n1, n2 one each) and keeps x: victims z only.
-SELF_AFFINITY = pytest.mark.xfail(
-    strict=True,
-    reason="known bug: Evaluator.plan_group_counted keeps a resources-only reprieve where a "
-           "gang's required affinity to itself makes feasibility non-monotone "
-           "(PlanFilters.monotone reads only present pods); remove this marker when fixed")
-
 LURED_TO_THE_WRONG_ZONE = gang_case(
     [labelled("n0", 4, "b"), labelled("n1", 2), labelled("n2", 2)],
     [pod("x", node="n0", prio=10), pod("w", cpu=3, node="n0", start=1.0),
@@ -249,7 +242,6 @@ LURED_TO_THE_WRONG_ZONE = gang_case(
     TRAIN_TWO, "affinity")
 
 
-@SELF_AFFINITY
 @pytest.mark.parametrize("model", MODELS)
 def test_a_gang_with_affinity_to_itself_keeps_no_unit_that_lures_it_away(model):
     """A user relies on the victims being the ones the scheduler would take (above)."""
@@ -260,7 +252,6 @@ def test_a_gang_with_affinity_to_itself_keeps_no_unit_that_lures_it_away(model):
         {"default/m0": "n1", "default/m1": "n2"})
 
 
-@SELF_AFFINITY
 @settings(max_examples=100, deadline=None)
 @given(cases(own_affinity=True))
 @example(LURED_TO_THE_WRONG_ZONE)

@@ -66,10 +66,14 @@ class PlanFilters:
                     cs.add(p, names[i])
                     self.tracked.add(p.key)
         # Removal only helps (the engine's resource-only searches give the filter-aware
-        # answer) unless a present pod is one a preemptor pod's affinity or spread counts.
+        # answer) unless a preemptor pod's affinity or spread counts a present pod (removing
+        # it may fail the term) or the preemptor's own pods (where the first pods go then
+        # depends on the room left: a unit put back may lure them where the rest cannot follow).
         wanting = [q for q in own.values() if q.affinity_terms or q.spread_constraints]
-        self.monotone = not (wanting and any(self.cs.needed_by(q, p) for p, _ in present
-                                             if p.key in self.tracked for q in wanting))
+        self.monotone = not (wanting and (
+            any(self.cs.needed_by(q, p) for p in labelled.values() for q in wanting)
+            or any(self.cs.needed_by(q, p) for p, _ in present
+                   if p.key in self.tracked for q in wanting)))
         self.terminating = {p.key for p, _ in state.terminating if p.key in self.tracked}
         self._released = False
         self.active = bool(own) or bool(self.tracked)

@@ -923,6 +923,105 @@ def test_list_followed_by_another_document_over_the_general_limit_says_why(
     assert 41 == len(docs)
 
 
+def _list_with_tagged_item(index: int, extra: str = "", labels: str = "{a: !!str b}") -> str:
+    """The 40-pod List of the tests above (the pre-scan finds nothing in it), item ``index``
+    given ``labels`` (by default a tagged one: only PyYAML reads a tag, so the run of items
+    holding it goes to PyYAML while the rest is read fast) and ``extra`` lines at its top
+    level."""
+    pods = [_pod(i) for i in range(40)]
+    pods[index] = pods[index].replace(
+        "    namespace: ns\n", f"    namespace: ns\n    labels: {labels}\n") + extra
+    return "apiVersion: v1\nitems:\n" + "".join(pods) + "kind: List\n"
+
+
+def _nested(levels: int) -> str:
+    return "{a: " * levels + "1" + "}" * levels
+
+
+_NOT_KEPT = "a List item read by PyYAML is not what the JSON fast path reads"
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        # "kind" twice: PyYAML (wapctl's loader) refuses the piece, and its error is named
+        ("  kind: !!str Pod\n", "PyYAML could not read a piece of the List (DuplicateKey)"),
+        # status a string: PyYAML reads it, the JSON fast path's schema has an object there
+        ("  status: x\n", _NOT_KEPT),
+        # 98 mappings in the item's x: the document is 101 levels deep (the List, its items,
+        # the item, 98), past MAX_DEPTH
+        (f"  x: {_nested(98)}\n", _NOT_KEPT),
+    ],
+    ids=["duplicate key", "status not an object", "nested 101 levels"],
+)
+def test_list_item_pyyaml_reads_apart_over_the_general_limit_says_why(
+    extra: str, why: str, tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a big List read in slices, an item holding a tag is read by PyYAML on its own; when
+    that piece cannot be kept (PyYAML refuses it, or it holds what the fast path does not
+    read), the whole file goes to PyYAML. Past the general limit the one-line error says which
+    of the two it was, in those words (with the name of PyYAML's error), and the way out."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    path = tmp_path / "big.yaml"
+    path.write_text(_list_with_tagged_item(7, extra))
+    reason = _refused_past_the_general_limit(path)
+    assert f"it needs the exact YAML 1.1 reader, PyYAML ({why}), which takes" in reason
+
+
+def test_list_item_pyyaml_reads_apart_may_nest_to_the_depth_limit(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MAX_DEPTH (100) holds for an item PyYAML reads apart as for the whole file: an item
+    making the document exactly 100 levels deep (the List, its items, the item and 97
+    mappings) is read by the fast path, past the general limit; one level more is refused,
+    as the whole file's reading refuses it (never read as if it were within the limit)."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    path = tmp_path / "big.yaml"
+    path.write_text(_list_with_tagged_item(7, f"  x: {_nested(97)}\n"))
+    docs = ingest.read_documents([str(path)])
+    assert (40, {"a": "b"}) == (len(docs), docs[7].obj["metadata"]["labels"])
+    path.write_text(_list_with_tagged_item(7, f"  x: {_nested(98)}\n"))
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)], max_input_size=1 << 20)
+    assert info.value.reason == "nested deeper than 100 levels"
+
+
+def test_list_whose_last_item_pyyaml_reads_is_read_fast_over_the_general_limit(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tag in the List's very last item (the end of the last slice, where the List's own
+    keys follow): that item is read by PyYAML, the others fast, so a file past the general
+    limit is read, the tagged label as PyYAML reads it."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    path = tmp_path / "big.yaml"
+    path.write_text(_list_with_tagged_item(39))
+    docs = ingest.read_documents([str(path)])
+    assert (40, "p39", {"a": "b"}) == (
+        len(docs), docs[39].obj["metadata"]["name"], docs[39].obj["metadata"]["labels"])
+
+
+def test_quoted_value_with_a_line_like_an_entry_stays_in_one_pyyaml_piece(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tagged double-quoted label running over two lines, the second starting ``- `` at
+    column 0 (so it looks like a List entry of its own), then a ``yes``: both parts are risky,
+    and PyYAML reads such consecutive entries as one piece up to ``EXACT_PIECE`` bytes -- here
+    exactly the item's size, so it is not cut. The file is read past the general limit, the
+    label folded as YAML folds it (the line break a space) and ``yes`` a boolean."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    labels = '\n      note: !!str "first\n- second"\n      mode: yes'
+    text = _list_with_tagged_item(7, labels=labels)
+    item = text[text.index("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p7\n"):
+                text.index("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p8\n")]
+    assert "\n- second" in item
+    monkeypatch.setattr(yaml_reader, "EXACT_PIECE", len(item))
+    path = tmp_path / "big.yaml"
+    path.write_text(text)
+    docs = ingest.read_documents([str(path)])
+    assert (40, {"note": "first - second", "mode": True}) == (
+        len(docs), docs[7].obj["metadata"]["labels"])
+
+
 @pytest.mark.parametrize(
     ("labels", "token"),
     [

@@ -154,8 +154,9 @@ def test_a_pod_group_s_drift_reads_its_own_policy_not_a_namesake_s() -> None:
     in another namespace. Hand-worked: class c re-created 900 -> 100; PodGroup n/pg (v1alpha3,
     spec.priority 900, class c, preempting) keeps 900, so it can preempt Pod n/q (class d:
     500, in [100, 900)). Read before it, PodGroups n/other and m/pg are Never (and drift
-    not: no class, priority 0); were either taken for n/pg, its finding would say it preempts
-    no one."""
+    not: no class, priority 0), and so is the v1alpha1 Workload n/old's embedded group pg
+    (class nv, Never: a group named pg in namespace n, but no PodGroup object); were any taken
+    for n/pg, its finding would say it preempts no one."""
     def group(ns: str, name: str, **spec: Any) -> dict[str, Any]:
         return {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup",
                 "metadata": {"name": name, "namespace": ns},
@@ -172,6 +173,12 @@ def test_a_pod_group_s_drift_reads_its_own_policy_not_a_namesake_s() -> None:
          "metadata": {"name": "c"}, "value": 100},
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": "d"}, "value": 500},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "nv"}, "value": 10, "preemptionPolicy": "Never"},
+        {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+         "metadata": {"name": "old", "namespace": "n"},
+         "spec": {"priorityClassName": "nv", "podGroups": [{"name": "pg",
+                                                            "policy": {"basic": {}}}]}},
         workload("n"),
         workload("m"),
         group("m", "pg", preemptionPolicy="Never"),

@@ -36,6 +36,7 @@ from wapctl import findings as f
 from wapctl.errors import InputError, Source
 from wapctl.ingest import Document, fields
 from wapctl.model import FINISHED, NEVER, Snapshot
+from wapctl.workload_api import V1ALPHA1
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_LABEL = "kueue.x-k8s.io/priority-class"
@@ -432,8 +433,9 @@ def kept_old_values(
 
 
 def _group_policy(snapshot: Snapshot, namespace: str, name: str) -> str:
-    """The preemption policy of the PodGroup object ``namespace/name``."""
+    """The preemption policy of the PodGroup object ``namespace/name`` (a v1alpha1
+    Workload's groups are no PodGroup objects: one may share the name)."""
     for g in snapshot.pod_groups.values():
-        if g.namespace == namespace and g.name == name:
+        if g.namespace == namespace and g.name == name and g.api_version != V1ALPHA1:
             return g.preemption_policy
     return "PreemptLowerPriority"

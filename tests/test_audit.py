@@ -295,6 +295,21 @@ def test_moving_a_value_along_an_existing_cycle_is_not_a_new_cycle() -> None:
     assert expected == actual
 
 
+def test_a_cycle_starting_at_another_vertex_is_the_same_cycle() -> None:
+    """A cycle is listed from its smallest vertex; a change that makes another vertex the
+    smallest lists the same parties in another rotation, still the same cycle. ml/a schedules
+    at 1000 and preempts at 100; batch/b schedules at `medium` and preempts at 50 (`lowest`).
+    Each preempts the other while 1000 > 50 and medium > 100: with medium 500 the cycle starts
+    at B's vertex 500/50, with medium 1500 at A's 1000/100."""
+    before = docs(pclass("lowest", 50), pclass("low", 100), pclass("medium", 500),
+                  pclass("high", 1000), workload("ml", "a", "high", "low"),
+                  workload("batch", "b", "medium", "lowest"))
+    r = audit.audit(before, [doc(pclass("medium", 1500), "c.yaml")])
+    starts = tuple(c.vertices[0].id for c in (*r.cycles_before.cycles, *r.cycles_after.cycles))
+    expected = (("500/50", "1000/100"), False, 0, 0)
+    assert expected == (starts, r.risky, r.cycles_introduced_count, r.cycles_fixed_count)
+
+
 def test_a_new_party_on_a_cycle_is_a_new_cycle() -> None:
     """A new Workload joining a profile on a cycle introduces a cycle (it takes part now)."""
     r = audit.audit(small(), [doc(workload("batch", "c", "medium"), "c.yaml")])

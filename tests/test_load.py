@@ -525,6 +525,25 @@ def test_fractional_seconds_and_offsets_are_read(
     assert (got.creation_time, got.start_time) == (1704104430.5, 1704097230.25)
 
 
+@pytest.mark.parametrize("python", ["this Python", "as Python 3.10 reads"])
+def test_negative_offsets_and_long_fractions_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, python: str
+) -> None:
+    """A timestamp west of UTC with offset minutes and a fraction of more than six digits is
+    read to the right instant, whichever Python runs wapctl (3.10's fromisoformat refuses such
+    a fraction, so wapctl's own RFC3339 parser reads it): "-07:30" is 7 h 30 min behind UTC
+    (added, not subtracted, to reach UTC), and the fraction is truncated to microseconds.
+    Hand-worked: 10:20:30.5000001-07:30 is 17:50:30.5Z; 2024-01-01T00:00:00Z is 1704067200,
+    and 17:50:30.5 adds 61200 + 3000 + 30.5 = 64230.5 s."""
+    if python != "this Python":
+        shim = types.SimpleNamespace(datetime=_Py310Datetime, date=datetime.date,
+                                     timedelta=datetime.timedelta, timezone=datetime.timezone)
+        monkeypatch.setattr(fields, "datetime", shim)
+    p = pod("p")
+    p["metadata"]["creationTimestamp"] = "2024-01-01T10:20:30.5000001-07:30"
+    assert 1704131430.5 == build(tmp_path, p).pods["default/p"].creation_time
+
+
 def _time_as_before(value: str) -> float | str:
     """fields.timestamp as it read a string before it let Python 3.11 read a trailing "Z" itself
     (the oracle: the same numbers, the same strings refused)."""

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from wapctl.cli import app
-from wapctl.ingest import limits
+from wapctl.ingest import hints, limits
 
 
 def _validate(path: Path) -> tuple[int, str]:
@@ -74,11 +74,58 @@ def test_broken_json_keeps_the_json_message(tmp_path: Path) -> None:
                f"(line 2, column {err.colno})\n") == _validate(path)
 
 
-@pytest.mark.parametrize("text", ["hello world\n", "# only a comment\n"],
-                         ids=["a-plain-scalar", "no-document"])
+@pytest.mark.parametrize("text", ['\n  {"apiVersion": "v1", "kind": "Pod",}\n',
+                                  '[{"apiVersion": "v1", "kind": "Pod"},]\n'],
+                         ids=["indented-mapping", "list"])
+def test_broken_json_list_or_indented_mapping_keeps_the_json_message(
+    tmp_path: Path, text: str
+) -> None:
+    """Broken JSON is told by its first non-blank character, ``{`` after blank lines and
+    indentation as at the start, and ``[`` (a List) as ``{``: both texts end their object with a
+    trailing comma, which YAML's flow style reads as a mapping or a list, yet they are broken
+    JSON, so json's own message stands alone, no YAML hint."""
+    path = tmp_path / "pod.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError) as broken:  # 3.13 words and places it otherwise
+        json.loads(text)
+    err = broken.value
+    assert (2, f"error: {path}:{err.lineno}, document 1: invalid JSON: {err.msg} "
+               f"(line {err.lineno}, column {err.colno})\n") == _validate(path)
+
+
+def test_json_file_holding_yaml_libyaml_reads_says_it_holds_yaml(tmp_path: Path) -> None:
+    """The hint reads the text as the YAML reader does (libyaml): a tab after a value, which
+    libyaml takes as blank space (and PyYAML's pure-Python scanner refuses), is still YAML
+    holding a Pod, so renaming the file .yaml would read it, and the error says so."""
+    path = tmp_path / "pod.json"
+    path.write_text("apiVersion: v1\nkind: Pod\t\nmetadata:\n  name: x\n", encoding="utf-8")
+    assert (2, f"error: {path}:1, document 1: invalid JSON: Expecting value (line 1, column 1): "
+               "it holds YAML, not JSON (name it .yaml)\n") == _validate(path)
+
+
+def test_json_file_of_hint_max_bytes_still_gets_the_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HINT_MAX`` is the largest input read again as YAML for the hint: a file of exactly that
+    many bytes gets the hint, one byte more does not (the limit lowered to the 35-byte text, so
+    the test stays small)."""
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n"
+    assert 35 == len(text.encode())
+    path = tmp_path / "pod.json"
+    path.write_text(text, encoding="utf-8")
+    plain = f"error: {path}:1, document 1: invalid JSON: Expecting value (line 1, column 1)"
+    monkeypatch.setattr(hints, "HINT_MAX", 35)
+    assert (2, plain + ": it holds YAML, not JSON (name it .yaml)\n") == _validate(path)
+    monkeypatch.setattr(hints, "HINT_MAX", 34)
+    assert (2, plain + "\n") == _validate(path)
+
+
+@pytest.mark.parametrize("text", ["hello world\n", "# only a comment\n", "kind: [Pod\n"],
+                         ids=["a-plain-scalar", "no-document", "not-yaml-either"])
 def test_json_file_holding_no_yaml_objects_gets_no_yaml_hint(tmp_path: Path, text: str) -> None:
     """The hint promises YAML objects: text YAML reads as a bare string, or as no document at
-    all, is not a misnamed YAML file, so json's own message stands alone."""
+    all, or cannot read at all (an unclosed ``[``), is not a misnamed YAML file, so json's own
+    message stands alone."""
     path = tmp_path / "pod.json"
     path.write_text(text, encoding="utf-8")
     assert (2, f"error: {path}:1, document 1: invalid JSON: Expecting value (line 1, column 1)\n"

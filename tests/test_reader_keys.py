@@ -225,6 +225,20 @@ def test_compact_json_on_one_line_names_the_line_twice(tmp_path: Path) -> None:
             ) == str(exc.value)
 
 
+def test_json_array_with_a_duplicate_key_is_one_error_line(tmp_path: Path) -> None:
+    """A bare JSON array (not a List object) with an object writing kind twice, on lines 3 and
+    4: the error names the item's field and both lines, as for any duplicate key (no crash on
+    the array having no keys of its own)."""
+    path = tmp_path / "pods.json"
+    path.write_text('[\n {"apiVersion": "v1",\n  "kind": "Pod",\n  "kind": "Pod"}\n]\n',
+                    encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        ingest.read_documents([str(path)])
+    assert (f"{path}:1, document 1, field [0].kind: duplicate key 'kind': "
+            f"first at {path}:3, again at {path}:4 (kubectl refuses duplicate keys)"
+            ) == str(exc.value)
+
+
 # line 1  {                         (the document starts here)
 # line 4  "labels": two labels with the same value "web" (values are no keys)
 # line 6  "spec": (the first spec, a command list of strings)

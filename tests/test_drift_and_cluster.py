@@ -752,3 +752,125 @@ def test_kueue_divergence_message_whole(tmp_path: Path) -> None:
         "give WorkloadPriorityClass 'wpc' the value 100, or label it with a "
         "WorkloadPriorityClass of value 100",
     )]) == (code, [(x["rule"], x["message"], x["fix"]) for x in doc["findings"]])
+
+
+def _docs(*objs: dict[str, Any]) -> list[ingest.Document]:
+    return [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+
+
+_LOW = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+        "metadata": {"name": "low"}, "value": 100}
+_KUEUE_FIELD = 'metadata.labels["kueue.x-k8s.io/priority-class"]'
+
+
+def _wpc(name: str, value: int) -> dict[str, Any]:
+    return {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
+            "metadata": {"name": name}, "value": value}
+
+
+def _labelled_pod(name: str, wpc: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "t",
+                         "labels": {"kueue.x-k8s.io/priority-class": wpc}},
+            "spec": {"containers": [{"name": "c"}], **spec}}
+
+
+def test_unknown_kueue_class_finding_whole() -> None:
+    """The unknown-kueue-priority-class finding, whole: a user relies on its message listing
+    every WorkloadPriorityClass the input knows (sorted, comma-separated: a, wpc), its fix
+    naming the class to create, and its field pointing at the label (that is the line CI
+    annotates). Hand-worked: Pod t/q is labelled nope; the input has WorkloadPriorityClasses
+    wpc and a, so Kueue will not admit q."""
+    docs = _docs(_LOW, _wpc("wpc", 1000), _wpc("a", 5),
+                 _labelled_pod("q", "nope", priorityClassName="low"))
+    assert [(
+        "unknown-kueue-priority-class", "Pod t/q", "t",
+        "Pod t/q: label kueue.x-k8s.io/priority-class=nope names no WorkloadPriorityClass "
+        "(known: a, wpc); Kueue will not admit it",
+        _KUEUE_FIELD,
+        "create WorkloadPriorityClass 'nope' or name an existing one",
+        Source("t", 4),
+    )] == [(x.rule, x.object, x.namespace, x.message, x.field, x.fix, x.source)
+           for x in drift.find(docs, ingest.build_snapshot(docs))]
+
+
+def test_kueue_divergence_of_a_pod_without_a_class_names_no_class() -> None:
+    """A pod labelled with a WorkloadPriorityClass but naming no PriorityClass schedules at 0
+    (no globalDefault class): the kueue-priority-divergence message says "its pods' priority
+    is 0" and names no class (not "(class None)"). Hand-worked: wpc is 1000, p's priority 0."""
+    docs = _docs(_wpc("wpc", 1000), _labelled_pod("p", "wpc"))
+    assert [(
+        "kueue-priority-divergence", "Pod t/p", "t",
+        "Pod t/p: Kueue's WorkloadPriorityClass 'wpc' gives it 1000 (Kueue queues and preempts "
+        "workloads by it), but its pods' priority is 0 (kube-scheduler preempts pods by it): "
+        "the two disagree on who may preempt whom",
+        _KUEUE_FIELD,
+        "give WorkloadPriorityClass 'wpc' the value 0, or label it with a "
+        "WorkloadPriorityClass of value 0",
+    )] == [(x.rule, x.object, x.namespace, x.message, x.field, x.fix)
+           for x in drift.find(docs, ingest.build_snapshot(docs))]
+
+
+def _workload_and_group(name: str, **spec: Any) -> list[dict[str, Any]]:
+    return [
+        {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "Workload",
+         "metadata": {"name": f"w-{name}", "namespace": "n"},
+         "spec": {"podGroupTemplates": [{"name": "t",
+                                         "schedulingPolicy": {"gang": {"minCount": 1}}}]}},
+        {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup",
+         "metadata": {"name": name, "namespace": "n"},
+         "spec": {"workloadRef": {"workloadName": f"w-{name}", "templateName": "t"}, **spec}},
+    ]
+
+
+def test_pod_group_drift_finding_whole_and_only_for_drifted_groups() -> None:
+    """The priority-drift finding of a PodGroup, whole (namespace, field, fix), and only for a
+    group whose spec.priority differs from its class's current value. Hand-worked: class c
+    re-created 900 -> 100. PodGroup n/pg (class c, priority 900) drifted: its fix says to
+    recreate it so it takes 100 or give c back 900; no pod or template exists, so the message
+    names no one else. n/same (class c, priority 100) agrees; n/unset (class c, no
+    spec.priority: nothing written to compare) and n/classless (priority 900, no class) have
+    nothing to drift from: no finding for them."""
+    docs = _docs(
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "c"}, "value": 100},
+        *_workload_and_group("pg", priorityClassName="c", priority=900),
+        *_workload_and_group("same", priorityClassName="c", priority=100),
+        *_workload_and_group("unset", priorityClassName="c"),
+        *_workload_and_group("classless", priority=900),
+    )
+    assert [(
+        "priority-drift", "PodGroup n/pg", "n",
+        "PodGroup n/pg has priority 900, but PriorityClass 'c' is now 100 (re-created with "
+        "another value; the group and its pods keep the old value); it can preempt pods "
+        "created now with class 'c' (900 > 100), although they share its class",
+        "spec.priority",
+        "recreate the PodGroup (and its pods) so it takes 100, or give class 'c' back its "
+        "value 900",
+        Source("t", 3),
+    )] == [(x.rule, x.object, x.namespace, x.message, x.field, x.fix, x.source)
+           for x in drift.find(docs, ingest.build_snapshot(docs))]
+
+
+def test_findings_of_cluster_objects_naming_a_redefined_class_are_in_scope(
+        tmp_path: Path) -> None:
+    """Manifests that re-define a class bring every cluster object naming it into scope, and
+    so their findings: a drifted PodGroup n/pg of class c (priority 900, c now 100) and a
+    Pod t/p of class c whose WorkloadPriorityClass wpc (1000) disagrees with its 100. Both
+    come from the cluster file, so only their class puts them in scope: they are reported
+    (exit 1), and none is counted outside the manifests."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "c"}, "value": 100},
+        *_workload_and_group("pg", priorityClassName="c", priority=900),
+        _wpc("wpc", 1000),
+        _labelled_pod("p", "wpc", priorityClassName="c"),
+    ]}), encoding="utf-8")
+    manifests = tmp_path / "c.yaml"
+    manifests.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                         "metadata: {name: c}\nvalue: 100\n", encoding="utf-8")
+    code, doc = check_json(manifests, "--cluster", cluster)
+    assert (1, [("kueue-priority-divergence", "Pod t/p"), ("priority-drift", "PodGroup n/pg")],
+            0) == (code, [(x["rule"], x["object"]) for x in doc["findings"]],
+                   doc["summary"]["outsideManifests"]["findings"])

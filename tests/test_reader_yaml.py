@@ -1022,6 +1022,41 @@ def test_quoted_value_with_a_line_like_an_entry_stays_in_one_pyyaml_piece(
         len(docs), docs[7].obj["metadata"]["labels"])
 
 
+def test_plain_values_after_an_entry_with_its_dash_alone_are_resolved_past_the_general_limit(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry written with its ``-`` alone on the line (``-\\n  apiVersion: v1``, valid
+    YAML) does not start with ``- ``, so the fast path counts one entry fewer than the items
+    rapidyaml parses; a ``yes`` in a later item of that slice must still read as YAML 1.1
+    reads it (True, as PyYAML gives), not as the string "yes", and the file past the general
+    limit is read fast, not refused."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    pods = [_pod(i) for i in range(40)]
+    pods[1] = "-\n  " + pods[1][2:]
+    pods[2] = pods[2].replace("    namespace: ns\n", "    namespace: ns\n    labels: {a: yes}\n")
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nitems:\n" + "".join(pods) + "kind: List\n")
+    docs = ingest.read_documents([str(path)])
+    assert (40, "p1", "p2", {"a": True}) == (
+        len(docs), docs[1].obj["metadata"]["name"], docs[2].obj["metadata"]["name"],
+        docs[2].obj["metadata"]["labels"])
+
+
+def test_plain_value_in_the_lists_last_item_is_resolved_fast_past_the_general_limit(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``yes`` in the List's very last item (the last slice, the List's own keys after it,
+    no other entry in the text): it reads as YAML 1.1 reads it (True) on the fast path, so
+    the file past the general limit is read, not refused."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
+    pods = [_pod(i) for i in range(40)]
+    pods[39] = pods[39].replace("    namespace: ns\n", "    namespace: ns\n    labels: {a: yes}\n")
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nitems:\n" + "".join(pods) + "kind: List\n")
+    docs = ingest.read_documents([str(path)])
+    assert (40, {"a": True}) == (len(docs), docs[39].obj["metadata"]["labels"])
+
+
 @pytest.mark.parametrize(
     ("labels", "token"),
     [

@@ -408,7 +408,8 @@ class Evaluator(PodPreemption):
 
     def plan_group_counted(self, units: Sequence[Unit], budgets: Budgets) -> Plan | None:
         """One shape under pod-dependent filters that removing pods never fails
-        (``PlanFilters.monotone``: no preemptor affinity or spread counts a present pod):
+        (``PlanFilters.monotone``: no preemptor affinity or spread counts a present pod or
+        the preemptor's own pods):
         search and reprieve by per-node copy counts (resources only), then place with the
         filters and those victims. Where placing works and the reprieve saw no tie this is the
         answer of the filter-aware search too (a set that passes the filters passes the counts;

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
-from wapctl.ingest import json_reader, limits
+from wapctl.ingest import duplicate_keys, json_reader, limits
 
 # line 1  apiVersion: v1            (document 1: a Node)
 # line 7  apiVersion: v1            (document 2: the Pod starts here)
@@ -120,6 +120,21 @@ def test_fast_yaml_path_refuses_as_pyyaml_does(
     """rapidyaml's emitter writes the key twice and msgspec would keep the last: the fast YAML
     path hands such an input to PyYAML, which gives the same line as for a small file."""
     monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    path = tmp_path / "pod.yaml"
+    path.write_text(TWO_SPECS, encoding="utf-8")
+    code, err = _validate(path)
+    assert 2 == code
+    assert TWO_SPECS_ERROR.format(f=path) == err
+
+
+def test_fast_yaml_input_of_exactly_the_check_limit_is_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FAST_CHECK_MAX is inclusive: a YAML input of exactly that many bytes read by the fast
+    path is still checked for duplicate keys, so the Pod with two ``spec:`` keys is refused
+    with the same error as a small file (not planned silently with the second spec)."""
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(duplicate_keys, "FAST_CHECK_MAX", len(TWO_SPECS.encode("utf-8")))
     path = tmp_path / "pod.yaml"
     path.write_text(TWO_SPECS, encoding="utf-8")
     code, err = _validate(path)

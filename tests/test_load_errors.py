@@ -27,7 +27,6 @@ Raise sites not covered, and why:
   mappings.
 - rebuild.py ``sort_again`` / assemble.py ``_pods`` ``Fallback`` (3 sites): internal, caught
   by ``_build``.
-- assemble.py ``_groups`` "pod group defined twice": a guard, unreachable with unique names.
 - classify.py ``about`` / assemble.py ``_pods`` / ``_templates`` re-raising with the object
   named: wrappers, reached by every Workload/PriorityClass/PodGroup/PDB, Node, Pod and
   controller row.
@@ -432,6 +431,18 @@ ROWS: list[Row] = [
         "spec.podGroupTemplates[0].priorityClassName): " + CLASS_GOLD,
         "Workload d/w (snap.json:21, document 1, item 1, field "
         "spec.podGroupTemplates[0].priorityClassName): " + CLASS_GOLD),
+    # assemble.py _groups: a pod group's key is namespace/workload/group, and names are not
+    # checked for a "/": v1alpha1 Workload d/w's group "a/b" and PodGroup d/b of (missing)
+    # Workload "w/a" are both d/w/a/b. The line is the PodGroup's, item 1 of the List: line 15
+    # of the YAML (items at 4; the Workload takes 11 lines: apiVersion, kind, metadata, name,
+    # namespace, spec, podGroups, - name, policy, gang, minCount), line 25 of the JSON (item 1's
+    # "{" after item 0's 20 lines from line 5).
+    Row("pod group key twice through a slash in a name",
+        listed(wl1(gang("a/b")),
+               put(put(pg(schedulingPolicy={"gang": {"minCount": 2}}), "metadata.name", "b"),
+                   "spec.podGroupTemplateRef.workload.workloadName", "w/a")),
+        "snap.yaml:15, document 1, item 1, field metadata.name: pod group d/w/a/b defined twice",
+        "snap.json:25, document 1, item 1, field metadata.name: pod group d/w/a/b defined twice"),
     # ---- pod.py and resolve.py: Pod ----------------------------------------------------------
     Row("containers a mapping", pod(containers={"name": "c"}),
         P + "spec.containers): must be a list, not a mapping"),

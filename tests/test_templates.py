@@ -223,6 +223,47 @@ def test_uninstantiated_pod_group_templates_are_members() -> None:
     assert (0, ["n/w"]) == (report.cycle_count, [v.name for v in report.violations])
 
 
+WORKLOAD_TEMPLATE_ONLY = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata: {name: w, namespace: n}
+spec:
+  priorityClassName: high
+  preemptionPriorityClassName: low
+  podGroupTemplates:
+  - name: a
+    schedulingPolicy: {gang: {minCount: 2}}
+"""
+
+
+def test_an_uninstantiated_pod_group_template_violation_names_its_workloads_file_and_line(
+    tmp_path: Path,
+) -> None:
+    """A v1alpha2 Workload with no PodGroup objects yet breaks the rule through its template
+    (high 1000 scheduling, low 100 preemption): the CI annotation is put on the Workload's
+    file, at its ``spec`` (the violation of a template carries no preemption class, so the
+    field is ``spec``): the third document starts on line 11, ``spec:`` is line 14."""
+    path = tmp_path / "wl.yaml"
+    path.write_text(WORKLOAD_TEMPLATE_ONLY)
+    result = run("check-cycles", path, "--format", "github")
+    assert (1, [
+        f"::error file={path},line=14,title=KEP-5710 priority rule::Workload n/w: preemption "
+        "priority 100 is below its scheduling priority 1000 (class high); KEP-5710 requires "
+        "preemption priority >= scheduling priority; it closes no cycle yet",
+        "wapctl check-cycles: 0 cycles, 1 rule violation",
+    ]) == (result.exit_code, result.stdout.splitlines())
+
+
 def test_uninstantiated_pod_group_template_keeps_its_own_preemption_policy() -> None:
     """v1alpha3 lets a podGroupTemplate set preemptionPolicy: a template written Never becomes
     pod groups that never preempt, even under a PreemptLowerPriority class. Hand-worked: a

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wapctl import ingest
-from wapctl.ingest import limits
+from wapctl.ingest import limits, yaml_reader
 
 NODE = """\
 apiVersion: v1
@@ -162,6 +162,31 @@ def test_a_nel_in_a_yaml_list_moves_the_items_after_it(tmp_path: Path) -> None:
     }
     assert expected == _warned(path)
 
+
+
+@pytest.mark.usefixtures("fast_yaml")
+def test_a_list_libyaml_reads_with_a_tab_names_the_items_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A List read in slices (slices of 200 bytes, so this small one is) whose ConfigMap
+    holds a quoted value running onto a line starting ``- ``: the ``- `` starts in the text
+    are not the items, so the pod's line comes from the parser's events. Its items hold tabs
+    after values, which libyaml (the reader) takes as blank space and PyYAML's pure-Python
+    scanner refuses: the lines are found by libyaml too, so the warning still names the pod's
+    line, 9 (lines 4-8: the ConfigMap, its value's second line ``- y"}`` on line 8)."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 200)
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\t\n  metadata: {name: c, namespace: default}\n"
+        '  data: {a: "x\n- y\t"}\n'
+        "- apiVersion: v1\n  kind: Pod\t\n  metadata: {name: p, namespace: default}\n"
+        "  spec: {nodeName: n1, priority: 100, priorityClassName: gone, containers: [{name: c}]}\n"
+        'metadata: {resourceVersion: ""}\n' + "# padding: a List read in slices\n" * 12
+    )
+    assert len(text) > 2 * 200
+    path = tmp_path / "l.yaml"
+    path.write_text(text)
+    assert {"Pod default/p": f"{path}:9, document 1, item 1"} == _warned(path)
 
 def test_each_warning_of_a_json_list_names_its_items_line(tmp_path: Path) -> None:
     """A JSON List printed one item a line: item i on line i + 2."""

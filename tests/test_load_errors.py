@@ -856,6 +856,26 @@ def test_resource_name_not_a_string(tmp_path: Path, monkeypatch: pytest.MonkeyPa
             "be strings") == _error(["snap.yaml"])
 
 
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("priorityClassName: !!binary aGVsbG8=", "field spec.priorityClassName): must be a string, "
+                                              "not bytes"),
+    ("nodeSelector: !!set {a, b}", "field spec.nodeSelector): must be a mapping, not set"),
+], ids=["binary", "set"])
+def test_yaml_only_value_types_are_named_in_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, expected: str
+) -> None:
+    """YAML's ``!!binary`` and ``!!set`` tags build values JSON has no type for (bytes, a set):
+    a field given one says what it got, in the value's own type name, on the CLI's one error
+    line (exit 2), rather than a blank or ``None``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_text(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {value}\n"
+        "  containers: []\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["validate", "snap.yaml"], catch_exceptions=False)
+    assert (2, "", f"error: Pod default/p (snap.yaml:1, document 1, {expected}\n") == (
+        result.exit_code, result.stdout, result.stderr)
+
 # ---- reading: raw text -------------------------------------------------------------------
 
 DEEP = b"[" * 101 + b"]" * 101

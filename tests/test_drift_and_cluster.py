@@ -623,27 +623,61 @@ items:
   status: {phase: Running}
 """
 
+# the same cluster with the Workload as v1alpha2 and no PodGroup yet: its template
+_PREEMPTION_CLASS_TEMPLATE_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: cheap}, value: 50}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: protect}, value: 200}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", pods: "9"}}}
+- apiVersion: scheduling.k8s.io/v1alpha2
+  kind: Workload
+  metadata: {name: train, namespace: batch}
+  spec:
+    priorityClassName: low
+    preemptionPriorityClassName: protect
+    podGroupTemplates:
+    - name: workers
+      schedulingPolicy: {gang: {minCount: 1}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: cheap-0, namespace: web}
+  spec:
+    nodeName: n1
+    priorityClassName: cheap
+    priority: 50
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"""
 
+
+@pytest.mark.parametrize(("text", "member"), [
+    (_PREEMPTION_CLASS_CLUSTER, "batch/train/workers"),
+    (_PREEMPTION_CLASS_TEMPLATE_CLUSTER, "Workload batch/train/workers"),
+], ids=["v1alpha1-group", "v1alpha2-template"])
 def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scope(
-        tmp_path: Path) -> None:
+        tmp_path: Path, text: str, member: str) -> None:
     """The manifests re-create PriorityClass protect (200 -> 1000). The cluster's Workload
     batch/train names it only as preemptionPriorityClassName (its scheduling class low and
     the Workload itself are the cluster's), so only that name puts batch/train/workers in the
-    manifests' scope. Its profile is low/protect = 100/1000; the running web/cheap-0 is 50/50
-    and 100 > 50: a new victim. No cycle (50 < 1000) and no violation (1000 >= 100): exit 0.
-    (Issue 30: with the group's preemption class ignored in graph.in_scope, newVictims is
-    empty.)"""
+    manifests' scope: a v1alpha1 group, or a v1alpha2 template no PodGroup instantiates yet.
+    Its profile is low/protect = 100/1000; the running web/cheap-0 is 50/50 and 100 > 50: a
+    new victim. No cycle (50 < 1000) and no violation (1000 >= 100): exit 0. (Issue 30: with
+    the group's preemption class ignored in graph.in_scope, newVictims is empty; the
+    template's was ignored until a sample's survivor led to it.)"""
     cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(_PREEMPTION_CLASS_CLUSTER)
+    cluster.write_text(text)
     change = tmp_path / "recreate-protect.yaml"
     change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
                       "metadata: {name: protect}\nvalue: 1000\n")
     code, doc = check_json(change, "--cluster", cluster)
     assert 0 == code
-    assert [("100/1000", ["batch/train/workers"], ["web/cheap-0"])] == [
+    assert [("100/1000", [member], ["web/cheap-0"])] == [
         (x["profile"], x["members"], x["victims"]) for x in doc["newVictims"]]
     table = run("check-cycles", change, "--cluster", cluster).stdout
-    assert "100/1000 [batch/train/workers]   web/cheap-0" in table
+    assert f"100/1000 [{member}]   web/cheap-0" in table
 
 
 @pytest.mark.parametrize(

@@ -251,15 +251,16 @@ def test_an_uninstantiated_pod_group_template_violation_names_its_workloads_file
 ) -> None:
     """A v1alpha2 Workload with no PodGroup objects yet breaks the rule through its template
     (high 1000 scheduling, low 100 preemption): the CI annotation is put on the Workload's
-    file, at its ``spec`` (the violation of a template carries no preemption class, so the
-    field is ``spec``): the third document starts on line 11, ``spec:`` is line 14."""
+    file at its ``preemptionPriorityClassName`` and names both classes, as it does once a
+    PodGroup instantiates the template: the third document starts on line 11,
+    ``preemptionPriorityClassName: low`` is line 16."""
     path = tmp_path / "wl.yaml"
     path.write_text(WORKLOAD_TEMPLATE_ONLY)
     result = run("check-cycles", path, "--format", "github")
     assert (1, [
-        f"::error file={path},line=14,title=KEP-5710 priority rule::Workload n/w: preemption "
-        "priority 100 is below its scheduling priority 1000 (class high); KEP-5710 requires "
-        "preemption priority >= scheduling priority; it closes no cycle yet",
+        f"::error file={path},line=16,title=KEP-5710 priority rule::Workload n/w: preemption "
+        "priority 100 (class low) is below its scheduling priority 1000 (class high); KEP-5710 "
+        "requires preemption priority >= scheduling priority; it closes no cycle yet",
         "wapctl check-cycles: 0 cycles, 1 rule violation",
     ]) == (result.exit_code, result.stdout.splitlines())
 

@@ -295,7 +295,7 @@ def in_scope(snapshot: Snapshot, scope: Scope, kind: str, name: str) -> bool:
         pod = snapshot.pods[name]
         return scope.touches(pod.source, pod.priority_class_name)
     t = snapshot.templates[name]
-    return scope.touches(t.source, t.priority_class_name)
+    return scope.touches(t.source, t.priority_class_name, t.preemption_priority_class_name)
 
 
 def scope_profiles(snapshot: Snapshot, graph: PriorityGraph, scope: Scope) -> frozenset[Profile]:
@@ -667,13 +667,14 @@ def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation
         if kind == "Pod":
             pod = snapshot.pods[key]
             name, source, namespace = key, pod.source, pod.namespace
-            shown, class_name = "Pod", pod.priority_class_name
+            shown, class_name, preemption_class = "Pod", pod.priority_class_name, None
         else:
             t = snapshot.templates[key]
             if t.group_key is not None:
                 continue  # its pod group's Workload is the violation
             name, source, namespace = f"{t.namespace}/{t.name}", t.source, t.namespace
             shown, class_name = t.kind, t.priority_class_name
+            preemption_class = t.preemption_priority_class_name
         out.append(
             Violation(
                 kind=shown,
@@ -682,7 +683,7 @@ def find_violations(snapshot: Snapshot, graph: PriorityGraph) -> tuple[Violation
                 profile=profile,
                 pod_groups=(),
                 priority_class_name=class_name,
-                preemption_priority_class_name=None,
+                preemption_priority_class_name=preemption_class,
                 in_cycle=profile in cyclic,
                 source=source,
             )

@@ -327,6 +327,8 @@ class PodTemplateWorkload:
     preemption_policy: PreemptionPolicy = PREEMPT_LOWER
     group_key: str | None = None  # the pod group its pods join (workloadRef / schedulingGroup)
     unknown_class: str | None = None  # a PriorityClass it names that does not exist
+    # a Workload template's preemptionPriorityClassName (its own, else the Workload's)
+    preemption_priority_class_name: str | None = None
     labels: Mapping[str, str] = _field(default_factory=dict)  # the owner's, then the template's
     source: Source | None = None
 

@@ -196,7 +196,7 @@ def _groups(
         with about(PODGROUP, head):
             group = read_pod_group(obj, source, head, book, workloads, default, load_warnings)
         pod_groups[f"{group.namespace}/{group.name}"] = group
-        if group.key in groups:  # unreachable with unique names, kept as a guard
+        if group.key in groups:  # only through a "/" in a name (Kubernetes refuses those)
             raise InputError(f"pod group {group.key} defined twice", source, "metadata.name")
         groups[group.key] = group
     return workloads, groups, pod_groups

@@ -305,6 +305,7 @@ def from_pod_group_templates(
                 priority=value,
                 preemption_priority=preemption,
                 preemption_policy=policy,
+                preemption_priority_class_name=gp.preemption_priority_class_name,
                 source=source,
             )
         )

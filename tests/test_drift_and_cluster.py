@@ -624,33 +624,10 @@ items:
 """
 
 # the same cluster with the Workload as v1alpha2 and no PodGroup yet: its template
-_PREEMPTION_CLASS_TEMPLATE_CLUSTER = """\
-apiVersion: v1
-kind: List
-items:
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: cheap}, value: 50}
-- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: protect}, value: 200}
-- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", pods: "9"}}}
-- apiVersion: scheduling.k8s.io/v1alpha2
-  kind: Workload
-  metadata: {name: train, namespace: batch}
-  spec:
-    priorityClassName: low
-    preemptionPriorityClassName: protect
-    podGroupTemplates:
-    - name: workers
-      schedulingPolicy: {gang: {minCount: 1}}
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: cheap-0, namespace: web}
-  spec:
-    nodeName: n1
-    priorityClassName: cheap
-    priority: 50
-    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
-  status: {phase: Running}
-"""
+_PREEMPTION_CLASS_TEMPLATE_CLUSTER = _PREEMPTION_CLASS_CLUSTER.replace(
+    "scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1alpha2").replace(
+    "    podGroups:\n    - name: workers\n      policy:",
+    "    podGroupTemplates:\n    - name: workers\n      schedulingPolicy:")
 
 
 @pytest.mark.parametrize(("text", "member"), [

@@ -498,52 +498,6 @@ def test_check_resources_takes_the_last_pod_slot():
     assert REASON_TOO_MANY_PODS == check_resources(request_items({"cpu": 1}), slots, {}, 3)
 
 
-V1ALPHA2_VIOLATION = """\
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: low}
-value: 100
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: high}
-value: 1000
----
-apiVersion: scheduling.k8s.io/v1alpha2
-kind: Workload
-metadata: {name: training, namespace: ml}
-spec:
-  priorityClassName: high
-  preemptionPriorityClassName: low
-  podGroupTemplates:
-  - name: workers
-    schedulingPolicy:
-      gang: {minCount: 2}
----
-apiVersion: scheduling.k8s.io/v1alpha2
-kind: PodGroup
-metadata: {name: workers, namespace: ml}
-spec:
-  podGroupTemplateRef:
-    workload: {workloadName: training, podGroupTemplateName: workers}
-  schedulingPolicy:
-    gang: {minCount: 2}
-"""
-
-
-def test_a_workload_violation_points_at_the_workloads_field(tmp_path):
-    """v1alpha2: the Workload (1000/100) and its PodGroup are separate documents. The rule
-    violation is the Workload's, and the annotation points at the field to change: line 16,
-    the Workload's preemptionPriorityClassName (not the PodGroup document below it)."""
-    path = tmp_path / "wl.yaml"
-    path.write_text(V1ALPHA2_VIOLATION, encoding="utf-8")
-    result = CliRunner().invoke(app, ["check-cycles", str(path), "--format", "github"])
-    assert 1 == result.exit_code
-    first = result.stdout.splitlines()[0]
-    assert first.startswith(f"::error file={path},line=16,title=KEP-5710 priority rule::"
-                            "Workload ml/training: preemption priority 100"), first
-
-
 def test_more_candidate_nodes_than_upstream_tries_is_reported(tmp_path):
     """120 equal nodes (2 cpu), each full with one equal victim (priority 100, same start);
     urgent (priority 1000) needs 2 cpu. Preemption works on every node. Upstream's

@@ -26,7 +26,8 @@ from wapctl.workload_api import V1ALPHA2
 ROOT = Path(__file__).resolve().parent.parent
 MANIFESTS = ROOT / "fixtures" / "manifests"
 
-CLASSES = """
+# two classes, low (100) and high (1000): the documents on lines 1-9
+LOW_AND_HIGH = """\
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: low}
@@ -37,6 +38,9 @@ kind: PriorityClass
 metadata: {name: high}
 value: 1000
 ---
+"""
+
+CLASSES = "\n" + LOW_AND_HIGH + """\
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: polite}
@@ -223,17 +227,7 @@ def test_uninstantiated_pod_group_templates_are_members() -> None:
     assert (0, ["n/w"]) == (report.cycle_count, [v.name for v in report.violations])
 
 
-WORKLOAD_TEMPLATE_ONLY = """\
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: low}
-value: 100
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: high}
-value: 1000
----
+WORKLOAD_TEMPLATE_ONLY = LOW_AND_HIGH + """\
 apiVersion: scheduling.k8s.io/v1alpha2
 kind: Workload
 metadata: {name: w, namespace: n}
@@ -246,16 +240,32 @@ spec:
 """
 
 
-def test_an_uninstantiated_pod_group_template_violation_names_its_workloads_file_and_line(
-    tmp_path: Path,
+# the Workload's template instantiated by a PodGroup (a fourth document, after line 19)
+WORKLOAD_AND_POD_GROUP = WORKLOAD_TEMPLATE_ONLY + """\
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: a, namespace: n}
+spec:
+  podGroupTemplateRef:
+    workload: {workloadName: w, podGroupTemplateName: a}
+  schedulingPolicy:
+    gang: {minCount: 2}
+"""
+
+
+@pytest.mark.parametrize("text", [WORKLOAD_TEMPLATE_ONLY, WORKLOAD_AND_POD_GROUP],
+                         ids=["template-only", "with-its-pod-group"])
+def test_a_workload_violation_names_its_workloads_file_and_line(
+    tmp_path: Path, text: str
 ) -> None:
-    """A v1alpha2 Workload with no PodGroup objects yet breaks the rule through its template
-    (high 1000 scheduling, low 100 preemption): the CI annotation is put on the Workload's
-    file at its ``preemptionPriorityClassName`` and names both classes, as it does once a
-    PodGroup instantiates the template: the third document starts on line 11,
-    ``preemptionPriorityClassName: low`` is line 16."""
+    """A v1alpha2 Workload breaks the rule (high 1000 scheduling, low 100 preemption) through
+    its template, whether or not a PodGroup instantiates it yet: the CI annotation is the
+    same, on the Workload's file at its ``preemptionPriorityClassName`` (the field to change;
+    not the PodGroup's document) and naming both classes: the third document starts on line
+    11, ``preemptionPriorityClassName: low`` is line 16."""
     path = tmp_path / "wl.yaml"
-    path.write_text(WORKLOAD_TEMPLATE_ONLY)
+    path.write_text(text)
     result = run("check-cycles", path, "--format", "github")
     assert (1, [
         f"::error file={path},line=16,title=KEP-5710 priority rule::Workload n/w: preemption "
@@ -466,17 +476,7 @@ def test_unknown_class_fails_with_file_and_line() -> None:
     assert f"{path}:20" in wide.stdout
 
 
-TEMPLATES_ONLY = """\
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: low}
-value: 100
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: high}
-value: 1000
----
+TEMPLATES_ONLY = LOW_AND_HIGH + """\
 apiVersion: batch/v1
 kind: Job
 metadata: {name: report, namespace: shop}

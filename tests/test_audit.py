@@ -874,3 +874,19 @@ def test_namespace_counts_and_plans_only_that_namespace_s_queue(
         rows.append((code, d["plans"], s["preemptorsPending"], s["preemptorsPlanned"],
                      s["plansTruncated"]))
     assert [(0, [], 1, 1, False), (0, [], 2, 2, False)] == rows
+
+
+def test_audit_feature_gates_are_checked_against_the_chosen_model() -> None:
+    """``--feature-gates`` reaches the model the audit plans with: the audit cluster selects
+    kep-5710 (its Workload sets preemptionPriorityClassName), which has no
+    PodGroupPreemptionPolicy gate, so asking for it is a usage error naming the model's gates
+    rather than being silently ignored; with ``--model upstream`` the same gate is accepted."""
+    change = AUDIT / "raise-medium.yaml"
+    result = run("audit", CLUSTER, "--change", change,
+                 "--feature-gates", "PodGroupPreemptionPolicy=true")
+    assert (2, "error: feature gate PodGroupPreemptionPolicy is not known to model kep-5710 "
+               "(known: GangScheduling, GenericWorkload, WorkloadAwarePreemption)\n") == (
+        result.exit_code, result.stderr)
+    code, out = audit_json(CLUSTER, "--change", change, "--model", "upstream",
+                           "--feature-gates", "PodGroupPreemptionPolicy=true")
+    assert (0, "upstream") == (code, out["model"]["name"])

@@ -265,6 +265,27 @@ def test_queue_order_is_priority_then_creation_time_then_name():
         s.preemptor.name for s in result.steps if s.preemptor]
 
 
+def test_a_recreated_pod_queues_behind_pods_created_before_it_came_back():
+    """A finished victim comes back created *now* (clock T + step), so an equal-priority pod
+    pending since before that goes first, whatever the victim's old creation time. `old` (100,
+    created at 1) terminates on the 2-cpu n1; `boss` (1000) waits for it at step 1 and binds at
+    step 2, when `old` finishes and is recreated at T + 2 = 5 + 2 = 7 s. Then `mid` (100,
+    created at 4) is ahead of `old` (100, created at 7): both are tried and parked, mid first."""
+    snap = snapshot(nodes=[node("n1", cpu="2")], pods=[
+        pod("old", cpu="2", prio=100, node="n1", terminating=True, created=1, start=1),
+        pod("mid", cpu="1", prio=100, created=4),
+        pod("boss", cpu="2", prio=1000, created=5),
+    ])
+    result = simulate(snap)
+    assert [
+        (1, WFT, "default/boss", (), ("n1",), (), ()),
+        (2, BOUND, "default/boss", (), ("n1",), ("default/old",), ("default/old",)),
+        (3, UNSCHED, "default/mid", (), (), (), ()),
+        (4, UNSCHED, "default/old", (), (), (), ()),
+    ] == trace(result)
+    assert 7.0 == result.snapshot.pods["default/old"].creation_time
+
+
 @pytest.mark.parametrize(
     ("times", "bound_at"),
     [({}, 1.0), ({"start": 7, "created": 3}, 8.0)],

@@ -1107,6 +1107,28 @@ def test_duplicate_whose_first_copy_has_no_line() -> None:
                 ["-"], stdin=io.BytesIO(data))
 
 
+def test_duplicate_key_json_reads_but_the_scan_cannot_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python's ``json`` reads the label key escaped as ``"\\ud800"`` and the same lone surrogate
+    written as raw bytes (ED A0 80, which ``json`` decodes with surrogatepass) as one key: a
+    duplicate. Scanning the text again for its place, wapctl decodes the bytes with replacement
+    characters, so the two keys differ there and neither copy's line is known. The user still
+    gets the one-line duplicate-key InputError (exit 2), lines left out ("first at snap.json,
+    again at snap.json"), not a traceback."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.json").write_bytes(
+        b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d",\n'
+        b' "labels": {"\\ud800": "a", "\xed\xa0\x80": "b"}}, "spec": {"containers": []}}\n'
+    )
+    line = _error(["snap.json"])
+    assert line.startswith("Pod d/p (snap.json:1, document 1, field ")
+    assert "): duplicate key '" in line
+    assert line.endswith(
+        "first at snap.json, again at snap.json (kubectl refuses duplicate keys)"
+    )
+
+
 @pytest.mark.parametrize(
     ("limit", "size", "written"),
     [(2 << 30, 2147483649, "2Gi"), (3 << 20, 3145729, "3Mi")],

@@ -194,7 +194,8 @@ def test_priority_divergence_lists_three_pods_then_counts_the_rest() -> None:
     more" (a user reads the count as pods the line does not show). Hand-worked: PodGroups
     three and four take class high (1000); three's pods c, a, b carry 300, 100, 200 and d
     carries 1000 (agrees, not listed); four's pods q, p, o, n carry 40, 30, 20, 10: the first
-    three by key (n, o, p) are listed, q is the "+1 more"."""
+    three by key (n, o, p) are listed, q is the "+1 more". The warning's field is the
+    PodGroup's ``spec.priority`` (the JSON output's "field", which a script filters on)."""
     def group(name: str) -> dict[str, object]:
         return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
                 "metadata": {"name": name, "namespace": "default"},
@@ -217,11 +218,13 @@ def test_priority_divergence_lists_three_pods_then_counts_the_rest() -> None:
     tail = "): kube-scheduler 1.36 binds such pods; the KEP-5710 Beta scheduler refuses the group"
     head = "the PodGroup's priority is 1000 but its pods carry their own ("
     assert [
-        ("PodGroup default/four",
+        ("PodGroup default/four", "spec.priority",
          f"{head}default/n 10, default/o 20, default/p 30 +1 more{tail}"),
-        ("PodGroup default/three",
+        ("PodGroup default/three", "spec.priority",
          f"{head}default/a 100, default/b 200, default/c 300{tail}"),
-    ] == sorted((w.object, w.message) for w in snap.warnings if w.code == "PriorityDivergence")
+    ] == sorted(
+        (w.object, w.field, w.message) for w in snap.warnings if w.code == "PriorityDivergence"
+    )
 
 
 def test_item_kinds_come_from_the_list_kind_and_input_is_not_modified():

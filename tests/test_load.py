@@ -635,6 +635,18 @@ REQUESTS = [
         {"cpu": 2000, "memory": 0},
     ),
     (
+        "a sidecar's resource no other container requests is exactly the sidecar's",
+        {
+            # only the sidecar asks for memory: sum = 0 + 1Gi = 1Gi; no regular init container
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+            "initContainers": [
+                {"name": "s", "restartPolicy": "Always",
+                 "resources": {"requests": {"memory": "1Gi"}}},
+            ],
+        },
+        {"cpu": 1000, "memory": 2**30},
+    ),
+    (
         "overhead is added last",
         {"containers": [container("1", "1Gi")], "overhead": {"cpu": "250m", "memory": "100Mi"}},
         {"cpu": 1250, "memory": 2**30 + 100 * 2**20},

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
-from wapctl.ingest import duplicate_keys, json_reader, limits
+from wapctl.ingest import duplicate_keys, json_reader, limits, yaml_reader
 
 # line 1  apiVersion: v1            (document 1: a Node)
 # line 7  apiVersion: v1            (document 2: the Pod starts here)
@@ -140,6 +140,29 @@ def test_fast_yaml_input_of_exactly_the_check_limit_is_still_checked(
     code, err = _validate(path)
     assert 2 == code
     assert TWO_SPECS_ERROR.format(f=path) == err
+
+
+def test_risky_list_slice_of_exactly_the_check_limit_is_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FAST_CHECK_MAX is inclusive for a big List read in slices too: a slice holding a value
+    YAML 1.1 reads differently (``on-call: yes``, a boolean) is resolved by the fast path, and
+    in an input of exactly FAST_CHECK_MAX bytes it is still checked for duplicate keys, so the
+    label written twice is refused with both lines (10 and 11), not read silently as ``b``."""
+    text = DUPLICATE_LABEL.replace("name: b\n", "name: b\n      on-call: yes\n")
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(yaml_reader, "CHUNK", 64)  # the List (230 bytes) read in slices
+    monkeypatch.setattr(duplicate_keys, "FAST_CHECK_MAX", len(text.encode("utf-8")))
+    path = tmp_path / "list.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        ingest.read_documents([str(path)])
+    assert (
+        f"Pod prod/web ({path}:4, document 1, item 0, "
+        'field metadata.labels["app.kubernetes.io/name"]): '
+        f"duplicate key 'app.kubernetes.io/name': first at {path}:10, again at {path}:11 "
+        "(kubectl refuses duplicate keys)"
+    ) == str(exc.value)
 
 
 @pytest.mark.parametrize("fast_yaml", [False, True], ids=["pyyaml", "rapidyaml"])

@@ -238,6 +238,33 @@ def test_plan_changes_equals_planning_each_preemptor_from_scratch(seed, model):
     assert changed  # the changes do change plans
 
 
+def test_plan_changes_plans_both_sides_with_the_model_of_the_snapshot_before():
+    """``audit`` plans both sides with one behaviour model, chosen (when none is given) from
+    the snapshot before: a change that only adds a KEP-only field elsewhere (an empty pod group
+    in another namespace with a preemptionPriorityClassName) changes no plan, although the
+    snapshot after alone would select the ``kep-5710`` model.
+
+    Node n1 (2 CPU) holds t (priority 20, terminating, 1 CPU) and r (priority 0, 1 CPU); p
+    (priority 10, 1 CPU) is pending. 1.36 (the default for the snapshot before, which has no
+    KEP-only field): t still holds its CPU and is above p, so p fits by preempting r
+    (RequiresPreemption, victim r on n1). kep-5710 would count t's CPU as free and have p wait
+    for it (WaitingForTermination, no victims). Both sides with 1.36: the same plan, no change;
+    the queue has the one preemptor p, planned."""
+    pods = [pod("t", node="n1", prio=20, terminating=True), pod("r", node="n1"),
+            pod("p", prio=10)]
+    before = snapshot(nodes=[node("n1", cpu="2")], pods=pods)
+    elsewhere = struct_replace(gang("other", ns="elsewhere"),
+                               preemption_priority_class_name="batch-preempt")
+    after = snapshot(nodes=[node("n1", cpu="2")], pods=pods, groups=[elsewhere])
+    assert plan_changes(before, after, max_plans=10) == ([], 1, 1)
+    # the side after, planned on its own model, would differ: the test pins a real choice
+    (queued,) = pending_preemptors(before)
+    assert _outcome(plan(before, queued, model=get_model("1.36"))) == (
+        "RequiresPreemption", (("default/r", "n1"),))
+    assert _outcome(plan(after, queued, model=get_model("kep-5710"))) == (
+        "WaitingForTermination", ())
+
+
 # ---- victim units, a priority level at a time ---------------------------------------------
 
 

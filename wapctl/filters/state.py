@@ -240,15 +240,12 @@ class ConstraintState:
             wanted = {(hp.protocol, hp.port) for hp in incoming.host_ports}
             if any((hp.protocol, hp.port) in wanted for hp in other.host_ports):
                 return True
-        if incoming.spread_constraints and other.namespace == incoming.namespace:
-            for c in incoming.spread_constraints:
-                if topology_spread.counts_pod(c, other.labels):
-                    return True
-        if incoming.affinity_terms or incoming.anti_affinity_terms:
+        if self.needed_by(incoming, other):  # spread and affinity
+            return True
+        if incoming.anti_affinity_terms:
             ns = namespace_labels(self.namespaces, other.namespace)
-            for t in (*incoming.affinity_terms, *incoming.anti_affinity_terms):
-                if term_matches(t, other.namespace, other.labels, ns):
-                    return True
+            return any(term_matches(t, other.namespace, other.labels, ns)
+                       for t in incoming.anti_affinity_terms)
         return False
 
 

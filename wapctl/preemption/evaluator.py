@@ -438,8 +438,7 @@ class Evaluator(PodPreemption):
             filters.remove(u.members)
         known_ties = len(self.ties)
         placed = self.place(len(self.preemptor.pods)) if search.level is not None else []
-        if len(placed) >= self.needed and not ties:
-            self.ties[known_ties:known_ties] = ties or ()  # the victims' ties, then the nodes'
+        if len(placed) >= self.needed and not ties:  # no victims' ties: only the nodes' stand
             return self.group_result(placed, victim_units, violating)
         del self.ties[known_ties:]
         for u in removed:

@@ -255,6 +255,8 @@ ROWS: list[Row] = [
     Row("requirement: PDB value a number", pdb({"key": "a", "operator": "In", "values": [1]}),
         B + "spec.selector.matchExpressions[0].values[0]): must be a string (quote it), "
         "not a number"),
+    Row("requirement: values a string", pdb({"key": "a", "operator": "In", "values": "x"}),
+        B + "spec.selector.matchExpressions[0].values): must be a list, not a string"),
     Row("requirement: In without values", pdb({"key": "a", "operator": "In"}),
         B + "spec.selector.matchExpressions[0].values): operator In needs at least one value"),
     # kubernetes' selector validation: NotIn, like In, needs a non-empty values list
@@ -916,6 +918,13 @@ RAW: list[Raw] = [
     Raw("YAML integer too long", "snap.yaml", b"kind: Node\nx: " + b"1" * 5000 + b"\n",
         "snap.yaml:2, document 1: invalid YAML value: an integer of more than 4300 digits "
         "(line 2, column 4)"),
+    # a hex integer of 5,000 digits reads (16**5000 - 1), but has 6,021 decimal digits: written
+    # twice as a key, the duplicate cannot be named (Python refuses to print an integer of
+    # more than 4,300 digits) and the error says why, naming the file and the document (the
+    # second: a Node comes first)
+    Raw("YAML duplicate key, a hex integer too long to print", "snap.yaml",
+        b"kind: Node\n---\n? 0x" + b"f" * 5000 + b"\n: 1\n? 0x" + b"f" * 5000 + b"\n: 2\n",
+        "snap.yaml, document 2: invalid YAML value: an integer of more than 4300 digits"),
     # a scalar its tag cannot read: the value, what the tag asks for, and where it is
     Raw("YAML date month 13", "snap.yaml", b"kind: Node\nx: 2026-13-01\n",
         "snap.yaml:2, document 1: invalid YAML value: '2026-13-01' is not a timestamp: month "

@@ -208,6 +208,36 @@ def test_uninstantiated_pod_group_templates_take_the_global_default() -> None:
         t.priority_class_name, t.priority, t.preemption_priority, t.preemption_policy)
 
 
+def test_uninstantiated_pod_group_template_keeps_its_own_priority_number() -> None:
+    """A podGroupTemplate that sets its own ``priority`` number (no class) becomes pod groups
+    of that priority: the number wins over the globalDefault class, which only fills in a
+    template that sets neither a class nor a number. Hand-worked: template a says priority
+    500 and preemptionPriorityClassName low (100), the globalDefault d is 300: a's pod groups
+    schedule at 500, not 300, and preempt at 100, so the KEP-5710 rule (preemption priority
+    >= scheduling priority) is broken, 100 < 500, and check-cycles names 500 (no class) and
+    the Workload's place on stdin: the fifth document (low, high, polite, d, then it), on line
+    24."""
+    classes = CLASSES + "---\n" + (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: d}\n"
+        "value: 300\nglobalDefault: true\n"
+    )
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"podGroupTemplates": [
+              {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}, "priority": 500,
+               "preemptionPriorityClassName": "low"}]}}
+    t = snapshot(wl, classes=classes).templates["Workload n/w/a"]
+    assert (None, 500, 100) == (t.priority_class_name, t.priority, t.preemption_priority)
+    result = run("check-cycles", "-", "--format", "github",
+                 input=classes + "---\n" + yaml.safe_dump(wl))
+    first, summary = result.stdout.splitlines()
+    assert (1, "Workload n/w: preemption priority 100 (class low) is below its scheduling "
+            "priority 500; KEP-5710 requires preemption priority >= scheduling priority; it "
+            "closes no cycle yet (<stdin>:24, document 5)",
+            "wapctl check-cycles: 0 cycles, 1 rule violation") == (
+        result.exit_code, first.split("::")[-1], summary)
+
+
 def test_uninstantiated_pod_group_templates_are_members() -> None:
     """A v1alpha2 Workload without PodGroup objects yet: each podGroupTemplate is a member with
     the template's class, else the Workload's; the rule applies to it."""

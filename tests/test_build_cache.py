@@ -803,3 +803,29 @@ def test_a_kind_whose_last_ignored_document_is_gone_is_no_longer_listed(
     cache = ingest.BuildCache()
     ingest.build_snapshot(docs, reuse=cache)
     assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_an_ignored_document_replaced_in_place_is_counted_once() -> None:
+    """``Snapshot.ignored_kinds`` (validate's ``ignoredKinds``) counts each document of a kind
+    wapctl does not read once, also in a second build from memory (audit's) where such a
+    document was replaced in place -- another object at the same position, the documents
+    around it the same objects -- past the start of the input. Hand-worked: a class, two
+    ConfigMaps, a pod: ConfigMap 2; then the second ConfigMap (position 2) replaced by an
+    edited copy: still ConfigMap 2 (the replacement counts, the replaced one no longer does),
+    and the build is the build from scratch."""
+    def config_map(line: int, name: str, value: str) -> ingest.Document:
+        return ingest.Document(Source("c.yaml", line), {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ml"},
+            "data": {"k": value}})
+
+    docs = [ingest.Document(Source("c.yaml", 1), _class("low", 10, False, False)),
+            config_map(2, "cm-1", "a"), config_map(3, "cm-2", "a"),
+            ingest.Document(Source("c.yaml", 4),
+                            _pod_doc("p", "ml", None, "low", False, None, None))]
+    cache = ingest.BuildCache()
+    assert {"ConfigMap": 2} == ingest.build_snapshot(docs, reuse=cache).ignored_kinds
+    after = [docs[0], docs[1], config_map(3, "cm-2", "b"), docs[3]]
+    assert {"ConfigMap": 2} == ingest.build_snapshot(after, reuse=cache).ignored_kinds
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
+    assert _exactly(after, cache) == _exactly(after, None)

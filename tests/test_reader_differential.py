@@ -399,6 +399,32 @@ def test_owner_references_are_kept_only_when_asked() -> None:
     assert not json_reader.keeps_owner_references()
 
 
+
+def test_a_thread_that_never_asked_for_owner_references_reads_json(tmp_path: Path) -> None:
+    """Every ``wapctl`` command but explain and history reads its JSON input in a thread that
+    never entered ``owner_references()`` (a fresh process's main thread, or a worker thread
+    of a program using ``wapctl.ingest``): the fast path reads it, without owner references,
+    instead of failing (an AttributeError there is an internal error, exit 70).
+    Hand-worked: the one pod of the List, its name and namespace, no ownerReferences."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    doc = {"apiVersion": "v1", "kind": "List", "items": [{
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u0"}]},
+        "spec": {"containers": []}}]}
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps(doc))
+
+    def read() -> tuple[bool, list[Any]]:
+        docs = ingest.read_documents([str(path)])
+        return json_reader.keeps_owner_references(), [d.obj["metadata"] for d in docs]
+
+    with ThreadPoolExecutor(max_workers=1) as fresh:  # a new thread: nothing set in it yet
+        keeps, metas = fresh.submit(read).result()
+    assert (False, [{"name": "p", "namespace": "ns"}]) == (keeps, metas)
+
+
 # ---- Lists read in slices (json_reader.read_list) ---------------------------------------------
 
 _blank = st.text(alphabet=" \t\n\r", max_size=2)

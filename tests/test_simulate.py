@@ -449,6 +449,38 @@ def test_gang_extra_pods_wait_for_room_without_busy_loop():
         (p.unit.name, p.pods, p.state) for p in result.final.preemptors]
 
 
+
+def test_gang_extra_pod_parked_idle_wakes_on_a_termination_and_on_a_pod_finishing():
+    """A gang whose minCount is met and whose extra pod does not fit now is parked, and woken
+    by a pod starting to terminate and by a pod finishing (module docstring, *Waking*): the
+    room a lower preemptor freed goes to the gang's extra pod, which is ahead of it in the
+    queue. Hand-worked (no requeue): gang job (500, minCount 1; job-0 and job-1, 2 CPUs each),
+    n1 empty (2 CPUs), n2 (2 CPUs) full with low (100); boss (300, 2 CPUs, only n2).
+    1: job binds job-0 on n1, job-1 fits nowhere now: parked. 2: boss preempts low on n2;
+    low terminating wakes job. 3: job (500, ahead of boss) retried: job-1 still does not fit
+    (an extra pod takes only free room): Bound with no placement, parked again. 4: low
+    finishes, which wakes job again: job-1 binds on n2. 5: boss no longer fits (job-1's 500
+    is no victim of 300): Unschedulable. Without the wake-ups boss would take n2 and job-1
+    stay pending."""
+    g = gang("job", min_count=1, prio=500)
+    snap = snapshot(nodes=[node("n1", cpu="2", labels={"slot": "n1"}),
+                           node("n2", cpu="2", labels={"slot": "n2"})], groups=[g], pods=[
+        member(g, "job-0", cpu="2", created=1), member(g, "job-1", cpu="2", created=1),
+        pod("low", cpu="2", prio=100, node="n2", start=1),
+        pod("boss", cpu="2", prio=300, selector={"slot": "n2"}, created=2)])
+    result = simulate(snap, requeue=False)
+    assert [
+        (1, BOUND, "default/job/main", (), ("n1",), (), ()),
+        (2, RP, "default/boss", ("default/low",), ("n2",), (), ()),
+        (3, BOUND, "default/job/main", (), (), (), ()),
+        (4, BOUND, "default/job/main", (), ("n2",), ("default/low",), ()),
+        (5, UNSCHED, "default/boss", (), (), (), ()),
+    ] == trace(result)
+    assert (True, False, None) == outcome(result)
+    assert [("default/boss", 1, "Parked")] == [
+        (p.unit.name, p.pods, p.state) for p in result.final.preemptors]
+
+
 def test_podgroup_mode_gang_comes_back_whole():
     """A PodGroup-mode gang preempted as one unit is recreated whole and queued as one gang."""
     victim = gang("old", min_count=2, mode="PodGroup", prio=100)

@@ -892,6 +892,8 @@ class Raw(NamedTuple):
     expected: str
 
 
+HEX_KEY = "0x" + "f" * 5000
+
 RAW: list[Raw] = [
     Raw("empty YAML", "snap.yaml", b"  \n\n", "snap.yaml: empty input: no YAML or JSON documents"),
     Raw("empty JSON", "snap.json", b"  \n\n", "snap.json: empty input: no YAML or JSON documents"),
@@ -918,13 +920,13 @@ RAW: list[Raw] = [
     Raw("YAML integer too long", "snap.yaml", b"kind: Node\nx: " + b"1" * 5000 + b"\n",
         "snap.yaml:2, document 1: invalid YAML value: an integer of more than 4300 digits "
         "(line 2, column 4)"),
-    # a hex integer of 5,000 digits reads (16**5000 - 1), but has 6,021 decimal digits: written
-    # twice as a key, the duplicate cannot be named (Python refuses to print an integer of
-    # more than 4,300 digits) and the error says why, naming the file and the document (the
-    # second: a Node comes first)
+    # a hex integer of 5,000 digits reads (16**5000 - 1), but has 6,021 decimal digits, more
+    # than Python prints (4,300): written twice as a key, the duplicate is named as the file
+    # writes it, with both lines (it used to be "invalid YAML value", without a line)
     Raw("YAML duplicate key, a hex integer too long to print", "snap.yaml",
         b"kind: Node\n---\n? 0x" + b"f" * 5000 + b"\n: 1\n? 0x" + b"f" * 5000 + b"\n: 2\n",
-        "snap.yaml, document 2: invalid YAML value: an integer of more than 4300 digits"),
+        f"snap.yaml:3, document 2, field {HEX_KEY}: duplicate key {HEX_KEY!r}: first at "
+        "snap.yaml:3, again at snap.yaml:5 (kubectl refuses duplicate keys)"),
     # a scalar its tag cannot read: the value, what the tag asks for, and where it is
     Raw("YAML date month 13", "snap.yaml", b"kind: Node\nx: 2026-13-01\n",
         "snap.yaml:2, document 1: invalid YAML value: '2026-13-01' is not a timestamp: month "

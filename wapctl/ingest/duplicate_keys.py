@@ -108,10 +108,19 @@ def _check_mapping(loader: Any, node: Any) -> None:
             continue
         if first is not key_node:
             dup = DuplicateKey(
-                str(key), (), first.start_mark.line + 1, key_node.start_mark.line + 1
+                _shown(key, key_node), (), first.start_mark.line + 1, key_node.start_mark.line + 1
             )
             dup.node = node
             raise dup
+
+
+def _shown(key: Any, node: Any) -> str:
+    """The key as the error names it: its value, or, for an integer too long to print in
+    decimal (Python refuses more than 4,300 digits; a hex one reads), as the file writes it."""
+    try:
+        return str(key)
+    except ValueError:
+        return str(node.value)
 
 
 def yaml_steps(root: Any, target: Any) -> tuple[str | int, ...]:

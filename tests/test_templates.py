@@ -191,18 +191,29 @@ def test_template_joining_a_pod_group_takes_the_groups_profile() -> None:
     assert ["n/w"] == [v.name for v in report.violations]  # the Workload, not the Job
 
 
+def with_global_default(extra: str) -> str:
+    """CLASSES and a globalDefault class d (300), ``extra`` its further YAML lines."""
+    return CLASSES + "---\n" + (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: d}\n"
+        "value: 300\nglobalDefault: true\n" + extra
+    )
+
+
+def template_workload(fields: dict[str, Any]) -> dict[str, Any]:
+    """A v1alpha2 Workload n/w without a class: one gang template a (minCount 2) with
+    ``fields`` added."""
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+            "metadata": {"name": "w", "namespace": "n"},
+            "spec": {"podGroupTemplates": [
+                {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}, **fields}]}}
+
+
 def test_uninstantiated_pod_group_templates_take_the_global_default() -> None:
     """A v1alpha2 Workload with no class, whose podGroupTemplate names none either: the pod
     group it becomes is given the globalDefault class at admission (d: 300, Never), as a
     PodGroup object setting nothing would be."""
-    classes = CLASSES + "---\n" + (
-        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: d}\n"
-        "value: 300\nglobalDefault: true\npreemptionPolicy: Never\n"
-    )
-    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
-          "metadata": {"name": "w", "namespace": "n"},
-          "spec": {"podGroupTemplates": [
-              {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}}]}}
+    classes = with_global_default("preemptionPolicy: Never\n")
+    wl = template_workload({})
     t = snapshot(wl, classes=classes).templates["Workload n/w/a"]
     assert ("d", 300, 300, "Never") == (
         t.priority_class_name, t.priority, t.preemption_priority, t.preemption_policy)
@@ -217,15 +228,8 @@ def test_uninstantiated_pod_group_template_keeps_its_own_priority_number() -> No
     >= scheduling priority) is broken, 100 < 500, and check-cycles names 500 (no class) and
     the Workload's place on stdin: the fifth document (low, high, polite, d, then it), on line
     24."""
-    classes = CLASSES + "---\n" + (
-        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: d}\n"
-        "value: 300\nglobalDefault: true\n"
-    )
-    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
-          "metadata": {"name": "w", "namespace": "n"},
-          "spec": {"podGroupTemplates": [
-              {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}, "priority": 500,
-               "preemptionPriorityClassName": "low"}]}}
+    classes = with_global_default("")
+    wl = template_workload({"priority": 500, "preemptionPriorityClassName": "low"})
     t = snapshot(wl, classes=classes).templates["Workload n/w/a"]
     assert (None, 500, 100) == (t.priority_class_name, t.priority, t.preemption_priority)
     result = run("check-cycles", "-", "--format", "github",

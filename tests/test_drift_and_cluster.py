@@ -106,6 +106,34 @@ def test_drift_names_who_else_it_lets_preempt() -> None:
             "class's value would not allow") == case(100, 900)
 
 
+def test_drift_upwards_names_preemptors_up_to_the_class_s_new_value_and_no_higher() -> None:
+    """Hand-worked: class c re-created 100 -> 900 under running pod p (spec.priority 100).
+    Pods of priority 101..900 can preempt p now but could not preempt it at c's value (900):
+    t (class c, admitted at 900) is one of them. u (class f = 901) could preempt p at either
+    value, so the finding must not name it: a user reads the list as exactly those the drift
+    lets preempt p."""
+    objs = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "c"}, "value": 900},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "f"}, "value": 901},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+         "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 100},
+         "status": {"phase": "Running"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t", "namespace": "n"},
+         "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 900},
+         "status": {"phase": "Running"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "u", "namespace": "n"},
+         "spec": {"nodeName": "x", "priorityClassName": "f"}, "status": {"phase": "Running"}},
+    ]
+    docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+    [x] = drift.find(docs, ingest.build_snapshot(docs))
+    assert x.message.endswith(
+        "although they share its class; 1 other (Pod n/t) with a priority from 101 to 900 can "
+        "preempt it now, which its class's value would not allow"
+    )
+
+
 def test_a_never_pod_group_s_drift_names_no_victims() -> None:
     """A PodGroup's drift finding tells the user whom the group can now preempt; a group whose
     own preemptionPolicy is Never preempts no one, so it must not name victims. Hand-worked:

@@ -1624,6 +1624,13 @@ def test_parse_size(text: str, expected: int) -> None:
     assert expected == ingest.parse_size(text)
 
 
+def test_parse_size_ignores_surrounding_whitespace() -> None:
+    """--max-input-size " 512Mi" or "2Gi\n" (a value quoted with its spaces, or read from a
+    file with its newline) is the size written: 512 * 2**20 and 2 * 2**30 bytes, not an
+    error."""
+    assert (512 * 2**20, 2 * 2**30) == (ingest.parse_size(" 512Mi "), ingest.parse_size("2Gi\n"))
+
+
 @pytest.mark.parametrize("text", ["lots", "-1Gi", "0", ""])
 def test_parse_size_rejects(text: str) -> None:
     """A bad or non-positive size is a usage error."""

@@ -1159,15 +1159,17 @@ def test_duplicate_key_json_reads_but_the_scan_cannot_place(
 
 @pytest.mark.parametrize(
     ("limit", "size", "written"),
-    [(2 << 30, 2147483649, "2Gi"), (3 << 20, 3145729, "3Mi")],
-    ids=["2 GiB", "3 MiB"],
+    [(2 << 30, 2147483649, "2Gi"), (3 << 20, 3145729, "3Mi"),
+     (1536 << 20, 1610612737, "1536Mi")],
+    ids=["2 GiB", "3 MiB", "1.5 GiB"],
 )
 def test_a_limit_is_written_in_the_largest_unit_that_divides_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, size: int,
         written: str) -> None:
     """The size limit is written in the largest binary unit that divides it, as a user writes
     --max-input-size: 2 GiB is "2Gi", not "2048Mi"; 3 MiB is "3Mi" (a whole number of MiB,
-    though not of 2 MiB), not "3072Ki". (The file is sparse: the limit + 1 byte by stat,
+    though not of 2 MiB), not "3072Ki"; 1.5 GiB is "1536Mi" (over 1 GiB but not a whole number
+    of GiB), not "1Gi". (The file is sparse: the limit + 1 byte by stat,
     refused before it is read.)"""
     monkeypatch.chdir(tmp_path)
     with open("big.json", "wb") as fh:

@@ -242,6 +242,22 @@ def test_uninstantiated_pod_group_template_keeps_its_own_priority_number() -> No
         result.exit_code, first.split("::")[-1], summary)
 
 
+def test_uninstantiated_pod_group_templates_say_where_they_are_written() -> None:
+    """The snapshot's members for a Workload's podGroupTemplates that no PodGroup instantiates
+    yet tell a program reading the snapshot where each template is written in the Workload,
+    as a controller's template does (``field``): the template's place in the list, whatever
+    its name -- b is written first ([0]), a second ([1])."""
+    wl = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "n"},
+          "spec": {"priorityClassName": "high", "podGroupTemplates": [
+              {"name": "b", "schedulingPolicy": {"basic": {}}},
+              {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}},
+          ]}}
+    got = {k: t.field for k, t in snapshot(wl).templates.items()}
+    assert {"Workload n/w/a": "spec.podGroupTemplates[1]",
+            "Workload n/w/b": "spec.podGroupTemplates[0]"} == got
+
+
 def test_uninstantiated_pod_group_templates_are_members() -> None:
     """A v1alpha2 Workload without PodGroup objects yet: each podGroupTemplate is a member with
     the template's class, else the Workload's; the rule applies to it."""

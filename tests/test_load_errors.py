@@ -958,6 +958,13 @@ RAW: list[Raw] = [
         b"kind: Node\nx:\n  - !!int " + b"7" * 60 + b"x\n",
         "snap.yaml:3, document 1: invalid YAML value: '" + "7" * 40 + "'... (61 characters) is "
         "not an integer (line 3, column 5)"),
+    # a value that merely holds the words of Python's message for a 5,000-digit integer
+    # ("Exceeds the limit ... for integer string conversion") is named as itself: only that
+    # message, start and words, is said as "an integer of more than 4300 digits"
+    Raw("YAML explicit int tag, words of the digit-limit message", "snap.yaml",
+        b"kind: Node\nx: !!int integer string conversion\n",
+        "snap.yaml:2, document 1: invalid YAML value: 'integer string conversion' is not an "
+        "integer (line 2, column 4)"),
     # the cut's boundary: a value of 40 characters is shown whole, one of 41 is cut at 40 (a
     # user reads the whole value whenever it fits, and its length whenever it is cut)
     Raw("YAML explicit int tag, a value of 40 characters", "snap.yaml",
@@ -1062,6 +1069,19 @@ def test_yaml_syntax_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             "(line 3, column 1)") == _error(["a.yaml"])
     assert ("b.yaml, document 1: invalid YAML: did not find expected ',' or ']' "
             "(line 4, column 1)") == _error(["b.yaml"])
+
+
+def test_yaml_control_character_names_the_file_and_document(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libyaml's reader refuses a control character (BEL, 0x07, in a value on line 2) with an
+    error that carries no line mark (PyYAML's ReaderError, not a MarkedYAMLError); the error
+    still names the file and the document to fix, then libyaml's reason. (PyYAML appends a
+    second line, the character's offset in "<unicode string>": not pinned here.)"""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_bytes(b"kind: Node\nx: a\x07b\n")
+    assert ("snap.yaml, document 1: invalid YAML: unacceptable character #x0007: control "
+            "characters are not allowed") == _error(["snap.yaml"]).split("\n")[0]
 
 
 def test_json_on_stdin_or_in_a_yaml_file_is_read_as_json(tmp_path: Path,

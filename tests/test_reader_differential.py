@@ -400,6 +400,36 @@ def test_owner_references_are_kept_only_when_asked() -> None:
 
 
 
+def test_owner_references_are_kept_in_a_list_read_in_slices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A List longer than a slice (``SLICE`` lowered to 64 bytes, so each pod is a slice of its
+    own) is read in slices; inside ``owner_references()`` (explain, history) every pod keeps its
+    ownerReferences there as in a whole read, and outside it none does.
+    Hand-worked: pods p0..p2 in ns, each owned by ReplicaSet rs (uid r)."""
+    monkeypatch.setattr(json_reader, "SLICE", 64)
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "r",
+             "controller": True}
+    doc = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": f"p{i}", "namespace": "ns", "ownerReferences": [owner]}}
+        for i in range(3)]}
+    data = json.dumps(doc).encode()
+    assert len(data) > json_reader.SLICE  # read in slices (read_list), not whole
+    with json_reader.owner_references():
+        kept = json_reader.read_json(data, ingest.MAX_DEPTH)
+    plain = json_reader.read_json(data, ingest.MAX_DEPTH)
+    assert kept is not None and plain is not None
+    assert [
+        {"name": "p0", "namespace": "ns", "ownerReferences": [owner]},
+        {"name": "p1", "namespace": "ns", "ownerReferences": [owner]},
+        {"name": "p2", "namespace": "ns", "ownerReferences": [owner]},
+    ] == [i["metadata"] for i in kept["items"]]
+    assert [{"name": "p0", "namespace": "ns"}, {"name": "p1", "namespace": "ns"},
+            {"name": "p2", "namespace": "ns"}] == [i["metadata"] for i in plain["items"]]
+
+
+
 def test_a_thread_that_never_asked_for_owner_references_reads_json(tmp_path: Path) -> None:
     """Every ``wapctl`` command but explain and history reads its JSON input in a thread that
     never entered ``owner_references()`` (a fresh process's main thread, or a worker thread

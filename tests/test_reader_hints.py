@@ -51,6 +51,18 @@ def test_tab_after_a_dash_says_a_tab_cannot_start_a_token(tmp_path: Path) -> Non
                "(use spaces) (line 6, column 5)\n") == _validate(path)
 
 
+def test_tab_after_a_dash_on_a_line_a_carriage_return_starts(tmp_path: Path) -> None:
+    """libyaml ends a line at a lone carriage return (old Mac line ends) as at a line feed and
+    counts lines and columns so: the tab after "- " below is on line 2, column 3, where it
+    starts a token; it is not indentation, and the error says so at that line and column. The
+    text after the one line feed holds "XX" and a tab at that same column: text before a tab,
+    even there, is no indentation either."""
+    path = tmp_path / "list.yaml"
+    path.write_bytes(b"- a\r- \tb\nXX\tc\n")
+    assert (2, f"error: {path}:2, document 1: invalid YAML: a tab cannot start a YAML token "
+               "(use spaces) (line 2, column 3)\n") == _validate(path)
+
+
 def test_json_file_holding_yaml_says_it_looks_like_yaml(tmp_path: Path) -> None:
     """A .json file is read as JSON only: YAML in it fails at line 1, column 1 and the error
     says it holds YAML."""

@@ -993,6 +993,15 @@ RAW: list[Raw] = [
     Raw("duplicate key JSON (fast path)", "snap.json", NODE_DUP_JSON,
         "Node m (snap.json:1, document 1, field metadata.name): duplicate key 'name': first at "
         "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
+    # a duplicate key followed by a syntax error: the syntax error, as kubectl's decoder reads
+    # the whole text before the keys (it was an internal error, exit 70); x is on line 3, after
+    # ' "name": "m"}} ' (15 characters); a comma with nothing after it, at column 15
+    Raw("duplicate key JSON, then text after the document", "snap.json", NODE_DUP_JSON + b" x",
+        "snap.json:3, document 1: invalid JSON: Extra data (line 3, column 16)"),
+    Raw("duplicate key JSON, then a comma without a key", "snap.json",
+        NODE_DUP_JSON[:-1] + b",}",
+        "snap.json:3, document 1: invalid JSON: Expecting property name enclosed in double "
+        "quotes (line 3, column 15)"),
     Raw("duplicate key JSON (safe path: nested too deep for the fast one)", "snap.json",
         b"\n" + NODE_DUP_JSON[:-1] + b', "x": ' + DEEP + b"}",
         "Node m (snap.json:2, document 1, field metadata.name): duplicate key 'name': first at "

@@ -170,9 +170,12 @@ def _parse_json(
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     data = _slow_path_bytes(name, data, "JSON", explicit)
     try:
-        obj = duplicate_keys.loads(data)
-    except duplicate_keys.DuplicateKey as dup:
-        raise _duplicate(name, json.loads(data), dup, line) from None
+        try:
+            obj = duplicate_keys.loads(data)
+        except duplicate_keys.DuplicateKey as dup:
+            # the key is met before the end of the text: a syntax error after it comes first,
+            # as in Go's decoder, which checks the whole text before it decodes
+            raise _duplicate(name, json.loads(data), dup, line) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:

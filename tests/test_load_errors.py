@@ -1080,17 +1080,24 @@ def test_yaml_syntax_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             "(line 4, column 1)") == _error(["b.yaml"])
 
 
-def test_yaml_control_character_names_the_file_and_document(
+def test_yaml_control_character_names_the_file_and_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """libyaml's reader refuses a control character (BEL, 0x07, in a value on line 2) with an
-    error that carries no line mark (PyYAML's ReaderError, not a MarkedYAMLError); the error
-    still names the file and the document to fix, then libyaml's reason. (PyYAML appends a
-    second line, the character's offset in "<unicode string>": not pinned here.)"""
+    """libyaml's reader refuses a control character (BEL, 0x07) with an error that carries no
+    line mark (PyYAML's ReaderError, not a MarkedYAMLError) and a second line giving its offset
+    in "<unicode string>" (in bytes, from libyaml). The error is one line naming the file, the
+    line and the column to fix: in "x: a<BEL>b" on line 2 the BEL is column 5; in
+    "x: \u00e9\u00e9a<BEL>b" on line 4 (the second document) column 7, counted in characters
+    (bytes would say 9). No
+    document is named: the reader checks text ahead of the parser, which is still in the
+    first document when the second one's BEL is refused."""
     monkeypatch.chdir(tmp_path)
+    why = "invalid YAML: unacceptable character #x0007: control characters are not allowed"
     (tmp_path / "snap.yaml").write_bytes(b"kind: Node\nx: a\x07b\n")
-    assert ("snap.yaml, document 1: invalid YAML: unacceptable character #x0007: control "
-            "characters are not allowed") == _error(["snap.yaml"]).split("\n")[0]
+    assert f"snap.yaml:2: {why} (line 2, column 5)" == _error(["snap.yaml"])
+    (tmp_path / "two.yaml").write_bytes(
+        b"kind: Node\n---\nkind: Node\nx: \xc3\xa9\xc3\xa9a\x07b\n")
+    assert f"two.yaml:4: {why} (line 4, column 7)" == _error(["two.yaml"])
 
 
 def test_json_on_stdin_or_in_a_yaml_file_is_read_as_json(tmp_path: Path,

@@ -64,6 +64,8 @@ def yaml_error(
 ) -> InputError:
     """PyYAML's error as one line: the problem, where it is, and a tab named as such (its
     place then carries the file:line)."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        return _reader_error(exc, file, text)
     if not isinstance(exc, yaml.MarkedYAMLError):
         return InputError(f"invalid YAML: {exc}", Source(file, document))
     problem = exc.problem or exc.context or "invalid YAML"
@@ -82,6 +84,22 @@ def yaml_error(
             f"invalid YAML: {tab} {where}", Source(file, document, line=mark.line + 1)
         )
     return InputError(f"invalid YAML: {problem} {where}", Source(file, document))
+
+
+def _reader_error(exc: yaml.reader.ReaderError, file: str, text: str | None) -> InputError:
+    """A character YAML does not allow (a control character), in one line with its place.
+    PyYAML's own text gives an offset on a second line, in characters or (libyaml) bytes; the
+    reader stops at the first such character, so its first occurrence in the text is the one.
+    No document is named: the reader checks text ahead of the parser, so the document being
+    parsed need not be the one holding the character."""
+    problem = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
+    at = -1 if text is None or type(exc.character) is not int else text.find(chr(exc.character))
+    if at < 0:
+        return InputError(f"invalid YAML: {problem}", Source(file))
+    line = text.count("\n", 0, at) + 1  # type: ignore[union-attr]
+    column = at - text.rfind("\n", 0, at)  # type: ignore[union-attr]
+    return InputError(f"invalid YAML: {problem} (line {line}, column {column})",
+                      Source(file, line=line))
 
 
 # YAML 1.1 tag -> what a value of it is, in the input's words

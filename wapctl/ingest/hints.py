@@ -92,12 +92,15 @@ def _reader_error(exc: yaml.reader.ReaderError, file: str, text: str | None) -> 
     reader stops at the first such character, so its first occurrence in the text is the one.
     No document is named: the reader checks text ahead of the parser, so the document being
     parsed need not be the one holding the character."""
-    problem = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
-    at = -1 if text is None or type(exc.character) is not int else text.find(chr(exc.character))
-    if at < 0:
+    char = exc.character
+    if type(char) is not int:  # a byte that is not UTF-8 (wapctl decodes the text first)
+        return InputError(f"invalid YAML: {str(exc).splitlines()[0]}", Source(file))
+    problem = f"unacceptable character #x{char:04x}: {exc.reason}"
+    at = -1 if text is None else text.find(chr(char))
+    if text is None or at < 0:
         return InputError(f"invalid YAML: {problem}", Source(file))
-    line = text.count("\n", 0, at) + 1  # type: ignore[union-attr]
-    column = at - text.rfind("\n", 0, at)  # type: ignore[union-attr]
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
     return InputError(f"invalid YAML: {problem} (line {line}, column {column})",
                       Source(file, line=line))
 

@@ -77,3 +77,38 @@ def test_the_json_keeps_every_whole_message(tmp_path: Path) -> None:
     assert [f"Pod batch/report-{i} keeps priority 500: {MEDIUM}" for i in range(3)] + [
         f"Pod web/frontend-0 keeps priority 100: {LOW}"] == [
         x["message"] for x in doc["keptOldPriority"]]
+
+
+def test_only_running_pods_are_listed_as_keeping_the_old_value(tmp_path: Path) -> None:
+    """The section lists *running* pods (drift.kept_old_values): a pod waiting for a node, one
+    that has finished and one being deleted also name `medium` at 500, but none of them holds a
+    node at that value, so a user reading "Running pods that keep the old priority" sees only
+    report-0. Hand-worked: medium 500 -> 800, report-0 Running on n1 keeps 500; queued-0
+    (Pending, no node), done-0 (Succeeded on n1) and leaving-0 (Running on n1 with a
+    deletionTimestamp) are left out."""
+    others = (
+        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: queued-0, namespace: batch}\n"
+        "  spec: {priorityClassName: medium, priority: 500, containers: [{name: c}]}\n"
+        "  status: {phase: Pending}\n"
+        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: done-0, namespace: batch}\n"
+        "  spec: {nodeName: n1, priorityClassName: medium, priority: 500,\n"
+        "         containers: [{name: c}]}\n"
+        "  status: {phase: Succeeded}\n"
+        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: leaving-0, namespace: batch,\n"
+        "    deletionTimestamp: '2026-01-01T00:00:00Z'}\n"
+        "  spec: {nodeName: n1, priorityClassName: medium, priority: 500,\n"
+        "         containers: [{name: c}]}\n"
+        "  status: {phase: Running}\n"
+    )
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER.split("- apiVersion: v1\n  kind: Pod")[0]
+                       + _POD % ("report-0", "batch", "medium", 500) + others)
+    change = tmp_path / "change.yaml"
+    change.write_text("{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, "
+                      "metadata: {name: medium}, value: 800}\n")
+    result = CliRunner().invoke(app, ["audit", str(cluster), "--change", str(change),
+                                      "-o", "json"])
+    assert 0 == result.exit_code, result.output
+    doc = json.loads(result.stdout)
+    assert (["Pod batch/report-0"], 1) == (
+        [x["object"] for x in doc["keptOldPriority"]], doc["summary"]["keptOldPriority"])

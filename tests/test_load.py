@@ -685,6 +685,20 @@ def test_a_null_key_in_resources_requests_nothing(tmp_path: Path) -> None:
     assert dict(build(tmp_path, p).pods["default/p"].requests) == {"cpu": 1000}
 
 
+def test_a_resources_key_in_other_case_requests_nothing(tmp_path: Path) -> None:
+    """Field names are case-sensitive: a container's ``RESOURCES`` (a mistyped key, which the
+    API server drops as unknown) is not its ``resources``, so its amounts are not requested
+    and do not replace the container's real requests -- the same pod read from YAML (kept
+    whole) or from JSON (cut to the known fields) requests the same. Hand-worked: container
+    a has only ``RESOURCES`` (0 cpu), b requests 1 cpu beside ``RESOURCES`` of 5 cpu and 1Gi
+    -> the pod requests 1 cpu (1000m) and no memory, not 7000m and 1Gi."""
+    p = pod("p", containers=[
+        {"name": "a", "RESOURCES": {"requests": {"cpu": "2"}}},
+        {"name": "b", "resources": {"requests": {"cpu": "1"}},
+         "RESOURCES": {"requests": {"cpu": "5", "memory": "1Gi"}}}])
+    assert dict(build(tmp_path, p).pods["default/p"].requests) == {"cpu": 1000}
+
+
 def test_containers_alike_share_one_reading_but_not_across_types(tmp_path: Path) -> None:
     """Quantities already read are remembered per process (fields.AMOUNTS); a lookalike with
     other value types is still read on its own: an unquoted YAML number is an amount

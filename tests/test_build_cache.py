@@ -829,3 +829,60 @@ def test_an_ignored_document_replaced_in_place_is_counted_once() -> None:
     cache = ingest.BuildCache()
     ingest.build_snapshot(docs, reuse=cache)
     assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_pods_read_again_stay_in_their_own_pod_group() -> None:
+    """Pods alike in all but the PodGroup they name (v1alpha2 ``spec.schedulingGroup
+    .podGroupName``) do not resolve alike when they are read again from memory -- here in a
+    second build (audit's, after a change) with one pod document added, so each known pod is
+    read again on its own. Hand-worked: PodGroups ml/pg-x (class high, 1000) and ml/pg-y
+    (class low, 10) of Workload ml/wl-new; x-1 names pg-x, y-1 names pg-y, neither carries a
+    priority or class of its own, so each takes its group's priority (no divergence): x-1 in
+    ml/wl-new/pg-x with 1000, y-1 in ml/wl-new/pg-y with 10; c-1 (new) none, 0 (no
+    globalDefault); and the build is the build from scratch."""
+    def doc(line: int, obj: dict[str, Any]) -> ingest.Document:
+        return ingest.Document(Source("pg.yaml", line), obj)
+
+    docs = [doc(1, _class("high", 1000, False, False)), doc(2, _class("low", 10, False, False)),
+            doc(3, _workload_v2("low")), doc(4, _pod_group("pg-x", "high", None)),
+            doc(5, _pod_group("pg-y", "low", None)),
+            doc(6, _pod_doc("x-1", "ml", None, None, False, ("PodGroup", "pg-x"), None)),
+            doc(7, _pod_doc("y-1", "ml", None, None, False, ("PodGroup", "pg-y"), None))]
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
+    expected = {"ml/x-1": ("ml/wl-new/pg-x", 1000), "ml/y-1": ("ml/wl-new/pg-y", 10)}
+    assert {k: (p.group_key, p.priority) for k, p in before.pods.items()} == expected
+    after = [*docs, doc(8, _pod_doc("c-1", "ml", None, None, False, None, None))]
+    snap = ingest.build_snapshot(after, reuse=cache)
+    assert {k: (p.group_key, p.priority) for k, p in snap.pods.items()} == {
+        **expected, "ml/c-1": (None, 0)}
+    assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_pods_read_again_keep_their_own_preemption_policy() -> None:
+    """Pods alike in all but ``spec.preemptionPolicy`` do not resolve alike when they are
+    read again from memory (a second build, audit's, with one pod document added): a pod that
+    says Never must not preempt, whatever a pod of the same class read before it says.
+    Hand-worked: class mid (100, PreemptLowerPriority); p-1 names mid alone, p-2 names mid and
+    preemptionPolicy Never, p-3 names mid alone again: p-1 and p-3 PreemptLowerPriority,
+    p-2 Never (own and effective), all priority 100; c-1 (new) none: 0, PreemptLowerPriority;
+    and the build is the build from scratch."""
+    def doc(line: int, obj: dict[str, Any]) -> ingest.Document:
+        return ingest.Document(Source("p.yaml", line), obj)
+
+    docs = [doc(1, _class("mid", 100, False, False)),
+            *(doc(2 + i, _pod_doc(f"p-{i + 1}", "ml", None, "mid", never, None, None))
+              for i, never in enumerate((False, True, False)))]
+    lower = ("PreemptLowerPriority", "PreemptLowerPriority", 100)
+    never = ("Never", "Never", 100)
+    expected = {"ml/p-1": lower, "ml/p-2": never, "ml/p-3": lower}
+    cache = ingest.BuildCache()
+    before = ingest.build_snapshot(docs, reuse=cache)
+    assert {k: (p.preemption_policy, p.own_preemption_policy, p.priority)
+            for k, p in before.pods.items()} == expected
+    after = [*docs, doc(5, _pod_doc("c-1", "ml", None, None, False, None, None))]
+    snap = ingest.build_snapshot(after, reuse=cache)
+    assert {k: (p.preemption_policy, p.own_preemption_policy, p.priority)
+            for k, p in snap.pods.items()} == {
+        **expected, "ml/c-1": ("PreemptLowerPriority", "PreemptLowerPriority", 0)}
+    assert _exactly(after, cache) == _exactly(after, None)

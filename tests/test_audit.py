@@ -714,6 +714,24 @@ def test_change_from_stdin() -> None:
     assert (1, True) == (result.exit_code, json.loads(result.stdout)["risky"])
 
 
+def test_a_class_exported_with_annotations_is_unchanged(tmp_path: Path) -> None:
+    """A user exports a PriorityClass with `kubectl get pc low -o json`, which adds annotations
+    (kubectl's last-applied-configuration), and audits it against a JSON List snapshot holding
+    the same class without them. wapctl reads no annotation of a class, so nothing changed:
+    the class is listed as unchanged, the summary counts 0 changes, exit 0."""
+    snapshot = tmp_path / "snap.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                    "items": [pclass("low", 1000)]}))
+    annotated = pclass("low", 1000)
+    annotated["metadata"]["annotations"] = {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(pclass("low", 1000))}
+    change = tmp_path / "low.json"
+    change.write_text(json.dumps(annotated))
+    code, d = audit_json(snapshot, "--change", change)
+    assert (0, [("unchanged", "PriorityClass", "low")], 0) == (
+        code, [(c["action"], c["kind"], c["name"]) for c in d["changes"]], d["summary"]["changes"])
+
+
 def test_same_objects_in_another_order_give_identical_json(tmp_path: Path) -> None:
     """Snapshot and change split and ordered differently: byte-identical JSON."""
     items = yaml.safe_load(CLUSTER.read_text())["items"]

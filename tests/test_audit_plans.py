@@ -193,6 +193,34 @@ def test_derive_refuses_other_nodes_and_other_pods():
                                            acc.nodes[0].requested)
 
 
+def test_derived_accounting_plans_with_the_new_priorities_not_the_old_index():
+    """An accounting derived for a priority change plans with the new priorities from its
+    second plan on, when the victim-unit index comes into play: the index the old accounting
+    kept (built at its second plan from the old pods) is not carried over. Hand-worked: v (1
+    cpu of n1's 2) is below p (priority 100) before and is its victim; raised to 1000 it is no
+    longer a candidate, and p (2 cpu) cannot fit: Unschedulable, as a plan without an
+    accounting says."""
+    v = pod("v", cpu="1", prio=1, node="n1")
+    old = snapshot(nodes=[node("n1", cpu="2")], pods=[v, pod("p", cpu="2", prio=100)])
+    acc = Accounting(old)
+    (before,) = pending_preemptors(old)
+    for _ in range(2):  # the second plan builds and keeps the old accounting's unit index
+        assert ("RequiresPreemption", ["default/v"]) == _status_victims(
+            plan(old, before, state=acc))
+    higher = struct_replace(v, priority=1000, preemption_priority=1000)
+    new = replace(old, pods={**old.pods, v.key: higher})
+    derived = acc.derive(old, new)
+    assert derived is not None
+    (after,) = pending_preemptors(new)
+    for _ in range(2):  # the second plan reads the derived accounting's unit index
+        assert ("Unschedulable", []) == _status_victims(plan(new, after, state=derived))
+    assert ("Unschedulable", []) == _status_victims(plan(new, after))
+
+
+def _status_victims(p: Plan) -> tuple[str, list[str]]:
+    return p.status, [victim.pod for victim in p.victims]
+
+
 # ---- plan_changes: the plans of both sides, as planned one by one from scratch -------------
 
 

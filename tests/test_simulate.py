@@ -254,6 +254,23 @@ def test_unschedulable_is_parked_not_retried():
     assert "Parked" == result.final.preemptors[0].state
 
 
+def test_a_preemptor_waiting_for_its_victims_is_left_waiting_at_the_step_limit():
+    """A replay stopped by the step bound while the preemptor waits for the victim it made
+    terminating lists it as Waiting (not Parked, not Queued): a user reads from the final
+    state that it will bind once the victim is gone, not that it is stuck."""
+    snap = snapshot(nodes=[node("n1", cpu="2")], pods=[
+        pod("v", cpu="2", prio=1, node="n1", start=1), pod("p", cpu="2", prio=100)])
+    result = simulate(snap, max_steps=2)
+    assert [
+        (1, RP, "default/p", ("default/v",), ("n1",), (), ()),
+        (2, WFT, "default/p", (), ("n1",), (), ()),
+    ] == trace(result)
+    assert (False, True, None) == outcome(result)
+    assert [("default/p", 1, "Waiting", WFT)] == [
+        (p.unit.name, p.pods, p.state, p.last_status) for p in result.final.preemptors]
+    assert "Waiting" == simulation_to_dict(result)["final"]["preemptors"][0]["state"]
+
+
 def test_queue_order_is_priority_then_creation_time_then_name():
     """Equal priority goes by creation time, then name; higher priority first."""
     snap = snapshot(nodes=[node("n1", cpu="8")], pods=[

@@ -995,13 +995,14 @@ RAW: list[Raw] = [
         "snap.json:2, again at snap.json:3 (kubectl refuses duplicate keys)"),
     # a duplicate key followed by a syntax error: the syntax error, as kubectl's decoder reads
     # the whole text before the keys (it was an internal error, exit 70); x is on line 3, after
-    # ' "name": "m"}} ' (15 characters); a comma with nothing after it, at column 15
+    # ' "name": "m"}} ' (15 characters); a number where a key belongs, after ' "name": "m"}, '
+    # (15 characters: column 16; not a trailing comma, which Python 3.13 words differently)
     Raw("duplicate key JSON, then text after the document", "snap.json", NODE_DUP_JSON + b" x",
         "snap.json:3, document 1: invalid JSON: Extra data (line 3, column 16)"),
-    Raw("duplicate key JSON, then a comma without a key", "snap.json",
-        NODE_DUP_JSON[:-1] + b",}",
+    Raw("duplicate key JSON, then a number for a key", "snap.json",
+        NODE_DUP_JSON[:-1] + b", 1}",
         "snap.json:3, document 1: invalid JSON: Expecting property name enclosed in double "
-        "quotes (line 3, column 15)"),
+        "quotes (line 3, column 16)"),
     Raw("duplicate key JSON (safe path: nested too deep for the fast one)", "snap.json",
         b"\n" + NODE_DUP_JSON[:-1] + b', "x": ' + DEEP + b"}",
         "Node m (snap.json:2, document 1, field metadata.name): duplicate key 'name': first at "

@@ -685,6 +685,62 @@ def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scop
     assert f"100/1000 [{member}]   web/cheap-0" in table
 
 
+def test_a_cluster_violation_naming_a_recreated_class_only_for_preemption_is_reported(
+        tmp_path: Path) -> None:
+    """The manifests re-create PriorityClass protect (200 -> 50). The cluster's Workload
+    batch/train names it only as preemptionPriorityClassName (scheduling class low = 100), so
+    its pod group now preempts at 50 < 100: a KEP-5710 violation the manifests cause. Its
+    preemption class alone puts it in scope: it is reported (exit 1), not counted outside.
+    No cycle: 100/50 holds one unit and web/cheap-0 (50/50) cannot preempt back (50 > 50
+    is false)."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(_PREEMPTION_CLASS_CLUSTER)
+    change = tmp_path / "recreate-protect.yaml"
+    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                      "metadata: {name: protect}\nvalue: 50\n")
+    code, doc = check_json(change, "--cluster", cluster)
+    assert (1, 0, 1, 0) == (code, doc["summary"]["cycles"], doc["summary"]["violations"],
+                            doc["summary"]["outsideManifests"]["violations"])
+    [v] = doc["violations"]
+    assert ("low", "protect") == (v["priorityClassName"], v["preemptionPriorityClassName"])
+
+
+def test_a_pod_naming_another_class_than_its_group_s_points_at_its_class_field() -> None:
+    """A pod of a v1alpha1 Workload's group (class high = 2000) that names class low (10) and
+    writes no spec.priority: its own priority comes from the class, so the
+    podgroup-priority-divergence finding points at spec.priorityClassName, the field to
+    change (with spec.priority written, at spec.priority: test_drift_fixture_findings)."""
+    text = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 10}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 2000}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", pods: "9"}}}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: agent, namespace: ops}
+  spec:
+    priorityClassName: high
+    podGroups:
+    - name: main
+      policy: {basic: {}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: agent-0, namespace: ops}
+  spec:
+    nodeName: n1
+    workloadRef: {name: agent, podGroup: main}
+    priorityClassName: low
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"""
+    result = run("check-cycles", "-", "-o", "json", input=text)
+    doc = json.loads(result.stdout)
+    assert (1, [("podgroup-priority-divergence", "Pod ops/agent-0", "spec.priorityClassName")]
+            ) == (result.exit_code, [(x["rule"], x["object"], x["field"]) for x in doc["findings"]])
+
+
 @pytest.mark.parametrize(
     ("body", "line"),
     [

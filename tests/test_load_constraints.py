@@ -86,6 +86,18 @@ def test_spread_keeps_do_not_schedule_with_defaults() -> None:
             second.selector) == (3, "Ignore", "Honor", None)
 
 
+def test_spread_without_label_selector_stays_empty_handed() -> None:
+    """A DoNotSchedule spread constraint with matchLabelKeys but no labelSelector loads (the
+    pod has the listed label) and keeps no selector: a nil selector matches nothing, and
+    upstream merges the pod's values into it only when it exists (the scheduler's merge into
+    labels.Nothing() stays Nothing), so the keys do not make it count the pod's siblings."""
+    p = _pod("p", labels={"ver": "v1"}, topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+         "matchLabelKeys": ["ver"]}])
+    (c,) = _build(p).pods["prod/p"].spread_constraints
+    assert (c.topology_key, c.max_skew, c.selector) == ("zone", 1, None)
+
+
 def test_spread_match_label_keys_keep_the_selector_s_match_expressions() -> None:
     """matchLabelKeys add the pod's own values to the labelSelector's matchLabels; the user
     relies on the matchExpressions they wrote still applying (upstream ANDs the keys into the

@@ -1101,6 +1101,18 @@ def test_yaml_control_character_names_the_file_and_line(
     assert f"two.yaml:4: {why} (line 4, column 7)" == _error(["two.yaml"])
 
 
+def test_yaml_second_control_character_is_not_the_one_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file with the same control character twice (a BEL on line 2, column 5 and another on
+    line 3, column 8): the reader stops at the first, so the error names line 2, column 5 --
+    the user fixes that one first, not the last one in the file."""
+    monkeypatch.chdir(tmp_path)
+    why = "invalid YAML: unacceptable character #x0007: control characters are not allowed"
+    (tmp_path / "snap.yaml").write_bytes(b"kind: Node\nx: a\x07b\ny: cdef\x07g\n")
+    assert f"snap.yaml:2: {why} (line 2, column 5)" == _error(["snap.yaml"])
+
+
 def test_json_on_stdin_or_in_a_yaml_file_is_read_as_json(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Text that starts as JSON does (``{``) is read by the JSON reader whatever its name:

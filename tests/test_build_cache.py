@@ -22,7 +22,7 @@ import yaml
 from wapctl import ingest
 from wapctl.errors import InputError
 from wapctl.ingest import assemble, rebuild
-from wapctl.model import Pod, PodGroup, Workload
+from wapctl.model import LoadWarning, Pod, PodGroup, Workload
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = sorted(
@@ -886,3 +886,14 @@ def test_pods_read_again_keep_their_own_preemption_policy() -> None:
             for k, p in snap.pods.items()} == {
         **expected, "ml/c-1": ("PreemptLowerPriority", "PreemptLowerPriority", 0)}
     assert _exactly(after, cache) == _exactly(after, None)
+
+
+def test_a_first_build_with_the_cache_keeps_the_readers_warnings() -> None:
+    """What the reader could not list but the run survives (``Documents.warnings``, e.g. a
+    live read's NamespacesUnreadable) is in the snapshot ``build_snapshot`` gives with a fresh
+    cache (the ordinary build, nothing learnt yet), as in one built without a cache."""
+    docs = ingest.read_documents([str(ROOT / "fixtures" / "plan" / "preemption-priority.yaml")])
+    unreadable = LoadWarning("NamespacesUnreadable", "Namespace", None, "403 Forbidden")
+    docs.warnings = (unreadable,)
+    assert unreadable in ingest.build_snapshot(docs).warnings
+    assert unreadable in ingest.build_snapshot(docs, reuse=ingest.BuildCache()).warnings

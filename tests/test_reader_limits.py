@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -152,3 +153,13 @@ def test_a_changed_default_pod_count_is_the_one_applied(
     monkeypatch.setattr(limits, "DEFAULT_NODE_PODS", 7)
     snap = ingest.build_snapshot(ingest.read_documents([str(path)]))
     assert snap.nodes["n1"].allocatable["pods"] == 7
+
+
+def test_explicit_limit_lets_yaml_on_stdin_past_the_general_limit(small_limits: None) -> None:
+    """A user who pipes YAML into `-` with --max-input-size raises the limit for it as for a
+    file: 40 node documents (~5 KiB, over the 2 KiB general limit PyYAML's reader gets by
+    default) are all read under a 1 MiB explicit limit, not refused by the general one."""
+    text = "\n---\n".join(json.dumps(n) for n in _list(40)["items"]).encode()
+    assert len(text) > 2048
+    docs = ingest.read_documents(["-"], max_input_size=1 << 20, stdin=io.BytesIO(text))
+    assert [f"n{i}" for i in range(40)] == [d.obj["metadata"]["name"] for d in docs]

@@ -174,6 +174,9 @@ EXPRESSION_CASES = [
     (req("offset", "Lt", "-300"), False),
     (req("offset", "Gt", "-9223372036854775808"), True),
     (req("cores", "Lt", "9223372036854775808"), False),
+    # one below int64's minimum does not parse: the requirement is invalid and never matches
+    # (offset -200 would be Gt it)
+    (req("offset", "Gt", "-9223372036854775809"), False),
 ]
 
 
@@ -185,7 +188,7 @@ EXPRESSION_CASES = [
          "gt", "gt-equal", "lt", "lt-equal", "gt-non-integer-label", "gt-missing-label",
          "gt-invalid-value", "gt-two-values", "in-no-values", "exists-with-values",
          "unknown-operator", "gt-negative", "lt-negative", "lt-negative-miss",
-         "gt-int64-min", "lt-beyond-int64"],
+         "gt-int64-min", "lt-beyond-int64", "gt-below-int64-min"],
 )
 def test_node_affinity_expressions(expression, expected):
     """Each node-selector operator, including invalid requirements (which never match)."""

@@ -658,6 +658,17 @@ _PREEMPTION_CLASS_TEMPLATE_CLUSTER = _PREEMPTION_CLASS_CLUSTER.replace(
     "    podGroupTemplates:\n    - name: workers\n      schedulingPolicy:")
 
 
+def _recreate_protect(tmp_path: Path, cluster_text: str, value: int) -> tuple[int, Any]:
+    """check-cycles --cluster (``cluster_text``) on manifests re-creating PriorityClass
+    protect with ``value``: (exit code, JSON document)."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(cluster_text)
+    change = tmp_path / "recreate-protect.yaml"
+    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                      f"metadata: {{name: protect}}\nvalue: {value}\n")
+    return check_json(change, "--cluster", cluster)
+
+
 @pytest.mark.parametrize(("text", "member"), [
     (_PREEMPTION_CLASS_CLUSTER, "batch/train/workers"),
     (_PREEMPTION_CLASS_TEMPLATE_CLUSTER, "Workload batch/train/workers"),
@@ -672,16 +683,12 @@ def test_a_cluster_group_naming_a_recreated_class_only_for_preemption_is_in_scop
     new victim. No cycle (50 < 1000) and no violation (1000 >= 100): exit 0. (Issue 30: with
     the group's preemption class ignored in graph.in_scope, newVictims is empty; the
     template's was ignored until a sample's survivor led to it.)"""
-    cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(text)
-    change = tmp_path / "recreate-protect.yaml"
-    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
-                      "metadata: {name: protect}\nvalue: 1000\n")
-    code, doc = check_json(change, "--cluster", cluster)
+    code, doc = _recreate_protect(tmp_path, text, 1000)
     assert 0 == code
     assert [("100/1000", [member], ["web/cheap-0"])] == [
         (x["profile"], x["members"], x["victims"]) for x in doc["newVictims"]]
-    table = run("check-cycles", change, "--cluster", cluster).stdout
+    table = run("check-cycles", tmp_path / "recreate-protect.yaml", "--cluster",
+                tmp_path / "cluster.yaml").stdout
     assert f"100/1000 [{member}]   web/cheap-0" in table
 
 
@@ -693,12 +700,7 @@ def test_a_cluster_violation_naming_a_recreated_class_only_for_preemption_is_rep
     preemption class alone puts it in scope: it is reported (exit 1), not counted outside.
     No cycle: 100/50 holds one unit and web/cheap-0 (50/50) cannot preempt back (50 > 50
     is false)."""
-    cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(_PREEMPTION_CLASS_CLUSTER)
-    change = tmp_path / "recreate-protect.yaml"
-    change.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
-                      "metadata: {name: protect}\nvalue: 50\n")
-    code, doc = check_json(change, "--cluster", cluster)
+    code, doc = _recreate_protect(tmp_path, _PREEMPTION_CLASS_CLUSTER, 50)
     assert (1, 0, 1, 0) == (code, doc["summary"]["cycles"], doc["summary"]["violations"],
                             doc["summary"]["outsideManifests"]["violations"])
     [v] = doc["violations"]

@@ -1113,6 +1113,21 @@ def test_yaml_second_control_character_is_not_the_one_named(
     assert f"snap.yaml:2: {why} (line 2, column 5)" == _error(["snap.yaml"])
 
 
+def test_yaml_control_character_line_counts_every_line_break_yaml_knows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """YAML ends a line at CR LF, LF, a lone CR (old Mac files), NEL (U+0085), LS (U+2028)
+    and PS (U+2029) alike, and so must the control character's place: in each file below the
+    BEL follows "y: ab" on line 3 (two breaks before it, of the kind named), so column 6."""
+    monkeypatch.chdir(tmp_path)
+    why = "invalid YAML: unacceptable character #x0007: control characters are not allowed"
+    for label, brk in {"crlf": b"\r\n", "cr": b"\r", "nel": "\u0085".encode(),
+                       "ls": "\u2028".encode(), "ps": "\u2029".encode()}.items():
+        (tmp_path / f"{label}.yaml").write_bytes(b"kind: Node" + brk + b"x: 1" + brk
+                                                 + b"y: ab\x07c\n")
+        assert f"{label}.yaml:3: {why} (line 3, column 6)" == _error([f"{label}.yaml"]), label
+
+
 def test_json_on_stdin_or_in_a_yaml_file_is_read_as_json(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Text that starts as JSON does (``{``) is read by the JSON reader whatever its name:

@@ -63,6 +63,18 @@ def test_tab_after_a_dash_on_a_line_a_carriage_return_starts(tmp_path: Path) -> 
                "(use spaces) (line 2, column 3)\n") == _validate(path)
 
 
+@pytest.mark.parametrize("brk", ["\r", "\u0085", "\u2028", "\u2029"],
+                         ids=["cr", "nel", "ls", "ps"])
+def test_tab_indenting_after_any_yaml_line_break_names_the_tab(tmp_path: Path, brk: str) -> None:
+    """libyaml ends a line at a lone CR, NEL, LS or PS as at a line feed: in
+    "a: 1<break>b:<break><tab>c: 2" the tab starts line 3, so it indents (column 1) and the
+    error names the tab and that line, as it does for a file with line feeds."""
+    path = tmp_path / "map.yaml"
+    path.write_bytes(f"a: 1{brk}b:{brk}\tc: 2\n".encode())
+    assert (2, f"error: {path}:3, document 1: invalid YAML: a tab cannot indent YAML "
+               "(indent with spaces) (line 3, column 1)\n") == _validate(path)
+
+
 def test_json_file_holding_yaml_says_it_looks_like_yaml(tmp_path: Path) -> None:
     """A .json file is read as JSON only: YAML in it fails at line 1, column 1 and the error
     says it holds YAML."""

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -30,6 +31,8 @@ from wapctl.errors import InputError, Source
 HINT_MAX = 16 << 20  # larger inputs that fail as JSON are not parsed again as YAML for a hint
 _NO_TOKEN = "found character that cannot start any token"
 _TAB_INDENT = "found a tab character that violates indentation"
+# where YAML (libyaml and PyYAML alike) ends a line: CR LF, LF, a lone CR, NEL, LS, PS
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
 def tab_problem(problem: str, text: str | None, line: int, column: int) -> str | None:
@@ -39,7 +42,7 @@ def tab_problem(problem: str, text: str | None, line: int, column: int) -> str |
         return "a tab cannot indent YAML (indent with spaces)"
     if problem != _NO_TOKEN or text is None:
         return None
-    lines = text.split("\n", line + 1)
+    lines = _LINE_BREAK.split(text, line + 1)
     if line >= len(lines) or column >= len(lines[line]) or lines[line][column] != "\t":
         return None
     if lines[line][:column].strip(" \t") == "":
@@ -99,8 +102,9 @@ def _reader_error(exc: yaml.reader.ReaderError, file: str, text: str | None) -> 
     at = -1 if text is None else text.find(chr(char))
     if text is None or at < 0:
         return InputError(f"invalid YAML: {problem}", Source(file))
-    line = text.count("\n", 0, at) + 1
-    column = at - text.rfind("\n", 0, at)
+    breaks = [m.end() for m in _LINE_BREAK.finditer(text, 0, at)]
+    line = len(breaks) + 1
+    column = at - (breaks[-1] if breaks else 0) + 1
     return InputError(f"invalid YAML: {problem} (line {line}, column {column})",
                       Source(file, line=line))
 

@@ -454,6 +454,45 @@ def test_three_member_cycle_is_found_past_an_already_reached_victim():
             ("default/s-0", "default/s-1")] == [m.pods for m in cycle.members]
 
 
+def test_a_cycle_names_a_pod_on_its_own_even_after_it_left_the_cluster():
+    """A pod without a pod group is a cycle member of its own: kind ``Pod``, its own name, no
+    workload, its own scheduling and preemption priorities and the pod itself as the pod that
+    took part -- also when, without requeue, it has finished and left the cluster before the
+    cycle closes (the report still names it from the snapshot). Hand-worked on one 1-cpu node
+    holding g-0 (basic workload G, 300 / 300): pod a (1000 / 100) takes g-0 (step 1, a -> G),
+    waits (2) and binds (3); pod h (500 / 100) takes a (4, h -> a), waits (5) and binds when a
+    finishes (6: a is gone for good); g-1 (300) takes h (7, G -> h), which closes
+    a -> G -> h -> a, started at its oldest edge (step 1)."""
+    g = basic("g", prio=300)
+    snap = snapshot(nodes=[node("n1", cpu="1")], groups=[g], pods=[
+        member(g, "g-0", cpu="1", node="n1", start=1),
+        pod("a", cpu="1", prio=1000, preempt_prio=100, created=2),
+        pod("h", cpu="1", prio=500, preempt_prio=100, created=3),
+        member(g, "g-1", cpu="1", created=4)])
+    result = simulate(snap, requeue=False)
+    assert [
+        (1, RP, "default/a", ("default/g-0",), ("n1",), (), ()),
+        (2, WFT, "default/a", (), ("n1",), (), ()),
+        (3, BOUND, "default/a", (), ("n1",), ("default/g-0",), ()),
+        (4, RP, "default/h", ("default/a",), ("n1",), (), ()),
+        (5, WFT, "default/h", (), ("n1",), (), ()),
+        (6, BOUND, "default/h", (), ("n1",), ("default/a",), ()),
+        (7, RP, "default/g-1", ("default/h",), ("n1",), (), ()),
+    ] == trace(result)
+    assert "default/a" not in result.snapshot.pods
+    cycle = result.cycle
+    assert cycle is not None
+    assert ("MutualPreemption", (1, 4, 7)) == (cycle.kind, cycle.steps)
+    assert [
+        ("Pod", "default/a", None, 1000, 100, ("default/a",)),
+        ("PodGroup", "default/g/main", "default/g", 300, 300, ("default/g-0", "default/g-1")),
+        ("Pod", "default/h", None, 500, 100, ("default/h",)),
+    ] == [(m.kind, m.name, m.workload, m.priority, m.preemption_priority, m.pods)
+          for m in cycle.members]
+    assert [("default/a", "default/g/main", 1), ("default/g/main", "default/h", 7),
+            ("default/h", "default/a", 4)] == [(e.source, e.target, e.step) for e in cycle.edges]
+
+
 def test_gang_extra_pods_wait_for_room_without_busy_loop():
     """A gang whose minCount is met binds what fits; its extra pod is parked, not retried."""
     g = gang("job", min_count=1, prio=500)

@@ -134,6 +134,33 @@ def test_drift_upwards_names_preemptors_up_to_the_class_s_new_value_and_no_highe
     )
 
 
+def test_drift_counts_the_others_it_does_not_name() -> None:
+    """Hand-worked: class c re-created 100 -> 200 under running pod p (spec.priority 100).
+    Five running pods q0..q4 of class d = 101 (the lowest priority above p's 100) can preempt
+    p now, which they could not at c's value (200). The finding names the first three and
+    says how many it leaves out (5 - 3 = 2): a user reads the count as the size of the
+    problem."""
+    objs = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "c"}, "value": 200},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "d"}, "value": 101},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+         "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 100},
+         "status": {"phase": "Running"}},
+    ]
+    objs += [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"q{i}", "namespace": "n"},
+              "spec": {"nodeName": "x", "priorityClassName": "d"},
+              "status": {"phase": "Running"}} for i in range(5)]
+    docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+    [x] = drift.find(docs, ingest.build_snapshot(docs))
+    assert x.message.endswith(
+        "although they share its class; 5 others (Pod n/q0, Pod n/q1, Pod n/q2 and 2 more) "
+        "with a priority from 101 to 200 can preempt it now, which its class's value would "
+        "not allow"
+    )
+
+
 def test_a_never_pod_group_s_drift_names_no_victims() -> None:
     """A PodGroup's drift finding tells the user whom the group can now preempt; a group whose
     own preemptionPolicy is Never preempts no one, so it must not name victims. Hand-worked:
@@ -971,3 +998,138 @@ def test_findings_of_cluster_objects_naming_a_redefined_class_are_in_scope(
     assert (1, [("kueue-priority-divergence", "Pod t/p"), ("priority-drift", "PodGroup n/pg")],
             0) == (code, [(x["rule"], x["object"]) for x in doc["findings"]],
                    doc["summary"]["outsideManifests"]["findings"])
+
+
+# ---- which cluster members the manifests bring into scope, and which are victims --------------
+
+# v1alpha2: the Workload batch/train (template workers, class low = 100) and its PodGroup
+# object batch/workers (a separate document), one pod of it running; web/cheap-0 (50) runs too
+_V1ALPHA2_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: cheap}, value: 50}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", pods: "9"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: cheap-0, namespace: web}
+  spec:
+    nodeName: n1
+    priorityClassName: cheap
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: train-0, namespace: batch}
+  spec:
+    nodeName: n1
+    priorityClassName: low
+    schedulingGroup: {podGroupName: workers}
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"""
+
+_V1ALPHA2_WORKLOAD = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata: {name: train, namespace: batch}
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: {gang: {minCount: 1}}
+    priorityClassName: low
+"""
+
+_V1ALPHA2_POD_GROUP = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: workers, namespace: batch}
+spec:
+  podGroupTemplateRef:
+    workload: {workloadName: train, podGroupTemplateName: workers}
+  schedulingPolicy: {gang: {minCount: 1}}
+  priorityClassName: low
+  priority: 100
+"""
+
+
+@pytest.mark.parametrize(("in_cluster", "in_manifests"), [
+    (_V1ALPHA2_POD_GROUP, _V1ALPHA2_WORKLOAD),
+    (_V1ALPHA2_WORKLOAD, _V1ALPHA2_POD_GROUP),
+], ids=["manifests-hold-the-workload", "manifests-hold-the-pod-group"])
+def test_a_v1alpha2_pod_group_is_in_scope_through_its_own_or_its_workload_s_document(
+        tmp_path: Path, in_cluster: str, in_manifests: str) -> None:
+    """A v1alpha2 pod group is two documents, the Workload and the PodGroup object; the
+    manifests holding either one of them bring the group batch/train/workers into scope
+    (its class low is the cluster's, so nothing else does). Its profile is 100/100 and the
+    running web/cheap-0 is 50/50: a new victim of the manifests (100 > 50). Exit 0: no cycle,
+    no violation."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(_V1ALPHA2_CLUSTER + "---\n" + in_cluster, encoding="utf-8")
+    manifests = tmp_path / "manifests.yaml"
+    manifests.write_text(in_manifests, encoding="utf-8")
+    code, doc = check_json(manifests, "--cluster", cluster)
+    assert (0, [("100/100", ["batch/train/workers"], ["web/cheap-0"])]) == (code, [
+        (e["profile"], e["members"], e["victims"]) for e in doc["newVictims"]])
+
+
+def test_a_redefined_scheduling_class_brings_a_cluster_pod_group_into_scope(
+        tmp_path: Path) -> None:
+    """The manifests re-create PriorityClass low (same value, 100). The cluster's v1alpha1
+    Workload batch/train names low as its scheduling class (and protect = 200 for preemption):
+    re-defining low moves the group, so batch/train/workers (100/200) is the manifests'
+    member and the running web/cheap-0 (50/50) its new victim (100 > 50). (The preemption
+    class alone bringing it in: issue 30's test above.)"""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(_PREEMPTION_CLASS_CLUSTER, encoding="utf-8")
+    manifests = tmp_path / "low.yaml"
+    manifests.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                         "metadata: {name: low}\nvalue: 100\n", encoding="utf-8")
+    _, doc = check_json(manifests, "--cluster", cluster)
+    assert [("100/200", ["batch/train/workers"], ["web/cheap-0"])] == [
+        (e["profile"], e["members"], e["victims"]) for e in doc["newVictims"]]
+
+
+def test_a_manifest_pod_of_a_cluster_class_is_the_manifests_member(tmp_path: Path) -> None:
+    """SCOPE_CLUSTER with manifests holding a bare (pending) Pod web/new-0 of the cluster's
+    class high = 1000: it comes from the manifests, so it is in scope although its class is
+    not theirs, and it can preempt the running group batch/train/workers (100); web/api-0
+    (1000) is not lower. The cluster's Deployment web/api shares the profile but is not
+    listed: it is not the manifests'."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(SCOPE_CLUSTER, encoding="utf-8")
+    manifests = tmp_path / "pod.yaml"
+    manifests.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: new-0, namespace: web}\n"
+                         "spec:\n  priorityClassName: high\n  containers: [{name: c, image: i}]\n",
+                         encoding="utf-8")
+    _, doc = check_json(manifests, "--cluster", cluster)
+    assert [("1000/1000", ["web/new-0"], ["batch/train/workers"])] == [
+        (e["profile"], e["members"], e["victims"]) for e in doc["newVictims"]]
+
+
+def test_a_cluster_pod_group_with_no_running_pod_is_no_new_victim(tmp_path: Path) -> None:
+    """SCOPE_CLUSTER with the pod group batch/train/workers's only pod pending, and a running
+    pod batch/solo-0 of class low (100): the manifests re-create high, so Deployment web/api
+    and web/api-0 (1000/1000) are theirs, and of the lower running workloads only
+    batch/solo-0 is a victim. A group counts when one of its pods runs; a pending pod does
+    not make it one (nothing of it runs to be preempted)."""
+    pending = SCOPE_CLUSTER.replace(
+        "metadata: {name: train-0, namespace: batch}\nspec:\n  nodeName: n1\n",
+        "metadata: {name: train-0, namespace: batch}\nspec:\n",
+    ).replace("workloadRef: {name: train, podGroup: workers}\n  containers: [{name: c, image: i}]\n"
+              "status: {phase: Running, startTime: \"2026-01-10T08:00:05Z\"}\n",
+              "workloadRef: {name: train, podGroup: workers}\n  containers: [{name: c, image: i}]\n"
+              "status: {phase: Pending}\n")
+    assert pending.count("status: {phase: Pending}") == 1
+    solo = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: solo-0, namespace: batch}\n"
+            "spec:\n  nodeName: n1\n  priorityClassName: low\n  containers: [{name: c, image: i}]\n"
+            "status: {phase: Running}\n")
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(pending + solo, encoding="utf-8")
+    manifests = tmp_path / "high.yaml"
+    manifests.write_text("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                         "metadata: {name: high}\nvalue: 1000\n", encoding="utf-8")
+    _, doc = check_json(manifests, "--cluster", cluster)
+    assert [("1000/1000", ["Deployment web/api", "web/api-0"], ["batch/solo-0"])] == [
+        (e["profile"], e["members"], e["victims"]) for e in doc["newVictims"]]

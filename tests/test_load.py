@@ -1629,12 +1629,15 @@ PARSE_SIZE = [
     ("1e9", 10**9),
     ("1000", 1000),
     ("1.5Ki", 1536),
+    ("1", 1),
+    ("500m", 1),
 ]
 
 
 @pytest.mark.parametrize(("text", "expected"), PARSE_SIZE, ids=[p[0] for p in PARSE_SIZE])
 def test_parse_size(text: str, expected: int) -> None:
-    """--max-input-size takes quantity syntax."""
+    """--max-input-size takes quantity syntax, down to the smallest positive size: "1" is one
+    byte, and a fraction of a byte ("500m", half a byte) rounds up to one."""
     assert expected == ingest.parse_size(text)
 
 
@@ -1650,6 +1653,25 @@ def test_parse_size_rejects(text: str) -> None:
     """A bad or non-positive size is a usage error."""
     with pytest.raises(UsageError):
         ingest.parse_size(text)
+
+
+PARSE_SIZE_ERRORS = [
+    ("2GB", "--max-input-size: unknown suffix 'GB' (use n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, "
+     "Ti, Pi, Ei or an exponent like e3) in '2GB' (e.g. 512Mi or 2Gi)"),
+    ("0", "--max-input-size must be positive, got '0'"),
+    ("-1Gi", "--max-input-size must be positive, got '-1Gi'"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), PARSE_SIZE_ERRORS,
+                         ids=[p[0] for p in PARSE_SIZE_ERRORS])
+def test_parse_size_error_says_what_is_wrong(text: str, message: str) -> None:
+    """The usage error a user sees for a bad --max-input-size names the option, the text as
+    written and why: a suffix that is no quantity suffix (with the ones that are, and an
+    example), or a size that is not positive."""
+    with pytest.raises(UsageError) as info:
+        ingest.parse_size(text)
+    assert message == str(info.value)
 
 
 def _terminating(name: str, condition_status: Any, *, deleted: bool = True) -> dict[str, Any]:

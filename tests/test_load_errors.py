@@ -1028,6 +1028,25 @@ RAW: list[Raw] = [
         b'  "spec": {"a": 1, "a": 2}}]}',
         "Pod default/p (snap.json:3, document 1, item 1, field spec.a): duplicate key 'a': "
         "first at snap.json:4, again at snap.json:4 (kubectl refuses duplicate keys)"),
+    # a key twice in the List itself (not in an item): the List is the object named
+    Raw("duplicate key in a List's own fields, YAML", "snap.yaml",
+        b"apiVersion: v1\nkind: List\nmetadata: {}\nmetadata: {}\nitems: []\n",
+        "List (snap.yaml:1, document 1, field metadata): duplicate key 'metadata': first at "
+        "snap.yaml:3, again at snap.yaml:4 (kubectl refuses duplicate keys)"),
+    # a key twice at an item's own top level: the item (line 4) is named, its field is spec
+    Raw("duplicate key at a List item's top level, YAML", "snap.yaml",
+        b"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n"
+        b"  metadata: {name: p, namespace: n}\n  spec: {}\n  spec: {}\n",
+        "Pod n/p (snap.yaml:4, document 1, item 0, field spec): duplicate key 'spec': "
+        "first at snap.yaml:7, again at snap.yaml:8 (kubectl refuses duplicate keys)"),
+    # the third item (index 2, after two commas), named by the last name written
+    Raw("duplicate key in a List's third item, JSON", "snap.json",
+        b'{"apiVersion": "v1", "kind": "List", "items": [\n'
+        b' {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},\n'
+        b' {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}},\n'
+        b' {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "c", "name": "d"}}]}\n',
+        "Node d (snap.json:4, document 1, item 2, field metadata.name): duplicate key 'name': "
+        "first at snap.json:4, again at snap.json:4 (kubectl refuses duplicate keys)"),
     Raw("duplicate key in a Pod without a namespace, JSON", "snap.json",
         b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},\n'
         b' "spec": {"nodeName": "a",\n "nodeName": "b"}}',
@@ -1207,7 +1226,8 @@ def test_duplicate_key_json_reads_but_the_scan_cannot_place(
     duplicate. Scanning the text again for its place, wapctl decodes the bytes with replacement
     characters, so the two keys differ there and neither copy's line is known. The user still
     gets the one-line duplicate-key InputError (exit 2), lines left out ("first at snap.json,
-    again at snap.json"), not a traceback."""
+    again at snap.json"), not a traceback; the key it names is the last key the scan read
+    (containers), one the file holds."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "snap.json").write_bytes(
         b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d",\n'
@@ -1219,13 +1239,17 @@ def test_duplicate_key_json_reads_but_the_scan_cannot_place(
     assert line.endswith(
         "first at snap.json, again at snap.json (kubectl refuses duplicate keys)"
     )
+    # the key named is the last one the scan read (a key the file holds, placed at no path),
+    # never a made-up 'None'
+    assert ("Pod d/p (snap.json:1, document 1, field containers): duplicate key 'containers': "
+            "first at snap.json, again at snap.json (kubectl refuses duplicate keys)") == line
 
 
 @pytest.mark.parametrize(
     ("limit", "size", "written"),
     [(2 << 30, 2147483649, "2Gi"), (3 << 20, 3145729, "3Mi"),
-     (1536 << 20, 1610612737, "1536Mi")],
-    ids=["2 GiB", "3 MiB", "1.5 GiB"],
+     (1536 << 20, 1610612737, "1536Mi"), (1 << 30, 1073741825, "1Gi")],
+    ids=["2 GiB", "3 MiB", "1.5 GiB", "1 GiB"],
 )
 def test_a_limit_is_written_in_the_largest_unit_that_divides_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, size: int,
@@ -1233,13 +1257,23 @@ def test_a_limit_is_written_in_the_largest_unit_that_divides_it(
     """The size limit is written in the largest binary unit that divides it, as a user writes
     --max-input-size: 2 GiB is "2Gi", not "2048Mi"; 3 MiB is "3Mi" (a whole number of MiB,
     though not of 2 MiB), not "3072Ki"; 1.5 GiB is "1536Mi" (over 1 GiB but not a whole number
-    of GiB), not "1Gi". (The file is sparse: the limit + 1 byte by stat,
-    refused before it is read.)"""
+    of GiB), not "1Gi"; exactly 1 GiB is "1Gi", not "1024Mi". (The file is sparse: the
+    limit + 1 byte by stat, refused before it is read.)"""
     monkeypatch.chdir(tmp_path)
     with open("big.json", "wb") as fh:
         fh.truncate(limit + 1)
     assert (f"big.json: file is {size} bytes, larger than the {written} limit (raise it with "
             "--max-input-size)") == _error(["big.json"], max_input_size=ingest.parse_size(written))
+
+
+def test_a_zero_limit_is_written_in_bytes(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program that reads with max_input_size=0 (nothing allowed) is told "the 0 bytes
+    limit": zero is a whole number of every unit, but is written in bytes, not "0Gi"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_bytes(b"kind: Node\n")
+    assert ("snap.yaml: file is 11 bytes, larger than the 0 bytes limit (raise it with "
+            "--max-input-size)") == _error(["snap.yaml"], max_input_size=0)
 
 
 def test_text_too_large_for_the_safe_readers_names_its_file(

@@ -171,7 +171,10 @@ def loads(data: bytes | str) -> Any:
     try:
         return json.loads(data, object_pairs_hook=_unique)
     except _Repeated:
-        text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        # decoded as json decodes bytes (its own detection, lone surrogates kept), so the
+        # scan reads every key as json did and finds the same duplicate
+        text = data if isinstance(data, str) else data.decode(
+            json.detect_encoding(data), "surrogatepass")
         raise locate_json(text) from None
 
 

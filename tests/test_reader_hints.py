@@ -75,6 +75,42 @@ def test_tab_indenting_after_any_yaml_line_break_names_the_tab(tmp_path: Path, b
                "(indent with spaces) (line 3, column 1)\n") == _validate(path)
 
 
+
+@pytest.mark.parametrize("char", ["@", "`"], ids=["at-sign", "backquote"])
+def test_other_character_that_cannot_start_a_token_keeps_libyamls_words(
+    tmp_path: Path, char: str
+) -> None:
+    """Only a tab is named as a tab: YAML reserves ``@`` and a backquote, so libyaml refuses
+    either at the start of a value with "found character that cannot start any token", and the
+    error keeps those words at the character's place (line 2, after the 8 characters of
+    "  name: ", column 9), with no tab hint and no file:line of a tab."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(f"metadata:\n  name: {char}web\n", encoding="utf-8")
+    assert (2, f"error: {path}, document 1: invalid YAML: found character that cannot start "
+               "any token (line 2, column 9)\n") == _validate(path)
+
+
+@pytest.mark.parametrize(("text", "problem", "place"), [
+    ("metadata:\n  name: & web\n",
+     "did not find expected alphabetic or numeric character", "line 2, column 10"),
+    ("metadata:\n  name: &\tweb\n",
+     "did not find expected alphabetic or numeric character", "line 2, column 10"),
+    ("data: |\n\tline\n",
+     "found a tab character where an indentation space is expected", "line 2, column 1"),
+], ids=["anchor-then-space", "anchor-then-tab", "tab-in-block-scalar"])
+def test_other_libyaml_errors_at_a_tab_keep_libyamls_words(
+    tmp_path: Path, text: str, problem: str, place: str
+) -> None:
+    """The tab hint stands in for libyaml's "cannot start any token" only, which never says
+    tab. Other errors found at a tab keep libyaml's words: an anchor ``&`` with no name fails
+    alike whether a space or a tab follows it (the character after "  name: &", column 10),
+    so the tab is not the problem; a tab indenting a block scalar's line is named by libyaml
+    itself ("found a tab character ...")."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert (2, f"error: {path}, document 1: invalid YAML: {problem} ({place})\n"
+            ) == _validate(path)
+
 def test_json_file_holding_yaml_says_it_looks_like_yaml(tmp_path: Path) -> None:
     """A .json file is read as JSON only: YAML in it fails at line 1, column 1 and the error
     says it holds YAML."""

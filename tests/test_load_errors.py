@@ -1269,6 +1269,20 @@ def test_a_zero_limit_is_written_in_bytes(tmp_path: Path,
             "--max-input-size)") == _error(["snap.yaml"], max_input_size=0)
 
 
+def test_one_byte_is_written_in_the_singular(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--max-input-size 1`` is the smallest limit the CLI takes: the error says "the 1 byte
+    limit", and a one-byte file read with a zero limit "file is 1 byte" (not "1 bytes")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_bytes(b"kind: Node\n")
+    result = CliRunner().invoke(app, ["validate", "--max-input-size", "1", "snap.yaml"])
+    assert (2, "error: snap.yaml: file is 11 bytes, larger than the 1 byte limit (raise it "
+               "with --max-input-size)\n") == (result.exit_code, result.stderr)
+    (tmp_path / "one.yaml").write_bytes(b"\n")
+    assert ("one.yaml: file is 1 byte, larger than the 0 bytes limit (raise it with "
+            "--max-input-size)") == _error(["one.yaml"], max_input_size=0)
+
+
 def test_text_too_large_for_the_safe_readers_names_its_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Text the fast readers hand over (small YAML; JSON they refuse, NaN here) goes to the

@@ -21,7 +21,7 @@ import yaml
 from wapctl.errors import InputError, Source, cannot_read
 from wapctl.ingest import duplicate_keys, hints, json_reader, limits, line_finders
 from wapctl.ingest.fields import typename as _typename
-from wapctl.ingest.limits import human
+from wapctl.ingest.limits import byte_count, human
 from wapctl.model import LoadWarning
 
 LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -112,7 +112,7 @@ def _slow_path_bytes(
                 "times the file in memory; raise the limit with --max-input-size"
             )
         raise InputError(
-            f"{len(data)} bytes of {what}, larger than the {human(limit)} limit: {why}",
+            f"{byte_count(len(data))} of {what}, larger than the {human(limit)} limit: {why}",
             Source(name),
         )
     if type(data) is mmap.mmap and what == "YAML":

@@ -39,8 +39,13 @@ def parse_size(text: str) -> int:
     return -((-size.numerator) // size.denominator)
 
 
+def byte_count(size: int) -> str:
+    """``1 byte``, ``7433 bytes``."""
+    return "1 byte" if size == 1 else f"{size} bytes"
+
+
 def human(size: int) -> str:
     for unit, shift in (("Gi", 30), ("Mi", 20), ("Ki", 10)):
         if size >= 1 << shift and size % (1 << shift) == 0:
             return f"{size >> shift}{unit}"
-    return f"{size} bytes"
+    return byte_count(size)

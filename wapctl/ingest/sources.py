@@ -19,7 +19,7 @@ from wapctl.errors import InputError, Source, cannot_read
 from wapctl.gcpause import gc_paused
 from wapctl.ingest import limits
 from wapctl.ingest.decode import Document, Documents, parse_into
-from wapctl.ingest.limits import human
+from wapctl.ingest.limits import byte_count, human
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 _STDIN = "<stdin>"
@@ -140,7 +140,7 @@ def _read_file(
             limit = _default_limit(explicit, head, st.st_size if regular else limits.FAST_FROM)
             if regular and st.st_size > limit:
                 raise InputError(
-                    f"file is {st.st_size} bytes, larger than the {human(limit)} limit "
+                    f"file is {byte_count(st.st_size)}, larger than the {human(limit)} limit "
                     "(raise it with --max-input-size)",
                     Source(path),
                 )

@@ -4,6 +4,8 @@ and its file:line; a .json file holding YAML says so. One line, exit 2."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,6 +112,22 @@ def test_other_libyaml_errors_at_a_tab_keep_libyamls_words(
     path.write_text(text, encoding="utf-8")
     assert (2, f"error: {path}, document 1: invalid YAML: {problem} ({place})\n"
             ) == _validate(path)
+
+def test_tab_is_named_by_pyyaml_without_libyaml(tmp_path: Path) -> None:
+    """PyYAML installed without its C part (libyaml) words a tab where a token should start
+    "found character '\\t' that cannot start any token": the error still names the tab, its
+    line and column, as it does with libyaml (a fresh interpreter that cannot import
+    ``yaml._yaml``, as on a machine where PyYAML was built without libyaml)."""
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n", encoding="utf-8")
+    code = ("import sys; sys.modules['yaml._yaml'] = None; import yaml; "
+            "assert not hasattr(yaml, 'CSafeLoader'); sys.argv[0] = 'wapctl'; "
+            "from wapctl.cli import main; main()")
+    done = subprocess.run([sys.executable, "-c", code, "validate", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert (2, f"error: {path}:4, document 1: invalid YAML: a tab cannot indent YAML "
+               "(indent with spaces) (line 4, column 1)\n") == (done.returncode, done.stderr)
+
 
 def test_json_file_holding_yaml_says_it_looks_like_yaml(tmp_path: Path) -> None:
     """A .json file is read as JSON only: YAML in it fails at line 1, column 1 and the error

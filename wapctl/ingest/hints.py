@@ -1,7 +1,8 @@
 """What a parser's error leaves out, said in the one error line (issue 26, point 9).
 
 - libyaml says "found character that cannot start any token" for a tab where YAML expects
-  indentation, without the word tab: ``tab_problem`` names the tab and says why (YAML indents
+  indentation, without the word tab (PyYAML without libyaml: "found character '\\t' that
+  cannot start any token"): ``tab_problem`` names the tab and says why (YAML indents
   with spaces only; YAML 1.1 and 1.2 both forbid tabs in indentation) and the error's place
   then carries the file:line.
 - ``json`` says "Expecting value" for a ``.json`` file that holds YAML: ``yaml_not_json`` tells
@@ -30,6 +31,7 @@ from wapctl.errors import InputError, Source
 
 HINT_MAX = 16 << 20  # larger inputs that fail as JSON are not parsed again as YAML for a hint
 _NO_TOKEN = "found character that cannot start any token"
+_NO_TOKEN_PURE = "found character '\\t' that cannot start any token"  # PyYAML without libyaml
 _TAB_INDENT = "found a tab character that violates indentation"
 # where YAML (libyaml and PyYAML alike) ends a line: CR LF, LF, a lone CR, NEL, LS, PS
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
@@ -40,7 +42,7 @@ def tab_problem(problem: str, text: str | None, line: int, column: int) -> str |
     ``text`` is a tab, else None."""
     if problem == _TAB_INDENT:
         return "a tab cannot indent YAML (indent with spaces)"
-    if problem != _NO_TOKEN or text is None:
+    if problem not in (_NO_TOKEN, _NO_TOKEN_PURE) or text is None:
         return None
     lines = _LINE_BREAK.split(text, line + 1)
     if line >= len(lines) or column >= len(lines[line]) or lines[line][column] != "\t":

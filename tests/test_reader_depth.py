@@ -136,3 +136,35 @@ def test_scan_agrees_with_json(value: Any, limit: int, indent: int | None, ascii
     assert json_reader.nested_within(memoryview(b" " + text)[1:], limit) == (
         _depth(value) <= limit
     )
+
+
+_TOO_DEEP = ("[" * ingest.MAX_DEPTH + "]" * ingest.MAX_DEPTH).encode()  # levels 2 to MAX + 1
+_DEPTH_REASON = f"nested deeper than {ingest.MAX_DEPTH} levels"
+
+
+@pytest.mark.parametrize(
+    ("members", "reason"),
+    [
+        (b'"items": null, "x": ' + _TOO_DEEP, _DEPTH_REASON),
+        (b'"x": ' + _TOO_DEEP + b', "items": []', _DEPTH_REASON),
+        (b'"\xff": 1, "x": ' + _TOO_DEEP, "not UTF-8 text (a binary file?)"),
+    ],
+    ids=["after items that is no array", "a member before items", "after a key not UTF-8"],
+)
+def test_a_long_document_the_slice_walk_gives_up_on_is_still_depth_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: list[bool], members: bytes,
+    reason: str
+) -> None:
+    """A JSON file longer than a slice (``SLICE`` lowered to 64 bytes) is walked member by
+    member by the slice reader; where the walk stops (``items`` null, a member nested one level
+    past the limit: the document is level 1, ``MAX_DEPTH`` lists 2 to ``MAX_DEPTH`` + 1, a key
+    that is not UTF-8) the document is decoded whole only after the depth pass, so it is
+    refused with the safe path's error, never taken unchecked."""
+    monkeypatch.setattr(json_reader, "SLICE", 64)
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, '
+                     + members + b"}")
+    with pytest.raises(InputError) as exc:
+        ingest.read_documents([str(path)])
+    assert [False] == fast
+    assert reason == exc.value.reason

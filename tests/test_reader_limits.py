@@ -10,7 +10,7 @@ import pytest
 
 from wapctl import ingest
 from wapctl.errors import InputError
-from wapctl.ingest import limits
+from wapctl.ingest import json_reader, limits
 
 
 def _node(name: str, cpu: str = "1") -> dict:
@@ -163,3 +163,27 @@ def test_explicit_limit_lets_yaml_on_stdin_past_the_general_limit(small_limits: 
     assert len(text) > 2048
     docs = ingest.read_documents(["-"], max_input_size=1 << 20, stdin=io.BytesIO(text))
     assert [f"n{i}" for i in range(40)] == [d.obj["metadata"]["name"] for d in docs]
+
+
+@pytest.mark.parametrize("kind", ["Node", "List"])
+def test_a_lowered_depth_limit_applies_to_json_read_in_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """A JSON file longer than a slice (``json_reader.SLICE`` lowered to 64 bytes) goes through
+    the slice reader first; a depth limit lowered to 2 applies there too: a node whose labels
+    mapping is level 3, and a List whose one item (``items`` level 2, the item level 3) holds
+    no mapping or list, are both refused."""
+    monkeypatch.setattr(json_reader, "SLICE", 64)
+    if kind == "Node":
+        doc: dict = _node("n1")
+        doc["metadata"]["labels"] = {"a": "b"}
+    else:
+        doc = {"apiVersion": "v1", "kind": "List",
+               "items": [{"apiVersion": "v1", "kind": "Node"}], "pad": "x" * 64}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    assert path.stat().st_size > json_reader.SLICE
+    monkeypatch.setattr(limits, "MAX_DEPTH", 2)
+    with pytest.raises(InputError) as err:
+        ingest.read_documents([str(path)])
+    assert err.value.reason == "nested deeper than 2 levels"

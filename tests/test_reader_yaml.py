@@ -1177,6 +1177,35 @@ def test_a_long_stream_stops_at_its_first_slice_whether_or_not_it_opens_with_a_m
     assert parsed and max(parsed) < text.index(deep)  # the first slice only
 
 
+@pytest.mark.parametrize(
+    ("second", "why"),
+    [
+        ("x: " + "[" * 80 + "]" * 80, "nested deeper than the fast reader goes (64 levels)"),
+        ("x: [a, b", "rapidyaml could not parse it (ExceptionParse)"),
+    ],
+    ids=["80 levels", "a syntax error"],
+)
+def test_a_long_stream_is_read_a_slice_of_several_documents_at_a_time(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch, second: str, why: str
+) -> None:
+    """A long stream (from ``2 * CHUNK``, here 8 KiB) is read a slice of about ``CHUNK`` bytes
+    of whole documents at a time, not a document at a time: the first slice (documents 1 to
+    about 60) is parsed and emitted before any of its documents is decoded. Here document 1 is
+    a string (the JSON fast path refuses it) and document 2, in the same slice, nests 80 levels
+    (rapidyaml's emitter stops at 64) or does not parse: past the general limit the reason
+    names document 2's problem, met first, not document 1."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 4096)
+    namespaces = [f"---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{i}\n"
+                  for i in range(200)]
+    text = "--- hello\n---\nkind: ConfigMap\nmetadata: {name: c}\n" + second + "\n"
+    text += "".join(namespaces)
+    assert 2 * yaml_reader.CHUNK <= len(text)
+    path = tmp_path / "stream.yaml"
+    path.write_text(text)
+    reason = _refused_past_the_general_limit(path)
+    assert f"it needs the exact YAML 1.1 reader, PyYAML ({why}), which takes" in reason
+
+
 def test_a_mapped_stream_read_in_one_slice_to_a_page_boundary_is_read_fast(
     tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

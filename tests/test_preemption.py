@@ -689,6 +689,26 @@ def test_a_reprieve_keeps_a_gang_of_several_shapes_within_the_nodes_pod_limit():
         "RequiresPreemption", ["v1"], {"big": "n1", "small": "n1"})
 
 
+def test_a_reprieved_group_is_checked_on_every_node_it_shares_with_a_gang_of_several_shapes():
+    """A user relies on a victim group that spans a node the gang cannot use still being
+    checked on the node it shares with the gang. KEP model, so the gang train (prio 100,
+    minCount 2: big 2 cpu, small 1 cpu) is placed greedily. n1 (4 cpu) has a taint train does
+    not tolerate; n2 (3 cpu) is the only node it can use. Group g (PodGroup mode, prio 10, one
+    unit) runs g-0 on n1 and g-1 on n2 (1 cpu each). Level 10 (g out): big and small fill n2
+    (2 + 1 = 3 of 3 cpu). Reprieve: g back puts g-1 on n2, 1 + 3 = 4 > 3 cpu, so g stays the
+    victim -- both its pods, g-0 too, as the group goes whole -- and both gang pods go to n2."""
+    g = gang("g", min_count=1, mode="PodGroup", prio=10)
+    snap = snapshot(
+        nodes=[node("n1", cpu="4", taints=[taint("gpu", "yes")]), node("n2", cpu="3")],
+        pods=[member(g, "g-0", node="n1", cpu="1"), member(g, "g-1", node="n2", cpu="1"),
+              member(TRAIN_2, "big", cpu="2"), member(TRAIN_2, "small", cpu="1")],
+        groups=[g, TRAIN_2],
+    )
+    result = plan(snap, select_preemptor(snap, workload="default/train"), model=get_model(KEP))
+    assert (result.status, victims(result), placements(result), result.unplaced) == (
+        "RequiresPreemption", ["g-0", "g-1"], {"big": "n2", "small": "n2"}, ())
+
+
 # ---- PDBs -----------------------------------------------------------------------------------
 
 PDB_REPRIEVE_WHY = (

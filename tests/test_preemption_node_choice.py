@@ -173,12 +173,6 @@ def _below_its_level(node_a: list[Pod], cpu_a: str) -> Snapshot:
                           spread=[spread(1, ZONE, sel(s))])])
 
 
-_PRUNED_BELOW_LEVEL = ("main prunes node b by its level (its victims' highest priority is taken to "
-                       "be its level), but b's reprieve ends with one victim of priority 0 below "
-                       "it: node_choice.may_win's bound is unsound under non-monotone filters")
-
-
-@pytest.mark.xfail(reason=_PRUNED_BELOW_LEVEL, raises=AssertionError, strict=True)
 def test_a_node_whose_victims_end_below_its_level_still_wins_over_a_higher_best() -> None:
     """Node a's two victims (w0 at 0, w5 at 5, both needed) score highest priority 5; node b's
     level is 10 but its only victim is z, of priority 0 (see ``_below_its_level``), so b wins
@@ -189,7 +183,6 @@ def test_a_node_whose_victims_end_below_its_level_still_wins_over_a_higher_best(
     assert ("b", ("default/z",)) == _chosen(snap)
 
 
-@pytest.mark.xfail(reason=_PRUNED_BELOW_LEVEL, raises=AssertionError, strict=True)
 def test_a_node_whose_victims_end_below_its_level_beats_a_one_victim_best() -> None:
     """Node a's only victim is w10 (priority 10, started at 5; w0 goes back); node b's level is
     10 too and its level-10 pod y started at the same time on a later name, so y alone could

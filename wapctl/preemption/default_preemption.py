@@ -126,14 +126,18 @@ class PodPreemption:
         upstream models, every candidate's score (for the tie notes).
 
         With the KEP's level search, nodes may be visited in any order as long as only nodes
-        that provably score above the best so far are passed over. A node's score is at least
-        (0 PDB violations, its level): its highest victim priority *is* its level, and its level
+        that provably score above the best so far are passed over. Where removing pods never
+        makes the pod stop fitting (no filters, or ``PlanFilters.monotone``), a node's score is
+        at least (0 PDB violations, its level): its highest victim priority *is* its level
+        (victims all below it would fit with every unit below the level removed), and its level
         is at least its lowest unit priority. Nodes are visited by that lower bound: with a
         violation-free best, a node whose bound exceeds the best's level cannot win (nor can
         any later one). When the best is one victim pod of level L, a node of level L beats it
         only with exactly one victim pod too — each further victim pod adds priority + 2^31 > 0
         to the priority sum (checked: no unit priority at or below -2^31) — that started later
         (or at the same time, on a node whose name sorts first): ``node_choice.may_win``.
+        Otherwise (the pod's topology spread or affinity counts a victim) a reprieve can end
+        below the level, and every node is searched.
         Upstream's models (no level search: every lower unit removed, then reprieve) score
         every candidate node, which also tells the equal ones (a random pick upstream).
         """
@@ -143,13 +147,17 @@ class PodPreemption:
         rng = self.rng
         nodes = len(self.state.nodes)
         sample = _candidate_sample(nodes) if rng is not None else nodes + 1
-        prune = binary and units[0].priority > -PRIORITY_OFFSET  # every victim pod adds > 0
+        # the level bounds a node's highest victim priority only where removing pods never
+        # makes the pod stop fitting (see the docstring)
+        filters = self.filters
+        bounded = binary and (filters is None or filters.monotone)
+        prune = bounded and units[0].priority > -PRIORITY_OFFSET  # every victim pod adds > 0
         best: NodeScore | None = None
         found: list[tuple[NodeScore, _Chosen]] = []
         scored: list[NodeScore] = []
         for low, name, i, local in self.candidate_nodes(units):
             bound = None
-            if binary and best is not None and best.pdb_violations == 0:
+            if bounded and best is not None and best.pdb_violations == 0:
                 if best.highest_priority < low:
                     break
                 bound = partial(may_win, best, prune, name)

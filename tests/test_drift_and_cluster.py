@@ -31,6 +31,27 @@ def check_json(*args: object) -> tuple[int, dict[str, Any]]:
     return result.exit_code, json.loads(result.stdout)
 
 
+def _class(name: str, value: int) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value}
+
+
+def _running(name: str, cls: str, priority: int | None = None) -> dict[str, Any]:
+    """A pod of class ``cls`` running on node x (admitted at ``priority`` when given)."""
+    spec: dict[str, Any] = {"nodeName": "x", "priorityClassName": cls}
+    if priority is not None:
+        spec["priority"] = priority
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "n"},
+            "spec": spec, "status": {"phase": "Running"}}
+
+
+def _only_finding(objs: list[dict[str, Any]]) -> str:
+    """The message of the one drift finding in ``objs`` (documents 1, 2, ... of file t)."""
+    docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
+    [x] = drift.find(docs, ingest.build_snapshot(docs))
+    return x.message
+
+
 def test_drift_fixture_findings() -> None:
     """drift.yaml: three priority-drift findings and one pod-group divergence, exit 1."""
     code, doc = check_json(MANIFESTS / "drift.yaml")
@@ -79,26 +100,12 @@ def test_drift_names_who_else_it_lets_preempt() -> None:
     class now 900), q (500) in (100, 900] can preempt p now; a Never pod cannot."""
 
     def case(admitted: int, current: int) -> str:
-        objs = [
-            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-             "metadata": {"name": "c"}, "value": current},
-            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-             "metadata": {"name": "d"}, "value": 500},
-            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-             "metadata": {"name": "e"}, "value": 950},
-            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
-             "spec": {"nodeName": "x", "priorityClassName": "c", "priority": admitted},
-             "status": {"phase": "Running"}},
-            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "n"},
-             "spec": {"nodeName": "x", "priorityClassName": "d"}, "status": {"phase": "Running"}},
-            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "r", "namespace": "n"},
-             "spec": {"nodeName": "x", "priorityClassName": "e"}, "status": {"phase": "Running"}},
-            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "s", "namespace": "n"},
-             "spec": {"priorityClassName": "d", "preemptionPolicy": "Never"}},
-        ]
-        docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
-        [x] = drift.find(docs, ingest.build_snapshot(docs))
-        return x.message.split("although they share its class; ")[1]
+        never = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "s", "namespace": "n"},
+                 "spec": {"priorityClassName": "d", "preemptionPolicy": "Never"}}
+        message = _only_finding([_class("c", current), _class("d", 500), _class("e", 950),
+                                 _running("p", "c", admitted), _running("q", "d"),
+                                 _running("r", "e"), never])
+        return message.split("although they share its class; ")[1]
 
     assert ("it can preempt 2 others (Pod n/q, Pod n/s) with a preemption priority from 100 "
             "to 899, which its class's value would not allow") == case(900, 100)
@@ -112,23 +119,9 @@ def test_drift_upwards_names_preemptors_up_to_the_class_s_new_value_and_no_highe
     t (class c, admitted at 900) is one of them. u (class f = 901) could preempt p at either
     value, so the finding must not name it: a user reads the list as exactly those the drift
     lets preempt p."""
-    objs = [
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": "c"}, "value": 900},
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": "f"}, "value": 901},
-        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
-         "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 100},
-         "status": {"phase": "Running"}},
-        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t", "namespace": "n"},
-         "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 900},
-         "status": {"phase": "Running"}},
-        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "u", "namespace": "n"},
-         "spec": {"nodeName": "x", "priorityClassName": "f"}, "status": {"phase": "Running"}},
-    ]
-    docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
-    [x] = drift.find(docs, ingest.build_snapshot(docs))
-    assert x.message.endswith(
+    message = _only_finding([_class("c", 900), _class("f", 901), _running("p", "c", 100),
+                             _running("t", "c", 900), _running("u", "f")])
+    assert message.endswith(
         "although they share its class; 1 other (Pod n/t) with a priority from 101 to 900 can "
         "preempt it now, which its class's value would not allow"
     )
@@ -140,21 +133,9 @@ def test_drift_counts_the_others_it_does_not_name() -> None:
     p now, which they could not at c's value (200). The finding names the first three and
     says how many it leaves out (5 - 3 = 2): a user reads the count as the size of the
     problem."""
-    objs = [
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": "c"}, "value": 200},
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": "d"}, "value": 101},
-        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
-         "spec": {"nodeName": "x", "priorityClassName": "c", "priority": 100},
-         "status": {"phase": "Running"}},
-    ]
-    objs += [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"q{i}", "namespace": "n"},
-              "spec": {"nodeName": "x", "priorityClassName": "d"},
-              "status": {"phase": "Running"}} for i in range(5)]
-    docs = [ingest.Document(Source("t", i + 1), o) for i, o in enumerate(objs)]
-    [x] = drift.find(docs, ingest.build_snapshot(docs))
-    assert x.message.endswith(
+    message = _only_finding([_class("c", 200), _class("d", 101), _running("p", "c", 100),
+                             *(_running(f"q{i}", "d") for i in range(5))])
+    assert message.endswith(
         "although they share its class; 5 others (Pod n/q0, Pod n/q1, Pod n/q2 and 2 more) "
         "with a priority from 101 to 200 can preempt it now, which its class's value would "
         "not allow"

@@ -50,7 +50,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
-from wapctl.ingest import limits, sources
+from wapctl.ingest import decode, limits, sources
 
 V1A1 = "scheduling.k8s.io/v1alpha1"
 V1A2 = "scheduling.k8s.io/v1alpha2"
@@ -927,6 +927,15 @@ RAW: list[Raw] = [
         "snap.yaml: not UTF-8 text (a binary file?)"),
     Raw("not UTF-8 JSON", "snap.json", b'{"kind": "Node", "metadata": {"name": "caf\xe9"}}',
         "snap.json: not UTF-8 text (a binary file?)"),
+    # in a key no builder reads: the fast JSON reader skips it, yet the file is no more UTF-8
+    Raw("not UTF-8 in a key the fast reader skips", "snap.json",
+        b'{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}, "x\xff": 1}',
+        "snap.json: not UTF-8 text (a binary file?)"),
+    # in a comment of YAML big enough for the fast YAML reader (1 MiB on), which skips it
+    Raw("not UTF-8 in a comment of a big YAML file", "snap.yaml",
+        b"# caf\xe9\n# " + b"x" * (1 << 20) + b"\napiVersion: v1\nkind: Namespace\n"
+        b"metadata: {name: a}\n",
+        "snap.yaml: not UTF-8 text (a binary file?)"),
     Raw("invalid JSON", "snap.json", b'{"kind": "Node",\n "metadata": {name: "a"}}',
         "snap.json:2, document 1: invalid JSON: Expecting property name enclosed in double "
         "quotes (line 2, column 15)"),
@@ -1216,6 +1225,35 @@ def test_duplicate_whose_first_copy_has_no_line() -> None:
     assert ("<stdin>, document 1, item 1, field metadata.name: duplicate Node n "
             "(first defined at <stdin>, document 1, item 0)") == _error(
                 ["-"], stdin=io.BytesIO(data))
+
+
+@pytest.mark.parametrize("fast_yaml", [False, True], ids=["pyyaml", "fast"])
+def test_utf8_is_checked_across_slices_as_the_safe_readers_decode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_yaml: bool
+) -> None:
+    """The fast readers' UTF-8 check takes the text ``UTF8_SLICE`` bytes at a time (16 MiB;
+    3 here, so every 2-, 3- and 4-byte character below is cut by a slice's end somewhere): each
+    is read whole and the file is valid. A character whose first byte (C3) is followed by
+    ASCII is not UTF-8, where the slice ends too. A lone surrogate written raw (ED A0 80) is
+    read by JSON (Python's json decodes it, as the safe JSON reader) and refused in YAML
+    (PyYAML's reader takes strict UTF-8), whichever reader takes the file."""
+    monkeypatch.setattr(decode, "UTF8_SLICE", 3)
+    if fast_yaml:
+        monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.chdir(tmp_path)
+    chars = "caf\u00e9 \u20ac \U0001f600 \u00e9\u00e9".encode()
+    head = b"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"
+    (tmp_path / "ok.yaml").write_bytes(head + b"# " + chars + b"\n# " + chars[1:] + b"\n")
+    (tmp_path / "ok.json").write_bytes(
+        b'{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}, "x": "'
+        + chars + b'", "y\xed\xa0\x80": 1}')
+    (tmp_path / "cut.yaml").write_bytes(head + b"# caf\xc3x\n")
+    (tmp_path / "surrogate.yaml").write_bytes(head + b"# \xed\xa0\x80\n")
+    for ok in ("ok.yaml", "ok.json"):
+        result = CliRunner().invoke(app, ["validate", ok])
+        assert (0, "") == (result.exit_code, result.stderr), ok
+    for bad in ("cut.yaml", "surrogate.yaml"):
+        assert f"{bad}: not UTF-8 text (a binary file?)" == _error([bad]), bad
 
 
 def test_duplicate_key_json_reads_an_escaped_and_a_raw_surrogate_as_one(

@@ -11,6 +11,7 @@ each ``Document`` is one object and where it came from.
 
 from __future__ import annotations
 
+import codecs
 import json
 import mmap
 import re
@@ -134,11 +135,32 @@ def _file_bytes(name: str, size: int) -> bytes:
     return text
 
 
+UTF8_SLICE = 16 << 20  # bytes the UTF-8 check takes at a time
+
+
+def _check_utf8(name: str, data: Any, errors: str) -> None:
+    """Refuse ``data`` (bytes, or a map of them) that is not UTF-8 text as the safe readers
+    decode it (``json``: lone surrogates pass; PyYAML: strict), as they refuse it: the fast
+    readers skip what the builders do not read (an unknown key, a comment) unchecked, so a
+    file must not be valid or not by which reader took it. ASCII slices (most of an export)
+    are only scanned; the rest is decoded, continuing across slices, and thrown away."""
+    decoder, step = codecs.getincrementaldecoder("utf-8")(errors), UTF8_SLICE
+    try:
+        for start in range(0, len(data), step):
+            piece = data[start : start + step]
+            if not piece.isascii() or decoder.getstate()[0]:
+                decoder.decode(piece)
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
+
+
 def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     """The JSON document in ``data`` by the fast reader, or None: take the safe path."""
     fast = json_reader.read_json(data, limits.MAX_DEPTH)
     if fast is None:
         return None
+    _check_utf8(name, data, "surrogatepass")  # the text is as it was (brackets put back)
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     if len(data) <= duplicate_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
         _unique_keys(name, data, line)
@@ -205,7 +227,8 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
         from wapctl.ingest import yaml_reader  # rapidyaml loads only for big YAML
 
         kept = yaml_reader.kept_document
-
+        # before the fast reader, which parses a mapped file in place
+        _check_utf8(name, data, "strict")
         fast, reason = yaml_reader.read_yaml(data, limits.MAX_DEPTH)
         if fast is not None:
             line_finders.register_yaml_lines(name, fast)

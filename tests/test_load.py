@@ -1697,6 +1697,27 @@ def test_terminating_by_preemption_reads_the_disruption_target_condition(tmp_pat
     assert not snap.pods["default/live"].terminating
 
 
+def test_terminating_without_a_disruption_target_condition_is_not_by_preemption(
+    tmp_path: Path,
+) -> None:
+    """A pod being deleted that carries no DisruptionTarget condition at all (an empty
+    conditions list, or only other conditions) was deleted some other way, not preempted by
+    the scheduler (upstream PodTerminatingByPreemption answers false): the 1.36 models then
+    do not make a nominated preemptor wait for it."""
+    empty = pod("empty", nodeName="n1")
+    empty["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    empty["status"] = {"phase": "Running", "conditions": []}
+    other = pod("other", nodeName="n1")
+    other["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    other["status"] = {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "False"},
+        {"type": "PodScheduled", "status": "True", "reason": "PreemptionByScheduler"}]}
+    snap = build(tmp_path, node("n1"), empty, other)
+    for name in ("empty", "other"):
+        assert snap.pods[f"default/{name}"].terminating
+        assert not snap.pods[f"default/{name}"].preempted_by_scheduler
+
+
 def test_disruption_target_status_as_a_yaml_boolean_is_refused(tmp_path: Path) -> None:
     """ConditionStatus is a string: the API server refuses `status: True` unquoted (a YAML
     boolean), so a snapshot holding one was edited by hand. It used to be read silently as

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -356,6 +357,30 @@ def test_conditions_and_volumes_are_read_where_a_builder_reads_them(tmp_path: Pa
     assert sorted(w.object for w in snap.warnings if w.code == "VolumeNotModelled") == [
         "Pod ns/pending"]
     assert snap.pods == safe.pods and snap.warnings == safe.warnings
+
+
+def test_tolerations_read_afresh_keep_their_fields() -> None:
+    """A pod's tolerations come back from the fast reader with key, operator, value and effect
+    as written (tolerationSeconds, which no builder reads, left out): a pod that tolerates a
+    taint must still tolerate it. Pods writing the same tolerations share one decoded list,
+    remembered for the rest of the process (and a forked process inherits it); keys naming
+    this process make sure these are decoded here and now."""
+    k = f"dedicated-{os.getpid()}"
+    written = [
+        {"key": k, "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+        {"key": k + "-gone", "operator": "Exists", "effect": "NoExecute",
+         "tolerationSeconds": 30},
+    ]
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "ns"},
+             "spec": {"tolerations": written}} for i in range(2)]
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode()
+    fast = json_reader.read_json(data, ingest.MAX_DEPTH)
+    assert fast is not None
+    expected = [
+        {"key": k, "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+        {"key": k + "-gone", "operator": "Exists", "effect": "NoExecute"},
+    ]
+    assert [expected, expected] == [p["spec"]["tolerations"] for p in fast["items"]]
 
 
 def test_event_fields_survive_the_fast_path() -> None:

@@ -1229,6 +1229,29 @@ def test_a_mapped_stream_read_in_one_slice_to_a_page_boundary_is_read_fast(
     assert ("p", {"pad": pad}) == (doc.obj["metadata"]["name"], doc.obj["metadata"]["labels"])
 
 
+def test_a_stream_under_two_slices_is_read_whole(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream shorter than ``2 * CHUNK`` (here 8 KiB) is parsed and emitted whole, even when
+    a ``---`` line lies past ``CHUNK`` bytes (where a long stream would be cut): document 1 is
+    a string (the JSON fast path refuses it) and a document past the first ``CHUNK`` bytes
+    nests 80 levels (rapidyaml's emitter stops at 64). The whole stream is emitted before any
+    document is decoded, so past the general limit the reason names the deep document's
+    problem, met first -- not document 1, as when a long stream stops at its first slice."""
+    monkeypatch.setattr(yaml_reader, "CHUNK", 4096)
+    parsed = _parsed_sizes(monkeypatch)
+    namespaces = [f"---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{i}\n"
+                  for i in range(90)]
+    deep = "---\nkind: ConfigMap\nmetadata: {name: c}\nx: " + "[" * 80 + "]" * 80 + "\n"
+    text = "--- hello\n" + "".join(namespaces[:80]) + deep + "".join(namespaces[80:])
+    assert yaml_reader.CHUNK < text.index(deep) and len(text) < 2 * yaml_reader.CHUNK
+    path = tmp_path / "stream.yaml"
+    path.write_text(text)
+    reason = _refused_past_the_general_limit(path)
+    assert "PyYAML (nested deeper than the fast reader goes (64 levels)), which takes" in reason
+    assert [len(text)] == parsed  # one parse of the whole text, no slices
+
+
 # ---- hostile input through the fast path ---------------------------------------------------------
 
 _HOSTILE = {

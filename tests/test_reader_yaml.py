@@ -882,22 +882,23 @@ def test_list_item_json_cannot_hold_over_the_general_limit_says_why(
     assert (40, {"note": "\x1b[31m"}) == (len(docs), docs[7].obj["metadata"]["labels"])
 
 
-def test_list_item_not_utf8_over_the_general_limit_says_why(
+def test_list_item_not_utf8_over_the_general_limit_is_refused_as_not_utf8(
     tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A List item holding a plain value in a legacy encoding (latin-1 bytes, not UTF-8) next
-    to a ``yes`` the fast path resolves: past the general limit the one-line error says a List
-    item is not what the JSON fast path reads and gives the way out, not an internal error's
-    name (UnicodeDecodeError)."""
+    to a ``yes`` the fast path resolves: the file is not UTF-8 text, which no limit changes,
+    so past the general limit too the one error says so -- not that the file is too big (a
+    user raising the limit would only meet this error next), nor an internal error's name
+    (UnicodeDecodeError)."""
     monkeypatch.setattr(yaml_reader, "CHUNK", 1024)  # the List read in slices of items
     pods = "".join(_pod(i) for i in range(40)).encode().replace(
         b"    name: p7\n", b"    name: p7\n    labels: {a: yes, b: caf\xe9}\n"
     )
     path = tmp_path / "big.yaml"
     path.write_bytes(b"apiVersion: v1\nitems:\n" + pods + b"kind: List\n")
-    reason = _refused_past_the_general_limit(path)
-    assert "PyYAML (a List item is not what the JSON fast path reads)" in reason
-    assert "Error" not in reason
+    with pytest.raises(InputError) as info:
+        ingest.read_documents([str(path)])
+    assert "not UTF-8 text (a binary file?)" == info.value.reason
 
 
 def test_list_followed_by_another_document_over_the_general_limit_says_why(

@@ -1098,6 +1098,23 @@ def test_reading_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw
     assert raw.expected == _error([raw.name])
 
 
+def test_a_value_pyyaml_fails_to_construct_names_its_document(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tagged value PyYAML's constructor trips over with Python's own exception (a
+    ``!!timestamp`` on a mapping with a ``=`` value key hands the regex a list: TypeError) is an
+    input error naming the file and the document it is in (the second document here), which a
+    user needs to find it in a stream; Python's wording of the exception is not pinned."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "snap.yaml").write_bytes(
+        b"apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
+        b"kind: Node\nx: !!timestamp {=: 1}\n"
+    )
+    assert _error(["snap.yaml"]).startswith(
+        "snap.yaml, document 2: invalid YAML value (TypeError: "
+    )
+
+
 def test_yaml_syntax_error_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A YAML syntax error, found while composing and (with aliases) while checking them."""
     monkeypatch.chdir(tmp_path)

@@ -1084,6 +1084,22 @@ def test_needing_pyyaml_over_the_general_limit_quotes_the_token_as_written(
     assert f"({token!r} on line 3 may read differently in YAML 1.1)" in reason
 
 
+def test_a_token_cut_inside_a_character_is_shown_with_a_replacement_mark(
+    tmp_path: Path, small_limits: None
+) -> None:
+    """The offending token is quoted up to 40 bytes; when that cuts a UTF-8 character in two
+    (a comment in another script), the half is shown as U+FFFD and the file is refused with
+    the usual one-line reason, never a crash: ``#`` is one byte and each ``\u00e9`` two, so
+    the 40 bytes hold ``#``, 19 of them and the first byte of the 20th."""
+    path = tmp_path / "big.yaml"
+    pods = "".join(_pod(i) for i in range(40))
+    head = "apiVersion: v1\nmetadata:\n  labels: {a: b}  #" + "\u00e9" * 30 + "]\n"
+    path.write_text(f"{head}items:\n{pods}kind: List\n", encoding="utf-8")
+    reason = _refused_past_the_general_limit(path)
+    shown = "#" + "\u00e9" * 19 + "\ufffd"
+    assert f"('{shown}' on line 3 may read differently in YAML 1.1)" in reason
+
+
 def test_yaml_nested_past_the_fast_readers_depth_over_the_general_limit_says_why(
     tmp_path: Path, small_limits: None
 ) -> None:

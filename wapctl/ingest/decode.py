@@ -136,6 +136,7 @@ def _file_bytes(name: str, size: int) -> bytes:
 
 
 UTF8_SLICE = 16 << 20  # bytes the UTF-8 check takes at a time
+NOT_UTF8 = "not UTF-8 text (a binary file?)"  # the one error, whichever reader finds it
 
 
 def _check_utf8(name: str, data: Any, errors: str) -> None:
@@ -152,7 +153,7 @@ def _check_utf8(name: str, data: Any, errors: str) -> None:
                 decoder.decode(piece)
         decoder.decode(b"", True)
     except UnicodeDecodeError:
-        raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
+        raise InputError(NOT_UTF8, Source(name)) from None
 
 
 def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
@@ -201,7 +202,7 @@ def _parse_json(
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:
-        raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
+        raise InputError(NOT_UTF8, Source(name)) from None
     except ValueError as exc:  # JSONDecodeError, or an int with too many digits
         if not required:
             return None
@@ -237,7 +238,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError("not UTF-8 text (a binary file?)", Source(name)) from None
+        raise InputError(NOT_UTF8, Source(name)) from None
     if "*" in text and "&" in text and _ALIAS.search(text):
         _check_events(name, text)
     docs: list[tuple[int, Any, tuple[int | None, list[int] | None]]] = []

@@ -50,7 +50,7 @@ from typer.testing import CliRunner
 from wapctl import ingest
 from wapctl.cli import app
 from wapctl.errors import InputError
-from wapctl.ingest import decode, limits, sources
+from wapctl.ingest import limits, sources, utf8
 
 V1A1 = "scheduling.k8s.io/v1alpha1"
 V1A2 = "scheduling.k8s.io/v1alpha2"
@@ -1248,13 +1248,13 @@ def test_duplicate_whose_first_copy_has_no_line() -> None:
 def test_utf8_is_checked_across_slices_as_the_safe_readers_decode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_yaml: bool
 ) -> None:
-    """The fast readers' UTF-8 check takes the text ``UTF8_SLICE`` bytes at a time (16 MiB;
+    """The fast readers' UTF-8 check takes the text ``utf8.SLICE`` bytes at a time (16 MiB;
     3 here, so every 2-, 3- and 4-byte character below is cut by a slice's end somewhere): each
     is read whole and the file is valid. A character whose first byte (C3) is followed by
     ASCII is not UTF-8, where the slice ends too. A lone surrogate written raw (ED A0 80) is
     read by JSON (Python's json decodes it, as the safe JSON reader) and refused in YAML
     (PyYAML's reader takes strict UTF-8), whichever reader takes the file."""
-    monkeypatch.setattr(decode, "UTF8_SLICE", 3)
+    monkeypatch.setattr(utf8, "SLICE", 3)
     if fast_yaml:
         monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
     monkeypatch.chdir(tmp_path)

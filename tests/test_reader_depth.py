@@ -36,8 +36,8 @@ def fast(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     taken: list[bool] = []
     read_json = json_reader.read_json
 
-    def spy(data: Any, depth: int) -> Any:
-        out = read_json(data, depth)
+    def spy(data: Any, depth: int, *check: Any) -> Any:
+        out = read_json(data, depth, *check)
         taken.append(out is not None)
         return out
 

@@ -228,7 +228,7 @@ def test_json_duplicate_is_refused_on_the_safe_path(
 ) -> None:
     """The safe json reader (any JSON input the fast reader declines) refuses the same input
     with the same line."""
-    monkeypatch.setattr(json_reader, "read_json", lambda data, depth: None)
+    monkeypatch.setattr(json_reader, "read_json", lambda data, depth, *check: None)
     path = tmp_path / "list.json"
     path.write_text(DUPLICATE_CPU, encoding="utf-8")
     with pytest.raises(InputError) as exc:

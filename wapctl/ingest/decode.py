@@ -11,7 +11,6 @@ each ``Document`` is one object and where it came from.
 
 from __future__ import annotations
 
-import codecs
 import json
 import mmap
 import re
@@ -20,9 +19,10 @@ from typing import Any, NamedTuple
 import yaml
 
 from wapctl.errors import InputError, Source, cannot_read
-from wapctl.ingest import duplicate_keys, hints, json_reader, limits, line_finders
+from wapctl.ingest import duplicate_keys, hints, json_reader, limits, line_finders, utf8
 from wapctl.ingest.fields import typename as _typename
 from wapctl.ingest.limits import byte_count, human
+from wapctl.ingest.utf8 import NOT_UTF8
 from wapctl.model import LoadWarning
 
 LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -135,33 +135,20 @@ def _file_bytes(name: str, size: int) -> bytes:
     return text
 
 
-UTF8_SLICE = 16 << 20  # bytes the UTF-8 check takes at a time
-NOT_UTF8 = "not UTF-8 text (a binary file?)"  # the one error, whichever reader finds it
-
-
 def _check_utf8(name: str, data: Any, errors: str) -> None:
-    """Refuse ``data`` (bytes, or a map of them) that is not UTF-8 text as the safe readers
-    decode it (``json``: lone surrogates pass; PyYAML: strict), as they refuse it: the fast
-    readers skip what the builders do not read (an unknown key, a comment) unchecked, so a
-    file must not be valid or not by which reader took it. ASCII slices (most of an export)
-    are only scanned; the rest is decoded, continuing across slices, and thrown away."""
-    decoder, step = codecs.getincrementaldecoder("utf-8")(errors), UTF8_SLICE
-    try:
-        for start in range(0, len(data), step):
-            piece = data[start : start + step]
-            if not piece.isascii() or decoder.getstate()[0]:
-                decoder.decode(piece)
-        decoder.decode(b"", True)
-    except UnicodeDecodeError:
-        raise InputError(NOT_UTF8, Source(name)) from None
+    """Refuse ``data`` that is not UTF-8 text as the safe readers decode it (``utf8``)."""
+    if not utf8.Utf8Check(errors).valid(data):
+        raise InputError(NOT_UTF8, Source(name))
 
 
 def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     """The JSON document in ``data`` by the fast reader, or None: take the safe path."""
-    fast = json_reader.read_json(data, limits.MAX_DEPTH)
+    check = utf8.Utf8Check("surrogatepass")  # a List's slices checked as they are read
+    fast = json_reader.read_json(data, limits.MAX_DEPTH, check)
     if fast is None:
         return None
-    _check_utf8(name, data, "surrogatepass")  # the text is as it was (brackets put back)
+    if not check.valid(data):  # the text is as it was (brackets put back)
+        raise InputError(NOT_UTF8, Source(name))
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     if len(data) <= duplicate_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
         _unique_keys(name, data, line)

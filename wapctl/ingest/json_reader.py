@@ -54,6 +54,8 @@ from typing import Any
 import msgspec
 import re2
 
+from wapctl.ingest.utf8 import Utf8Check
+
 # The fields of each part that any builder reads (wapctl.ingest: pod, constraints, templates,
 # drift; a document's own metadata also keeps the server-version annotation). Every field
 # is ``Any`` unless cut further below: the builders check types and report mistakes exactly
@@ -397,14 +399,18 @@ def nested_within(data: bytes | memoryview, depth: int) -> bool:
 _REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError, OverflowError)
 
 
-def read_json(data: bytes | memoryview, max_depth: int) -> dict[str, Any] | None:
+def read_json(
+    data: bytes | memoryview, max_depth: int, check: Utf8Check | None = None
+) -> dict[str, Any] | None:
     """The JSON document in ``data`` as the dict the builders read (its ``items``, when it has a
     list of them, as dicts too), or None: take the safe path. A List is read in slices
     (``read_list``), any other document, and one of a slice or less, whole (its walk would
-    only cost: a stream of small YAML documents brings one at a time)."""
+    only cost: a stream of small YAML documents brings one at a time). ``check``: the UTF-8
+    check of a List read in slices is taken as far as each slice before its pages are handed
+    back (the caller checks the rest)."""
     if len(data) <= SLICE:
         return _read_whole(data, max_depth)
-    listed, walked = _read_list(data, max_depth)
+    listed, walked = _read_list(data, max_depth, check)
     return listed if listed is not None else _read_whole(data, max_depth, walked)
 
 
@@ -479,14 +485,16 @@ def _list_patterns(depth: int) -> tuple[Any, Any, Any]:
     return run, last, value
 
 
-def read_list(data: Any, max_depth: int) -> dict[str, Any] | None:
+def read_list(data: Any, max_depth: int, check: Utf8Check | None = None) -> dict[str, Any] | None:
     """The JSON document in ``data`` as ``read_json`` gives it, read in slices, when it is an
     object with one ``items`` array of objects, nested at most ``max_depth`` deep; None
     otherwise, and for anything that is not such a JSON document: read it whole."""
-    return _read_list(data, max_depth)[0]
+    return _read_list(data, max_depth, check)[0]
 
 
-def _read_list(data: Any, max_depth: int) -> tuple[dict[str, Any] | None, bool]:
+def _read_list(
+    data: Any, max_depth: int, check: Utf8Check | None
+) -> tuple[dict[str, Any] | None, bool]:
     """``read_list``'s answer, and whether the walk went through a whole JSON object without
     ``items`` whose members nest within ``max_depth`` (its whole decode needs no depth pass)."""
     start = _OPEN.match(data)
@@ -507,7 +515,7 @@ def _read_list(data: Any, max_depth: int) -> tuple[dict[str, Any] | None, bool]:
         if is_items and data[pos : pos + 1] != b"[":
             return None, False  # not an array (null, ...): read whole
         if is_items:  # a second ``items`` array replaces the first, as in a whole decode
-            items = _items(data, pos + 1, run, last, owners)
+            items = _items(data, pos + 1, (run, last), owners, check)
             if items is None:
                 return None, False
             pos = items[1]
@@ -538,9 +546,10 @@ def _read_list(data: Any, max_depth: int) -> tuple[dict[str, Any] | None, bool]:
 
 
 def _items(
-    data: Any, pos: int, run: Any, last: Any, owners: bool
+    data: Any, pos: int, patterns: tuple[Any, Any], owners: bool, check: Utf8Check | None
 ) -> tuple[list[dict[str, Any]], int] | None:
     """The items of the array whose ``[`` ends at ``pos``, and where the array ends."""
+    run, last = patterns
     out: list[dict[str, Any]] = []
     blank = _BLANK.match(data, pos).end()
     if data[blank : blank + 1] == b"]":
@@ -562,6 +571,8 @@ def _items(
         pos = end
         if data[end - 1 : end] == b"]":
             return out, pos
+        if check is not None:
+            check.upto(data, pos)  # before its pages are handed back: read once
         released = release(data, released, pos)
 
 

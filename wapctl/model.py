@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from dataclasses import field as _field  # a class below has a field named "field"
-from typing import Literal
+from typing import Any, Literal, cast
 
 import msgspec
 from msgspec.structs import force_setattr as _force_setattr
@@ -280,6 +280,25 @@ class Workload(msgspec.Struct, frozen=True):
     source: Source | None = None
 
 
+class _Described:
+    """``LoadWarning.source``: a ``Source`` given is kept and described when the field is first
+    read. The line of an object a fast reader read is found by reading its file again
+    (``wapctl.ingest.line_finders``), which no report that does not show it should pay: a
+    3.5 GB export with one warning was read twice."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> str | None:
+        if obj is None:
+            return None  # the field's default
+        where = obj.__dict__["_where"]
+        if isinstance(where, Source):
+            where = where.describe()
+            obj.__dict__["_where"] = where
+        return cast("str | None", where)
+
+    def __set__(self, obj: Any, value: str | Source | None) -> None:
+        obj.__dict__["_where"] = value
+
+
 @dataclass(frozen=True)
 class LoadWarning:
     """Something the loader accepted but a user should know about (SPEC.md §4, "warnings").
@@ -287,14 +306,18 @@ class LoadWarning:
     ``code`` is a stable CamelCase identifier (e.g. ``MissingPriorityClass``); ``object`` names
     the object as ``Kind namespace/name`` (``Pod prod/web-1``) or ``Kind name`` for cluster-scoped
     kinds; ``field`` is the field path concerned, if any; ``source`` is where the object came
-    from (``file:line`` or a URL), for people only: it is not part of the JSON document.
+    from (``file:line`` or a URL), for people only: it is not part of the JSON document. It may
+    be given as a ``Source``, described when first read (``_Described``); it is not hashed.
     """
 
     code: str
     object: str
     field: str | None
     message: str
-    source: str | None = None
+    source: _Described = _Described()
+
+    def __hash__(self) -> int:  # equal warnings have equal sort keys; the source not described
+        return hash(self.sort_key())
 
     def sort_key(self) -> tuple[str, str, str, str]:
         return (self.code, self.object, self.field or "", self.message)

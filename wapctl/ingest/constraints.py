@@ -255,7 +255,7 @@ def namespace_labels(obj: dict[str, Any], name: str, source: Source) -> dict[str
 def _warning(code: str, obj: str, field: str | None, message: str,
              source: Source | None) -> LoadWarning:
     return LoadWarning(code=code, object=obj, field=field, message=message,
-                       source=source.describe() if source is not None else None)
+                       source=source)
 
 
 def pod_warnings(spec: dict[str, Any], key: str, pending: bool, gated: bool,

@@ -68,7 +68,7 @@ class ClassBook(dict):  # type: ignore[type-arg]
                 "MissingPriorityClass", label, field,
                 f"PriorityClass {name!r} is not in the snapshot (deleted, or left out of the "
                 f"export){who}; {used}",
-                source.describe(),
+                source,
             ))
         return out
 

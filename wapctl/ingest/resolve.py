@@ -73,7 +73,7 @@ class PodContext:
                 "MissingPodGroup", f"Pod {pod}", field,
                 f"{label} is not in the snapshot (an export without the Workload API kinds?): "
                 f"{who}",
-                source.describe(),
+                source,
             ))
         for key, members in self.divergent.items():
             g = groups[key]
@@ -86,7 +86,7 @@ class PodContext:
                 f"the PodGroup's priority is {g.priority.priority} but its pods carry their own "
                 f"({own}{more}): kube-scheduler 1.36 binds such pods; the KEP-5710 Beta "
                 "scheduler refuses the group",
-                source.describe(),
+                source,
             ))
         return out
 

@@ -339,7 +339,7 @@ def read_pod_group(
         warnings.append(LoadWarning(
             "MissingWorkload", f"PodGroup {ns}/{name}", wfield,
             f"Workload {ns}/{wname} is not in the snapshot; the PodGroup's own settings are used",
-            source.describe(),
+            source,
         ))
         wl = WorkloadDraft(ns, wname, api, source)
         wl.templates[tname] = {}

@@ -11,7 +11,8 @@ Resource amounts are integers: ``cpu`` in millicores, every other resource in it
 are frozen ``msgspec.Struct`` classes, the rest frozen dataclasses: a Struct's ``__init__`` is C
 (a frozen dataclass's sets its fields one ``object.__setattr__`` call at a time: a Pod, 28
 fields, ~6 us against ~0.8 us; ``Pod.__post_init__``, which sets ``state``, adds ~0.1 us).
-Both compare and hash by their fields; copy a Struct with ``msgspec.structs.replace``
+Both compare and hash by their fields (``LoadWarning`` hashes by its sort key, without the
+source it describes only when read); copy a Struct with ``msgspec.structs.replace``
 (``dataclasses.replace`` refuses it), which runs ``__post_init__`` again.
 """
 

@@ -572,7 +572,7 @@ def _items(
         if data[end - 1 : end] == b"]":
             return out, pos
         if check is not None:
-            check.upto(data, pos)  # before its pages are handed back: read once
+            check.upto(data, pos)  # before its pages are handed back: faulted in once
         released = release(data, released, pos)
 
 

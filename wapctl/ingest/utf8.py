@@ -4,9 +4,9 @@ The fast readers skip what the builders do not read (an unknown key, a comment) 
 decoding it, so a file must be checked apart, or it would be valid or not by which reader took
 it: ``json`` decodes with lone surrogates passing (``surrogatepass``), PyYAML strictly. A JSON
 List read in slices is checked a slice at a time just before its pages are handed back to the
-kernel (``json_reader``), so the check reads no page twice and a big export's pages are not all
-resident again at the end. ASCII pieces (most of an export) are only scanned; the rest is
-decoded, continuing across pieces, and thrown away.
+kernel (``json_reader``), while they are still in memory: no page is faulted in a second time,
+and a big export's pages are not all resident again at the end. ASCII pieces (most of an
+export) are only scanned; the rest is decoded, continuing across pieces, and thrown away.
 """
 
 from __future__ import annotations

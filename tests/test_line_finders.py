@@ -290,26 +290,43 @@ def test_every_object_is_placed_where_pyyaml_marks_it(
     assert _pyyaml_lines(text) == [d.source.located_line() for d in docs]
 
 
+# values whose text holds what the item walk must read past: brackets and quotes in strings,
+# escapes, a line break written as an escape
+_TRICKY = ['{"a": ["]", "}"]}', 'say "hi" \\ ] }', "two\nlines", "[[[", ""]
+
+
 @given(
     count=st.integers(1, 6),
-    layout=st.sampled_from(["one a line", "indented", "one line"]),
+    layout=st.sampled_from(["one a line", "indented", "one line", "crlf", "members first",
+                            "spaced commas"]),
+    tricky=st.lists(st.sampled_from(_TRICKY), max_size=6),
 )
 def test_every_json_item_is_placed_on_its_line(
-    count: int, layout: str, tmp_path_factory: pytest.TempPathFactory
+    count: int, layout: str, tricky: list[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Each item of a JSON List on the line its ``{`` is on, however the List is printed."""
+    """Each item of a JSON List on the line its ``{`` is on, however the List is printed (CRLF
+    line breaks, the List's other members before ``items``, blanks around commas) and whatever
+    its strings hold."""
     items = [yaml.safe_load(_OBJECT.format(name=f"j{i}")) for i in range(count)]
+    for i, value in enumerate(tricky):
+        items[i % count].setdefault("data", {})[f"k{i}"] = value
     doc = {"apiVersion": "v1", "kind": "List", "items": items}
     if layout == "indented":
         text = json.dumps(doc, indent=4)
     elif layout == "one line":
         text = json.dumps(doc)
+    elif layout == "crlf":
+        text = json.dumps(doc, indent=2).replace("\n", "\r\n")
+    elif layout == "members first":
+        text = '{"metadata": {"resourceVersion": "1"},\n "kind": "List", "items": [\n'
+        text += ",\n".join(json.dumps(item) for item in items) + "\n],\n\"apiVersion\": \"v1\"}"
     else:
+        sep = " ,\n\t " if layout == "spaced commas" else ",\n"
         text = '{"apiVersion": "v1", "kind": "List", "items": [\n'
-        text += ",\n".join(json.dumps(item) for item in items) + "\n]}\n"
+        text += sep.join(json.dumps(item) for item in items) + "\n]}\n"
     path = tmp_path_factory.mktemp("j") / "l.json"
-    path.write_text(text)
-    starts, pos = [], text.index("[")
+    path.write_bytes(text.encode())
+    starts, pos = [], text.index('"items": [') + 9
     for _ in items:
         pos = text.index("{", pos + 1)
         starts.append(text.count("\n", 0, pos) + 1)

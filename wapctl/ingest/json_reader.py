@@ -47,9 +47,9 @@ from __future__ import annotations
 import functools
 import mmap
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import re2
@@ -497,42 +497,14 @@ def _read_list(
 ) -> tuple[dict[str, Any] | None, bool]:
     """``read_list``'s answer, and whether the walk went through a whole JSON object without
     ``items`` whose members nest within ``max_depth`` (its whole decode needs no depth pass)."""
-    start = _OPEN.match(data)
-    if start is None or max_depth < 3:
+    if max_depth < 3:
         return None, False
     owners = keeps_owner_references()
-    run, last, value = _list_patterns(max_depth)
-    pos, head, items = start.end(), [], None  # head: the other members' spans
-    while True:
-        key = _KEY.match(data, pos)
-        if key is None:
-            return None, False
-        name, pos = bytes(key.group(1)), key.end()
-        try:
-            is_items = msgspec.json.decode(name) == "items"
-        except msgspec.DecodeError:
-            return None, False
-        if is_items and data[pos : pos + 1] != b"[":
-            return None, False  # not an array (null, ...): read whole
-        if is_items:  # a second ``items`` array replaces the first, as in a whole decode
-            items = _items(data, pos + 1, (run, last), owners, check)
-            if items is None:
-                return None, False
-            pos = items[1]
-        else:
-            val = value.match(data, pos)
-            if val is None:
-                return None, False
-            head.append((key.start(), val.end()))
-            pos = val.end()
-        sep = _NEXT.match(data, pos)
-        if sep is None:
-            return None, False
-        pos = sep.end()
-        if sep.group(1) == b"}":
-            break
-    if pos != len(data):
+    run, last, _ = _list_patterns(max_depth)
+    walked = _walk(data, max_depth, lambda d, p: _items(d, p, (run, last), owners, check))
+    if walked is None:
         return None, False
+    items, head = walked
     if items is None:
         return None, True
     members = b",".join(bytes(data[a:b]) for a, b in head)
@@ -541,8 +513,87 @@ def _read_list(
     except _REFUSED:
         return None, False
     out = _document(doc)
-    out["items"] = items[0]
+    out["items"] = items
     return out, False
+
+
+def _walk(
+    data: Any, max_depth: int, read_items: Callable[[Any, int], tuple[Any, int] | None]
+) -> tuple[Any, list[tuple[int, int]]] | None:
+    """Walk the JSON object ``data``'s members: each ``items`` array is handed to
+    ``read_items`` (at the byte after its ``[``), which gives what it read and where the array
+    ends (a second array replaces the first, as in a whole decode); every other member is
+    matched by its pattern (nested within ``max_depth``) and its span kept. What the last
+    ``items`` gave (None: no ``items``) and the other members' spans; None when ``data`` is not
+    such a document, or ``read_items`` gave up."""
+    start = _OPEN.match(data)
+    if start is None or max_depth < 3:
+        return None
+    value = _list_patterns(max_depth)[2]
+    pos, head, items = start.end(), [], None  # head: the other members' spans
+    while True:
+        key = _KEY.match(data, pos)
+        if key is None:
+            return None
+        name, pos = bytes(key.group(1)), key.end()
+        try:
+            is_items = msgspec.json.decode(name) == "items"
+        except msgspec.DecodeError:
+            return None
+        if is_items and data[pos : pos + 1] != b"[":
+            return None  # not an array (null, ...): read whole
+        if is_items:
+            items = read_items(data, pos + 1)
+            if items is None:
+                return None
+            pos = items[1]
+        else:
+            val = value.match(data, pos)
+            if val is None:
+                return None
+            head.append((key.start(), val.end()))
+            pos = val.end()
+        sep = _NEXT.match(data, pos)
+        if sep is None:
+            return None
+        pos = sep.end()
+        if sep.group(1) == b"}":
+            break
+    if pos != len(data):
+        return None
+    return (None if items is None else items[0]), head
+
+
+def item_lines(data: Any, max_depth: int) -> list[int] | None:
+    """The 1-based line where each item of the JSON List ``data`` (a file's map) starts, found as
+    ``read_list`` finds them, an item at a time, and the pages read handed back: a file of any
+    size is indexed in little memory. None when ``data`` is not a List whose items are objects
+    nested within ``max_depth`` (then the caller decodes it)."""
+    if max_depth < 3:
+        return None
+    one = _list_patterns(max_depth)[1]
+    line, counted, released = 1, 0, 0
+
+    def lines(text: Any, pos: int) -> tuple[list[int], int] | None:
+        nonlocal line, counted, released
+        out: list[int] = []
+        while True:
+            begin = _BLANK.match(text, pos).end()
+            if not out and text[begin : begin + 1] == b"]":
+                return out, begin + 1
+            found = one.match(text, pos)
+            if found is None:
+                return None
+            line += text[counted:begin].count(b"\n")
+            counted = begin
+            out.append(line)
+            pos = found.end()
+            if text[pos - 1 : pos] == b"]":
+                return out, pos
+            released = release(text, released, begin)
+
+    walked = _walk(data, max_depth, lines)
+    return None if walked is None or walked[0] is None else cast("list[int]", walked[0])
 
 
 def _items(

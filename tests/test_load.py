@@ -191,6 +191,20 @@ def test_typed_list_kind_is_flattened_too(tmp_path: Path) -> None:
     assert ["default/p"] == list(snap.pods)
 
 
+def test_typed_list_item_keeps_its_own_kind(tmp_path: Path) -> None:
+    """A typed List (``PodList``) lends its kind only to items that leave theirs off: an item
+    that says it is a Node is read as a Node, not as a Pod named after it."""
+    path = write_yaml(
+        tmp_path,
+        "s.yaml",
+        {"apiVersion": "v1", "kind": "PodList", "metadata": {},
+         "items": [{k: v for k, v in pod("p", nodeName="n1").items() if k != "kind"},
+                   node("n1")]},
+    )
+    snap = ingest.build_snapshot(ingest.read_documents([path]))
+    assert (["n1"], ["default/p"]) == (sorted(snap.nodes), sorted(snap.pods))
+
+
 def test_raw_list_item_keeps_its_own_api_version(tmp_path: Path) -> None:
     """A raw API list (``WorkloadList``) lends its items the kind they leave off, and its
     apiVersion only to those that leave that off too: an item that says its own version is

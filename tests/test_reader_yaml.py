@@ -13,7 +13,9 @@ the slice size.
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
+import io
 import itertools
 import json
 import mmap
@@ -509,6 +511,32 @@ def test_a_risky_list_reads_its_risky_items_fast_or_by_pyyaml(
     entries = data.split(b"\n- ")
     assert small_pieces == [len(entries[i + 1]) + 3 for i in range(10, 13) if by_pyyaml]
     assert check(data)  # the fast path's answer, equal to PyYAML's
+
+
+@pytest.mark.parametrize("where", ["stdin", "mapped file"])
+def test_a_risky_run_given_up_on_leaves_the_text_as_written(
+    small_pieces: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A big YAML List whose risky run holds a plain date (the fast path cannot resolve it:
+    JSON has no date) and a double-quoted value with an escape (``"a\\x41b"``): rapidyaml
+    tries the run in its own arena, and when it gives up the safe path reads the input as
+    written, so the label is "aAb" as PyYAML reads it. Parsed in place, the escape would
+    already have been rewritten in the buffer (for stdin, inside an immutable bytes object),
+    and PyYAML would read what was left there. A mapped file is read again from the file."""
+    monkeypatch.setattr(limits, "FAST_YAML_FROM", 0)
+    monkeypatch.setattr(sources, "MAP_FROM", 0)
+    data = _tooling_list(range(10, 13)).replace(
+        b"      commit: 4e11392\n",
+        b'      commit: 4e11392\n      y: "a\\x41b"\n    x: 2025-01-01\n')
+    assert yaml.safe_load(data)["items"][11]["metadata"]["x"] == datetime.date(2025, 1, 1)
+    if where == "stdin":
+        docs = ingest.read_documents(["-"], stdin=io.BytesIO(data))
+    else:
+        path = tmp_path / "list.yaml"
+        path.write_bytes(data)
+        docs = ingest.read_documents([str(path)])
+    pods = {d.obj["metadata"]["name"]: d.obj for d in docs}
+    assert {"commit": "4e11392", "y": "aAb"} == pods["p11"]["metadata"]["labels"]
 
 
 def test_in_a_list_with_both_only_what_needs_pyyaml_goes_to_it(small_pieces: list[int]) -> None:

@@ -334,3 +334,22 @@ def test_every_json_item_is_placed_on_its_line(
         pos = end
     docs = ingest.read_documents([str(path)])
     assert starts == [d.source.located_line() for d in docs]
+
+
+def test_a_json_list_changed_since_it_was_read_names_no_lines(tmp_path: Path) -> None:
+    """The lines of a JSON List's items are found when a message first needs one, by reading
+    the file again. Rewritten in between (here: a line added before the items, so every item
+    moved down one), the file gives no line rather than the new text's: the item is named
+    without one. Unchanged, item 1 is on line 3."""
+    items = [yaml.safe_load(_OBJECT.format(name=f"j{i}")) for i in range(3)]
+    text = '{"apiVersion": "v1", "kind": "List", "items": [\n'
+    text += ",\n".join(json.dumps(item) for item in items) + "\n]}\n"
+    same, moved = tmp_path / "same.json", tmp_path / "moved.json"
+    same.write_text(text)
+    moved.write_text(text)
+    kept = ingest.read_documents([str(same)])
+    docs = ingest.read_documents([str(moved)])
+    moved.write_text(text.replace('"items": [\n', '"items": [\n\n', 1))
+    assert 3 == kept[1].source.located_line()
+    assert docs[1].source.located_line() is None
+    assert f"{moved}, document 1, item 1" == docs[1].source.describe()

@@ -153,7 +153,7 @@ def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     if len(data) <= duplicate_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
         _unique_keys(name, data, line)
     if type(fast.get("items")) is list:
-        line_finders.register_json_lines(name)
+        line_finders.register_json_lines(name, len(data))
     return [(1, fast, (line, None))]
 
 
@@ -201,7 +201,7 @@ def _parse_json(
                          Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
     if type(obj) is dict and type(obj.get("items")) is list:
-        line_finders.register_json_lines(name)
+        line_finders.register_json_lines(name, len(data))
     return [(1, obj, (line, None))]
 
 

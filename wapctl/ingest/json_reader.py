@@ -565,10 +565,11 @@ def _walk(
 
 
 def item_lines(data: Any, max_depth: int) -> list[int] | None:
-    """The 1-based line where each item of the JSON List ``data`` (a file's map) starts, found as
-    ``read_list`` finds them, an item at a time, and the pages read handed back: a file of any
-    size is indexed in little memory. None when ``data`` is not a List whose items are objects
-    nested within ``max_depth`` (then the caller decodes it)."""
+    """The 1-based line where each item of the JSON List ``data`` (a file's map) starts, found
+    with ``read_list``'s walk and item pattern, an item at a time (not decoded: for a file the
+    reader has read), and the pages read handed back: a file of any size is indexed in little
+    memory. None when ``data`` is not a List whose items are objects nested within
+    ``max_depth`` (then the caller decodes it)."""
     if max_depth < 3:
         return None
     one = _list_patterns(max_depth)[1]

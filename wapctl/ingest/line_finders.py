@@ -7,8 +7,9 @@ the object: the file is read again, once, into an index of every object's line, 
 many warnings is read once more, not once per warning (a 64 MB stream with 118 warnings took
 ~500 s of CPU when each streamed the file again up to its object).
 
-- JSON List items: the file's items as raw text (nothing built), each found after the one
-  before it (``_json_item_lines``).
+- JSON List items: the List walked in the file's map an item at a time, as the fast reader
+  finds them (nothing built, pages handed back); a List whose items are not all objects: its
+  items as raw text, each found after the one before it (``_json_item_lines``).
 - A YAML List laid out as kubectl writes it: the entries' ``- `` starts between ``items:`` and
   the List's other keys, as a big one's slices are cut (``_list_item_lines``).
 - A YAML stream's documents: the first line after each ``---`` that holds more than a comment
@@ -39,16 +40,20 @@ class _RawItems(msgspec.Struct, gc=False):
     items: list[msgspec.Raw] = []
 
 
-def _json_item_lines(path: str) -> list[int]:
+def _json_item_lines(path: str, size: int | None = None) -> list[int]:
     """The 1-based line where each item of the JSON List file at ``path`` starts. A List whose
     items are objects (every export) is walked in its map an item at a time, as the fast
     reader finds them, its pages handed back as it goes (``json_reader.item_lines``): a 3.5 GB
     export is indexed in little memory. Any other (items that are not objects, read by the
     safe path; at most the general input limit) is read again and split into raw items
     (nothing is built), each found after the previous one (up to the first not found, should
-    the file have changed)."""
+    the file have changed). None at all when its size is no longer ``size``, the size it was
+    read at: another text's lines would be wrong ones."""
     with open(path, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size:
+        now = os.fstat(fh.fileno()).st_size
+        if size is not None and now != size:
+            return []  # the file changed since it was read
+        if now:
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 walked = json_reader.item_lines(mapped, limits.MAX_DEPTH)
             if walked is not None:
@@ -70,9 +75,10 @@ def _json_item_lines(path: str) -> list[int]:
     return lines
 
 
-def register_json_lines(name: str) -> None:
-    """Let errors about the items of the JSON List file ``name`` name their line (not for
-    ``<stdin>``). Nothing of the text is kept meanwhile."""
+def register_json_lines(name: str, size: int | None = None) -> None:
+    """Let errors about the items of the JSON List file ``name`` (``size`` bytes when read)
+    name their line (not for ``<stdin>``). Nothing of the text is kept meanwhile; a file whose
+    size changed since gives no lines rather than another text's."""
     if name.startswith("<"):
         return
     index: list[int] | None = None
@@ -82,7 +88,7 @@ def register_json_lines(name: str) -> None:
         if source.item is None:
             return None
         if index is None:
-            index = _json_item_lines(name)
+            index = _json_item_lines(name, size)
         return index[source.item] if source.item < len(index) else None
 
     register_line_finder(name, finder)

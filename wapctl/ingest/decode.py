@@ -135,10 +135,18 @@ def _file_bytes(name: str, size: int) -> bytes:
     return text
 
 
-def _check_utf8(name: str, data: Any, errors: str) -> None:
-    """Refuse ``data`` that is not UTF-8 text as the safe readers decode it (``utf8``)."""
-    if not utf8.Utf8Check(errors).valid(data):
+def _check_utf8(name: str, data: Any, check: utf8.Utf8Check) -> None:
+    """Refuse ``data`` that is not UTF-8 text as the safe readers decode it (``utf8``): the
+    rest of it, after what ``check`` has seen, and its end."""
+    if not check.valid(data):
         raise InputError(NOT_UTF8, Source(name))
+
+
+def _register_item_lines(name: str, doc: Any, size: int) -> None:
+    """Let errors about the items of a JSON List (``doc``, read from ``size`` bytes of
+    ``name``) name their lines, found when one is first needed."""
+    if type(doc) is dict and type(doc.get("items")) is list:
+        line_finders.register_json_lines(name, size)
 
 
 def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
@@ -147,13 +155,11 @@ def _fast_json(name: str, data: Any) -> list[tuple[int, Any, Lines]] | None:
     fast = json_reader.read_json(data, limits.MAX_DEPTH, check)
     if fast is None:
         return None
-    if not check.valid(data):  # the text is as it was (brackets put back)
-        raise InputError(NOT_UTF8, Source(name))
+    _check_utf8(name, data, check)  # the text is as it was (brackets put back)
     line = data[: _LEADING_SPACE.match(data).end()].count(b"\n") + 1  # type: ignore[union-attr]
     if len(data) <= duplicate_keys.FAST_CHECK_MAX:  # a duplicate key: msgspec kept the last
         _unique_keys(name, data, line)
-    if type(fast.get("items")) is list:
-        line_finders.register_json_lines(name, len(data))
+    _register_item_lines(name, fast, len(data))
     return [(1, fast, (line, None))]
 
 
@@ -161,14 +167,15 @@ def _unique_keys(name: str, data: Any, line: int) -> None:
     try:
         duplicate_keys.check_json(data)
     except duplicate_keys.DuplicateKey as dup:
-        raise _duplicate(name, json.loads(bytes(data)), dup, line) from None
+        raise _duplicate(name, json.loads(bytes(data)), dup, line, len(data)) from None
 
 
-def _duplicate(name: str, doc: Any, dup: duplicate_keys.DuplicateKey, line: int) -> InputError:
-    """The duplicate-key error of a JSON document starting on ``line``; a List item's line is
-    found on demand, as for any other error about an item."""
-    if type(doc) is dict and type(doc.get("items")) is list:
-        line_finders.register_json_lines(name)
+def _duplicate(
+    name: str, doc: Any, dup: duplicate_keys.DuplicateKey, line: int, size: int
+) -> InputError:
+    """The duplicate-key error of a JSON document starting on ``line`` (``size`` bytes); a List
+    item's line is found on demand, as for any other error about an item."""
+    _register_item_lines(name, doc, size)
     return duplicate_keys.error(name, 1, doc, dup, (line, None))
 
 
@@ -185,7 +192,7 @@ def _parse_json(
         except duplicate_keys.DuplicateKey as dup:
             # the key is met before the end of the text: a syntax error after it comes first,
             # as in Go's decoder, which checks the whole text before it decodes
-            raise _duplicate(name, json.loads(data), dup, line) from None
+            raise _duplicate(name, json.loads(data), dup, line, len(data)) from None
     except RecursionError:
         raise InputError(_depth_message(), Source(name, 1)) from None
     except UnicodeDecodeError:
@@ -200,8 +207,7 @@ def _parse_json(
         raise InputError(f"invalid JSON: {hints.value_problem(exc)}",
                          Source(name, 1)) from None
     _check_depth(obj, Source(name, 1))
-    if type(obj) is dict and type(obj.get("items")) is list:
-        line_finders.register_json_lines(name, len(data))
+    _register_item_lines(name, obj, len(data))
     return [(1, obj, (line, None))]
 
 
@@ -216,7 +222,7 @@ def _parse_yaml(name: str, data: Any, explicit: int | None = None) -> list[tuple
 
         kept = yaml_reader.kept_document
         # before the fast reader, which parses a mapped file in place
-        _check_utf8(name, data, "strict")
+        _check_utf8(name, data, utf8.Utf8Check("strict"))
         fast, reason = yaml_reader.read_yaml(data, limits.MAX_DEPTH)
         if fast is not None:
             line_finders.register_yaml_lines(name, fast)

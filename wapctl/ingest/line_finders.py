@@ -47,8 +47,8 @@ def _json_item_lines(path: str, size: int | None = None) -> list[int]:
     export is indexed in little memory. Any other (items that are not objects, read by the
     safe path; at most the general input limit) is read again and split into raw items
     (nothing is built), each found after the previous one (up to the first not found, should
-    the file have changed). None at all when its size is no longer ``size``, the size it was
-    read at: another text's lines would be wrong ones."""
+    the file have changed). No lines at all when its size is no longer ``size``, the size it
+    was read at: another text's lines would be wrong ones."""
     with open(path, "rb") as fh:
         now = os.fstat(fh.fileno()).st_size
         if size is not None and now != size:

@@ -636,6 +636,28 @@ def test_input_errors_exit_2(args: list[object], message: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("metadata", "problem"),
+    [
+        ("", "field metadata.name: missing (required)"),
+        ("metadata: x\n", "field metadata: must be a mapping, not a string"),
+    ],
+    ids=["no-metadata", "metadata-a-string"],
+)
+def test_a_change_object_without_a_name_is_the_loaders_error(
+    tmp_path: Path, metadata: str, problem: str
+) -> None:
+    """A change document that names no object (no metadata, or metadata that is no mapping)
+    cannot replace anything: it is built with the rest, and the loader's own line says what
+    is wrong with it, in the change file -- exit 2, no traceback."""
+    change = tmp_path / "change.yaml"
+    change.write_text(f"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n{metadata}"
+                      "value: 5\n")
+    result = run("audit", CLUSTER, "--change", change)
+    assert (2, "", f"error: with the change applied: {change}:1, document 1, {problem}\n") == (
+        result.exit_code, result.stdout, result.stderr)
+
+
 def test_deleting_a_class_running_pods_still_name_is_risky() -> None:
     """Issue 26: fixtures/manifests/cluster.yaml's batch/report-0 names class `medium` and
     carries spec.priority 500. Deleting `medium` loads (the pod keeps 500), but the API server

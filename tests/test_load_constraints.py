@@ -382,6 +382,23 @@ def test_volume_not_modelled_warning_whole_line() -> None:
         source="snap.yaml, document 1"),)
 
 
+@pytest.mark.parametrize("kind", ["nodeAffinity", "podAffinity", "podAntiAffinity"])
+def test_preferred_terms_of_each_affinity_kind_are_named(kind: str) -> None:
+    """Preferred node affinity, pod affinity and pod anti-affinity terms all only score: a
+    pending pod with any one of them gets the ScoringOnlyTerms warning naming that field
+    (spreading a Deployment's replicas with preferred anti-affinity is the common case)."""
+    term = ({"weight": 1, "preference": {"matchExpressions": [
+                {"key": "zone", "operator": "In", "values": ["a"]}]}}
+            if kind == "nodeAffinity"
+            else {"weight": 100, "podAffinityTerm": {
+                "labelSelector": {"matchLabels": {"app": "web"}},
+                "topologyKey": "kubernetes.io/hostname"}})
+    p = _pod("p", affinity={kind: {"preferredDuringSchedulingIgnoredDuringExecution": [term]}})
+    assert _codes(_build(p)) == [
+        ("ScoringOnlyTerms", "Pod prod/p",
+         f"spec.affinity.{kind}.preferredDuringSchedulingIgnoredDuringExecution")]
+
+
 def test_preferred_terms_warning_whole_line() -> None:
     """The ScoringOnlyTerms warning of a pending pod's preferred node affinity, whole: a user
     relies on being told these terms only pick among feasible nodes, never decide a fit, and

@@ -527,14 +527,20 @@ def _list_texts(draw: st.DrawFn) -> tuple[str, bool]:
 def test_lists_read_in_slices_as_whole(case: tuple[str, bool], size: int) -> None:
     """Slices of one item or less, of a few, of all: a List any tool may write that the fast
     reader takes at all, it takes in slices, exactly as json.loads projects it; a flawed one is
-    never read in slices otherwise (None, then the whole document decides: ``check``)."""
+    never read in slices otherwise (None, then the whole document decides: ``check``). A
+    writable buffer (a file's private map, the YAML reader's JSON) is read alike, each slice
+    bracketed in place, and left as it was."""
     text, readable = case
     data = text.encode()
+    buffer = bytearray(data)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(json_reader, "SLICE", size)
         sliced = json_reader.read_list(data, ingest.MAX_DEPTH)
+        in_place = json_reader.read_list(memoryview(buffer), ingest.MAX_DEPTH)
         whole = json_reader.read_json(data, ingest.MAX_DEPTH)
         check(data)
+    assert bytes(buffer) == data
+    assert json.dumps(in_place, sort_keys=True) == json.dumps(sliced, sort_keys=True)
     try:
         doc = json.loads(data)
     except ValueError:

@@ -26,6 +26,67 @@ def _load(name: str):
     return snap, select_preemptor(snap, pod="default/urgent")
 
 
+# KEP-5710: a gang whose preemption priority (100) is below its scheduling priority (1000)
+# has a running member that ranks, as a victim, below the gang itself; it is still never the
+# gang's own victim. n1 (4 cpu): ml/train-0 (2 cpu, the gang's running member) and
+# default/top-x (2 cpu, 2000); n2 (2 cpu): default/low-b (2 cpu, 50). The gang needs train-1 and
+# train-2 placed (2 cpu each): preempting low-b makes room for one, and only train-0 (its own)
+# could make room for the other, so the gang is Unschedulable -- in the plan and in every
+# sample (the samples after the first take the victims from the accounting's kept index).
+OWN_MEMBER_GANG = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 50}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: gang-preempt},
+   value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: gang-high},
+   value: 1000}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: top}, value: 2000}
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2"}}}
+- apiVersion: scheduling.k8s.io/v1alpha1
+  kind: Workload
+  metadata: {name: train, namespace: ml}
+  spec:
+    priorityClassName: gang-high
+    preemptionPriorityClassName: gang-preempt
+    podGroups:
+    - {name: workers, policy: {gang: {minCount: 3}}}
+""" + "".join(
+    f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: {ns}}}
+  spec:
+    {where}
+    containers: [{{name: c, resources: {{requests: {{cpu: "2"}}}}}}]
+  status: {{phase: {phase}, startTime: "2026-01-01T09:00:00Z"}}
+"""
+    for name, ns, where, phase in [
+        ("train-0", "ml", "nodeName: n1\n    workloadRef: {name: train, podGroup: workers}",
+         "Running"),
+        ("train-1", "ml", "workloadRef: {name: train, podGroup: workers}", "Pending"),
+        ("train-2", "ml", "workloadRef: {name: train, podGroup: workers}", "Pending"),
+        ("top-x", "default", "nodeName: n1\n    priorityClassName: top", "Running"),
+        ("low-b", "default", "nodeName: n2\n    priorityClassName: low", "Running"),
+    ]
+)
+
+
+def test_a_gangs_own_running_member_is_never_its_victim_in_any_sample(tmp_path: Path):
+    path = tmp_path / "own-member.yaml"
+    path.write_text(OWN_MEMBER_GANG)
+    snap = build_snapshot(read_documents([str(path)]))
+    pre = select_preemptor(snap, workload="ml/train")
+    kep = get_model("kep-5710")
+    first = plan(snap, pre, model=kep)
+    assert ("Unschedulable", True) == (first.status, "needs 2 pod(s) placed but at most 1 fit"
+                                       in first.reason)
+    report = sample_plans(snap, pre, model=kep, samples=3)
+    assert ((("Unschedulable", 3),), (0, 0, 0)) == (report.statuses, report.victim_counts)
+
+
 def test_equal_victims_vary_but_their_count_does_not():
     """tie-break.yaml under 1.36: the three pods are equal (priority, start), so whichever is
     tried first goes back and the other two are victims: always 2 victims, no pod always."""

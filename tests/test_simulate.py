@@ -245,6 +245,25 @@ def test_nothing_to_try_but_terminations_is_a_finished_step():
     assert (True, False, None) == outcome(result)
 
 
+def test_an_unschedulable_step_still_lists_the_pods_that_finished_in_it():
+    """Step 2 lets the snapshot's terminating pod finish whatever its preemptor does: here the
+    head of the queue is unschedulable (8 cpu wanted, 4 on the only node), and the step still
+    says the pod finished and was recreated; it binds in step 3 (big1, tried in step 1, stays
+    parked: a pod finishing does not wake an unschedulable preemptor)."""
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("old", cpu="2", prio=100, node="n1", terminating=True, start=1),
+        pod("big1", cpu="8", prio=1000, created=1),
+        pod("big2", cpu="8", prio=900, created=1),
+    ])
+    result = simulate(snap)
+    assert [
+        (1, UNSCHED, "default/big1", (), (), (), ()),
+        (2, UNSCHED, "default/big2", (), (), ("default/old",), ("default/old",)),
+        (3, BOUND, "default/old", (), ("n1",), (), ()),
+    ] == trace(result)
+    assert (True, False, None) == outcome(result)
+
+
 def test_unschedulable_is_parked_not_retried():
     """An unschedulable preemptor is tried once and parked: the queue converges at once."""
     snap = snapshot(nodes=[node("n1", cpu="2")], pods=[pod("big", cpu="4", prio=1000)])

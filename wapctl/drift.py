@@ -14,9 +14,10 @@ away) and the snapshot, and returns findings (``findings.py``):
 
 - ``priority-drift`` — a pod (not finished) or a PodGroup object whose ``spec.priority`` differs
   from the current value of the class it names, with what that lets preempt what;
-- ``podgroup-priority-divergence`` — a pod of a v1alpha1 Workload's pod group whose own
-  priority (``spec.priority``, else its class) differs from the group's class, which wins
-  (for v1alpha2/3 the loader refuses it: kube-scheduler fails such groups);
+- ``podgroup-priority-divergence`` — a pod of a pod group whose own priority
+  (``spec.priority``, else its class) differs from the group's (a v1alpha1 Workload's class, a
+  v1alpha2+ PodGroup's priority), which wins (for v1alpha2+ the load also warns
+  ``PriorityDivergence``: the 1.36 scheduler binds such pods, KEP-5710 Beta refuses the group);
 - ``kueue-priority-divergence`` — a pod or pod template labelled with a WorkloadPriorityClass
   whose value differs from the priority kube-scheduler gives its pods;
 - ``unknown-kueue-priority-class`` — the label names no WorkloadPriorityClass of the input.

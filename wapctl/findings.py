@@ -13,7 +13,8 @@ Rules (``RULES``: id -> short description; the SARIF rule list and docs/ci.md us
   (PriorityClass values are immutable; kubernetes/kubernetes#99205), and running pods keep
   the value they were admitted with.
 - ``podgroup-priority-divergence``: a pod's own priority differs from its pod group's, which
-  wins (v1alpha1 Workloads; for v1alpha2+ the loader refuses it, as kube-scheduler does).
+  wins (for v1alpha2+ the load also warns ``PriorityDivergence``: the 1.36 scheduler binds
+  such pods; KEP-5710 Beta refuses the group).
 - ``kueue-priority-divergence``: Kueue's WorkloadPriorityClass (label
   ``kueue.x-k8s.io/priority-class``) gives the workload another value than its pods'
   PriorityClass: Kueue queues and preempts by one number, kube-scheduler by the other.

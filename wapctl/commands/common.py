@@ -188,8 +188,9 @@ ReportOutputOpt = Annotated[
         "--output",
         "-o",
         metavar="FORMAT",
-        help="One of: table, wide (more columns), json, yaml, name (one kind/NAMESPACE/NAME "
-        "per line, for xargs), html (one self-contained page with pictures).",
+        help="One of: table, wide (more columns), json, yaml, name (one '-n NAMESPACE kind/NAME' "
+        "or, cluster-scoped, 'kind/NAME' per line, for xargs -L1), html (one self-contained "
+        "page with pictures).",
     ),
 ]
 ModelOpt = Annotated[
@@ -209,7 +210,9 @@ FeatureGatesOpt = Annotated[
     typer.Option(
         "--feature-gates",
         metavar="NAME=BOOL,...",
-        help="kube-scheduler feature gates, e.g. PodGroupPreemptionPolicy=true (comma-separated).",
+        help="kube-scheduler feature gates, comma-separated, as the --model knows them, e.g. "
+        "PodGroupPreemptionPolicy=true with --model upstream (a gate the model does not know, "
+        "or one workload-aware preemption needs turned off, is an error).",
         show_default=False,
     ),
 ]

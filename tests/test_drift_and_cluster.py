@@ -517,11 +517,12 @@ def test_cluster_usage_errors(args: list[object], message: str) -> None:
 
 
 def test_audit_of_a_class_recreation_lists_pods_keeping_the_old_value() -> None:
-    """recreate-medium.yaml on cluster.yaml: report-0 keeps 500; exit 0 (information)."""
+    """recreate-medium.yaml on cluster.yaml: report-0 keeps 500; exit 0 (information). Each
+    entry is a finding of check-cycles' priority-drift rule, named so in the JSON."""
     result = run("audit", CLUSTER, "--change", MANIFESTS / "recreate-medium.yaml", "-o", "json")
     doc = json.loads(result.stdout)
-    kept = [(x["object"], x["field"]) for x in doc["keptOldPriority"]]
-    assert (0, [("Pod batch/report-0", "spec.priority")], 1) == (
+    kept = [(x["rule"], x["object"], x["namespace"], x["field"]) for x in doc["keptOldPriority"]]
+    assert (0, [("priority-drift", "Pod batch/report-0", "batch", "spec.priority")], 1) == (
         result.exit_code, kept, doc["summary"]["keptOldPriority"]
     )
 

@@ -77,6 +77,21 @@ def test_alias_bomb(tmp_path: Path, measured: Any) -> None:
     assert "bomb.yaml, document 1" in str(err)
 
 
+def test_aliases_inside_an_anchor_count_what_they_expand_to(
+    tmp_path: Path, measured: Any
+) -> None:
+    """An anchor whose collection holds aliases stands for all they expand to: b is 10 uses of
+    a (a list of 400: 401 nodes), 4,011 nodes; c's uses of b then add 4,011 each, and the 24th
+    takes the document past MAX_ALIAS_EXPANSION (4,010 + 24 x 4,011 = 100,274 > 100,000) with
+    only 34 aliases, far below MAX_ALIASES."""
+    items = ", ".join(["x"] * 400)
+    text = (f"kind: ConfigMap\nmetadata: {{name: c}}\na: &a [{items}]\n"
+            f"b: &b [{', '.join(['*a'] * 10)}]\nc: [{', '.join(['*b'] * 30)}]\n")
+    err = measured(lambda: _load(_file(tmp_path, "nested.yaml", text)))
+    assert "YAML aliases exceed the limits" in err.reason
+    assert (ingest.MAX_ALIASES, ingest.MAX_ALIAS_EXPANSION) == (100, 100_000)
+
+
 def test_many_small_aliases(tmp_path: Path, measured: Any) -> None:
     """More than MAX_ALIASES alias uses in one document is refused even if each is tiny."""
     uses = ", ".join(["*a"] * (ingest.MAX_ALIASES + 1))

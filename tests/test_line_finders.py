@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wapctl import ingest
+from wapctl.errors import InputError
 from wapctl.ingest import limits, yaml_reader
 
 NODE = """\
@@ -334,6 +335,24 @@ def test_every_json_item_is_placed_on_its_line(
         pos = end
     docs = ingest.read_documents([str(path)])
     assert starts == [d.source.located_line() for d in docs]
+
+
+@pytest.mark.parametrize("lead", ["", "\n", "\n\n  \n"], ids=["none", "one", "three"])
+def test_an_item_that_is_no_object_is_named_on_its_line(tmp_path: Path, lead: str) -> None:
+    """A List with an item that is no object is read by the safe path and its lines found by
+    splitting the raw items: the number after the Node (printed as json.dumps(indent=2) does)
+    is on line 17 of the List, moved down by every blank line before it."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"allocatable": {"cpu": "4"}}}
+    text = lead + json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, 5]},
+                             indent=2) + "\n"
+    path = tmp_path / "l.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        ingest.read_documents([str(path)])
+    line = 17 + lead.count("\n")
+    assert (f"{path}:{line}, document 1, item 1: a List item must be a mapping (a Kubernetes "
+            "object), not a number") == str(err.value)
 
 
 def test_a_json_list_changed_since_it_was_read_names_no_lines(tmp_path: Path) -> None:

@@ -144,6 +144,8 @@ def test_namespace_objects_give_labels() -> None:
 
 
 @pytest.mark.parametrize(("spec", "field"), [
+    ({"affinity": []}, "spec.affinity"),  # empty, so only the pod-affinity reader refuses it
+    ({"affinity": 0}, "spec.affinity"),
     ({"affinity": {"podAntiAffinity": {REQ: [{"labelSelector": {}}]}}},
      f"spec.affinity.podAntiAffinity.{REQ}[0].topologyKey"),
     ({"affinity": {"podAffinity": {REQ: [{"topologyKey": "z", "matchLabelKeys": ["a"],

@@ -88,16 +88,20 @@ def main() -> None:
             without = _outcomes(snap, pre, seeds)
         finally:
             evaluator.Evaluator.plan_group_counted = original  # type: ignore[method-assign]
-        keys = sorted(set(with_it) | set(without))
-        chi = sum((n - (with_it[k] + without[k]) / 2) ** 2 / ((with_it[k] + without[k]) / 2)
-                  for k in keys for n in (with_it[k], without[k]))
         print(f"{'anti-affinity' if apart else 'host port'}: shortcut answered "
               f"{answered[True]} of {answered[True] + answered[False]}; outcomes "
-              f"{len(with_it)} with it, {len(without)} without, same set: "
-              f"{set(with_it) == set(without)}; chi-square {chi:.1f} on {len(keys) - 1} df")
+              f"{len(with_it)} with it, {len(without)} without, {_compared(with_it, without)}")
         answered.clear()
 
     _compare_mutant_49(seeds)
+
+
+def _compared(a: Counter[Outcome], b: Counter[Outcome]) -> str:
+    """Whether two frequency tables hold the same outcomes, and their chi-square statistic."""
+    keys = sorted(set(a) | set(b))
+    chi = sum((n - (a[k] + b[k]) / 2) ** 2 / ((a[k] + b[k]) / 2)
+              for k in keys for n in (a[k], b[k]))
+    return f"same set: {set(a) == set(b)}; chi-square {chi:.1f} on {len(keys) - 1} df"
 
 
 def _compare_mutant_49(seeds: int) -> None:
@@ -118,13 +122,9 @@ def _compare_mutant_49(seeds: int) -> None:
             plain_mutant = plan(snap, pre, model=get_model("1.36"))
         finally:
             evaluator.Evaluator.plan_group_counted = original  # type: ignore[method-assign]
-        keys = sorted(set(first) | set(second))
-        chi = sum((n - (first[k] + second[k]) / 2) ** 2 / ((first[k] + second[k]) / 2)
-                  for k in keys for n in (first[k], second[k]))
         print(f"mutant 49, {'anti-affinity' if apart else 'host port'}: outcomes {len(first)} "
-              f"original, {len(second)} mutant, same set: {set(first) == set(second)}; "
-              f"chi-square {chi:.1f} on {len(keys) - 1} df; unseeded plan the same: "
-              f"{plain == plain_mutant}")
+              f"original, {len(second)} mutant, {_compared(first, second)}; unseeded plan the "
+              f"same: {plain == plain_mutant}")
 
 
 if __name__ == "__main__":

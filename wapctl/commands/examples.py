@@ -1,8 +1,10 @@
 """The Examples section of each command's --help (kubectl style), as data.
 
-``snapshot.yaml`` stands for a snapshot file, ``change.yaml`` for a proposed manifest, and
-``prod`` for a kubeconfig context: tests/test_help.py runs every example against fixtures (and
-a fake API server for the live ones), so none of them can rot.
+``snapshot.yaml`` stands for a snapshot file (for explain and history, one that holds the
+scheduler's Events), ``before.yaml`` for one taken before a preemption, ``change.yaml`` for a
+proposed manifest, and ``prod`` for a kubeconfig context: tests/test_help.py runs every
+example against fixtures and recorded data (and a fake API server for the live ones), so none
+of them can rot.
 """
 
 from __future__ import annotations
@@ -54,6 +56,19 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("Replay the queue until it settles or cycles", "wapctl simulate snapshot.yaml"),
         ("At most 50 steps, preempted pods not recreated, as JSON",
          "wapctl simulate snapshot.yaml --max-steps 50 --no-requeue -o json"),
+    ],
+    "explain": [
+        ("A preempted pod: who preempted it, where, and whether wapctl's replay agrees",
+         "wapctl explain pod/default/low-1 snapshot.yaml"),
+        ("Victims already gone: a snapshot taken before the preemption supplies them",
+         "wapctl explain pod/default/low-1 snapshot.yaml --before before.yaml"),
+        ("The same as JSON", "wapctl explain pod/default/low-1 snapshot.yaml -o json"),
+    ],
+    "history": [
+        ("Who preempted whom, per workload, from the events in a snapshot",
+         "wapctl history snapshot.yaml"),
+        ("The victims' requests from an earlier snapshot, as JSON (exit 1 on ping-pong)",
+         "wapctl history snapshot.yaml --before before.yaml -o json"),
     ],
 }
 

@@ -522,6 +522,15 @@ def _holds(snapshot: Snapshot, preemptor: RefPreemptor, removed: set[str],
     return True
 
 
+def _unresolvable(snapshot: Snapshot, pod: Pod, name: str) -> bool:
+    """PodEligibleToPreemptOthers' exception (default_preemption.go): the nominated node's
+    filters answer UnschedulableAndUnresolvable -- a static filter fails there, or the pod asks
+    more of some resource than the node has at all (fit.go: Unresolvable)."""
+    n = snapshot.nodes[name]
+    return not static_filters_pass(pod, n) or any(
+        q > n.allocatable.get(r, 0) for r, q in _requests(pod).items() if q > 0 and r != "pods")
+
+
 def upstream_reference_plan(snapshot: Snapshot, asked, model: str) -> RefPlan:
     """The SPEC §0 plan under ``model`` ("1.36" or "upstream") for ``asked`` (``resolve``)."""
     preemptor = resolve(snapshot, asked)
@@ -549,6 +558,9 @@ def upstream_reference_plan(snapshot: Snapshot, asked, model: str) -> RefPlan:
         return done("Schedulable", placed)
     nominated = ({p.nominated_node for p in pods if p.nominated_node in snapshot.nodes}
                  if not (is_group and model == "1.36") else set())
+    if not is_group and any(_unresolvable(snapshot, p, p.nominated_node) for p in pods
+                            if p.nominated_node in nominated):
+        nominated = set()  # it can no longer go there: eligible to preempt again
     blocking = sorted((p.key, p.node_name) for p in snapshot.pods.values()
                       if p.terminating and not p.finished and p.node_name in nominated
                       and p.priority < preemptor.priority and p.preempted_by_scheduler)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from builders import basic, gang, member, node, pod, snapshot
+from builders import basic, gang, member, node, pod, snapshot, taint
 from constraint_builders import constrained
 from msgspec.structs import replace as struct_replace
 
@@ -282,3 +282,116 @@ def test_a_pod_without_cpu_request_is_scored_by_the_nodes_cpu_too():
         result = plan(snap, pre, model=model)
         assert ("Schedulable", [("default/p", "n2")], ()) == (
             result.status, [(p.pod, p.node) for p in result.placements], result.ties)
+
+
+def _nominated_where_old_terminates(n1, p_cpu="2"):
+    """old (prio 10, 2 cpu) terminates by preemption on ``n1``, where p (prio 100) is
+    nominated; n2 (4 cpu) is full with v (prio 1, 4 cpu)."""
+    old = struct_replace(pod("old", cpu="2", prio=10, node="n1", terminating=True),
+                         preempted_by_scheduler=True)
+    snap = snapshot(nodes=[n1, node("n2", cpu="4")], pods=[
+        old, pod("v", cpu="4", prio=1, node="n2"),
+        pod("p", cpu=p_cpu, prio=100, nominated="n1")])
+    return snap, select_preemptor(snap, pod="default/p")
+
+
+WAITS_FOR_OLD = ("WaitingForTermination", [], [("default/p", "n1")], ["default/old"])
+PREEMPTS_V = ("RequiresPreemption", ["default/v"], [("default/p", "n2")], [])
+
+
+@pytest.mark.parametrize(("label", "n1", "p_cpu", "want"), [
+    # n1 (2 cpu, held by old) as when p was nominated there: it waits for old (the control)
+    ("nothing-changed", node("n1", cpu="2"), "2", WAITS_FOR_OLD),
+    # tainted NoSchedule since, not tolerated: TaintToleration is UnschedulableAndUnresolvable
+    ("tainted-since", node("n1", cpu="2", taints=[taint("maint", "yes")]), "2", PREEMPTS_V),
+    # cordoned since: NodeUnschedulable, UnschedulableAndUnresolvable
+    ("cordoned-since", node("n1", cpu="2", unschedulable=True), "2", PREEMPTS_V),
+    # p asks 4 cpu of a node with 2 allocatable: fit.go marks it Unresolvable (4 > 2); n2,
+    # emptied of v, takes it
+    ("too-small-even-empty", node("n1", cpu="2"), "4", PREEMPTS_V),
+    # room for p's 2 cpu but one pod slot, taken by old: "Too many pods" is plain
+    # Unschedulable, so p waits for old
+    ("no-pod-slot-left", node("n1", cpu="4", pods=1), "2", WAITS_FOR_OLD),
+])
+def test_a_pod_nominated_where_it_can_no_longer_fit_preempts_again(label, n1, p_cpu, want):
+    """Upstream PodEligibleToPreemptOthers (default_preemption.go, 1.36 and newest): a pod
+    nominated to a node where a lower-priority pod terminates by preemption waits for it --
+    unless the filters now answer UnschedulableAndUnresolvable for that node ("If the pod's
+    nominated node is considered as UnschedulableAndUnresolvable by the filters, then the pod
+    should be considered for preempting again"); then it preempts elsewhere: v on n2."""
+    snap, pre = _nominated_where_old_terminates(n1, p_cpu)
+    for model in (M136, UPSTREAM):
+        assert want == _outcome(plan(snap, pre, model=model)), (label, model.name)
+
+
+def test_the_waiting_reason_says_terminates_for_one_pod():
+    snap, pre = _nominated_where_old_terminates(node("n1", cpu="2"))
+    assert plan(snap, pre, model=M136).reason == (
+        "pod default/p is nominated to n1 where 1 lower-priority pod still terminates by "
+        "preemption; the scheduler starts no new preemption and waits for it.")
+
+
+def _full_nodes(n, *, guarded, tainted=0):
+    """``n`` 4-cpu nodes n0000.., each full with one victim (prio 10, 4 cpu); the first
+    ``guarded`` victims are labelled app=guarded (a PDB with no disruption allowed covers
+    them), the rest app=free; ``tainted`` more nodes, empty, carry a taint p does not
+    tolerate; p (prio 100) needs 4 cpu."""
+    from builders import pdb
+
+    nodes = [node(f"n{i:04d}", cpu="4") for i in range(n)]
+    nodes += [node(f"t{i:04d}", cpu="4", taints=[taint("gpu", "yes")]) for i in range(tainted)]
+    victims = [pod(f"v{i:04d}", cpu="4", prio=10, node=f"n{i:04d}", start=1,
+                   labels={"app": "guarded" if i < guarded else "free"}) for i in range(n)]
+    snap = snapshot(nodes=nodes, pods=[*victims, pod("p", cpu="4", prio=100)],
+                    pdbs=[pdb("guard", match={"app": "guarded"}, allowed=0)])
+    return snap, select_preemptor(snap, pod="default/p")
+
+
+def _candidate_note(result):
+    return [(t.decision, t.count) for t in result.ties if t.decision.startswith("candidate")]
+
+
+def test_upstream_counts_its_sample_among_the_nodes_where_preemption_might_help():
+    """700 full nodes where p can preempt and 400 tainted ones it does not tolerate (1,100
+    nodes). nodesWherePreemptionMightHelp leaves out the 400 (TaintToleration answers
+    UnschedulableAndUnresolvable), so calculateNumCandidates(700) = max(700 * 10 / 100, 100) =
+    100 -- not 110, a tenth of all 1,100."""
+    snap, pre = _full_nodes(700, guarded=0, tainted=400)
+    assert [("candidate nodes (upstream tries 100 of the 700 where preemption works, from a "
+             "random start)", 700)] == _candidate_note(plan(snap, pre, model=M136))
+
+
+def test_a_search_for_a_node_violating_no_pdb_goes_on_past_the_sample():
+    """150 full nodes; the victims of the first 149 are all covered by a PDB allowing no
+    disruption, only v0149 is free. DryRunPreemption (preemption.go) keeps at most 100
+    candidates of each kind but stops only once one of them violates no PDB ("nvcSize > 0 &&
+    nvcSize+vcSize >= numCandidates"), so from any random start it reaches n0149, which wins on
+    fewest PDB violations: every sample preempts v0149, and the plan claims no random choice of
+    candidates."""
+    from wapctl.samples import sample_plans
+
+    snap, pre = _full_nodes(150, guarded=149)
+    result = plan(snap, pre, model=M136)
+    assert ["default/v0149"] == [v.pod for v in result.victims]
+    assert [] == _candidate_note(result)
+    report = sample_plans(snap, pre, model=M136, samples=12)
+    assert (("default/v0149",), ()) == (report.always, report.sometimes)
+
+
+def test_with_every_candidate_violating_a_pdb_upstream_keeps_a_random_hundred():
+    """150 full nodes, every victim covered by the PDB: the search never stops early, and each
+    candidate list keeps the first 100 it is given, from a random start -- which 100 is a
+    random choice (every node ties on every criterion but the name, so any may win)."""
+    snap, pre = _full_nodes(150, guarded=150)
+    assert [("candidate nodes (upstream keeps 100 of the 150 where preemption works, from a "
+             "random start)", 150)] == _candidate_note(plan(snap, pre, model=M136))
+
+
+def test_with_some_candidates_violating_a_pdb_the_sample_may_grow():
+    """150 full nodes, 140 victims covered by the PDB, 10 free: upstream stops at 100
+    candidates once one is free -- further if its first 100 from the random start are all
+    covered -- and which free node it finds first is random."""
+    snap, pre = _full_nodes(150, guarded=140)
+    assert [("candidate nodes (upstream tries 100 of the 150 where preemption works, from a "
+             "random start, more until one violates no PDB)", 150)] == _candidate_note(
+        plan(snap, pre, model=M136))

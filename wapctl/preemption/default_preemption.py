@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
+from wapctl.filters import node_ports
 from wapctl.filters.plan_view import PlanFilters
 from wapctl.fit import ClusterState, RequestItems, request_items
 from wapctl.models import BehaviourModel, ImportanceKey
@@ -95,6 +96,28 @@ class PodPreemption:
             state, chosen_victims, [i], f"{self.desc} fits on node {state.nodes[i].name}")
         return self.result(status, reason, [(pod, i)], victims, terminating)
 
+    def unresolvable_on(self, i: int) -> bool:
+        """Whether the scheduling cycle's filters answer ``UnschedulableAndUnresolvable`` for
+        the preemptor on node ``i`` now: the first failing filter, in kube-scheduler's default
+        order, is one whose answer removing pods cannot change -- a static predicate
+        (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity), NodeResourcesFit asking
+        more of some resource than the node has at all (fit.go ``fitsRequest``:
+        ``Unresolvable: podRequest > allocatable``; "Too many pods" is resolvable), or a
+        pod-dependent filter's unresolvable reason (a pod affinity no pod matches, a missing
+        topology key). NodePorts, ahead of NodeResourcesFit, answers Unschedulable."""
+        pod = self.preemptor.pods[0]
+        if i not in self.placer.allowed_set[0]:
+            return True
+        filters = self.filters
+        if filters is not None and filters.reason(pod, i) == node_ports.REASON:
+            return False
+        node = self.state.nodes[i]
+        items = request_items(pod.requests)
+        if not node.fits(items):
+            alloc = node.allocatable
+            return any(amount > alloc.get(name, 0) for name, amount in items)
+        return filters is not None and filters.unresolvable(pod, i)
+
     def candidate_nodes(self, units: Sequence[Unit]) -> list[tuple[int, str, int, list[Unit]]]:
         """The nodes ``dry_run_preemption`` visits, as (lowest unit priority, name, index, the
         node's units): nodes with a victim unit that pass the static predicates and no
@@ -111,17 +134,27 @@ class PodPreemption:
             and (filters is None or not filters.unresolvable(pod, i))]
         candidates.sort(key=lambda t: (t[0], t[1]))
         if self.rng is not None and candidates:
-            # dryRunPreemption: nodes from a random offset, stopping after numCandidates
-            # nodes where preemption works (here: in node order, rotated)
-            offset = self.rng.randrange(len(nodes))
-            candidates.sort(key=lambda t: (t[2] - offset) % len(nodes))
+            # DryRunPreemption: the potential nodes from a random offset among them (here: in
+            # node order, rotated), stopping once enough are candidates (dry_run_preemption)
+            potential = self.potential_nodes()
+            offset = self.rng.randrange(len(potential))
+            at = {i: k for k, i in enumerate(potential)}
+            candidates.sort(key=lambda t: (at[t[2]] - offset) % len(potential))
         return candidates
+
+    def potential_nodes(self) -> list[int]:
+        """Upstream ``nodesWherePreemptionMightHelp``: the nodes whose filters do not answer
+        UnschedulableAndUnresolvable for the preemptor (``unresolvable_on``), in node order;
+        how many candidates upstream looks for and its random offset both come from their
+        number (``calculateNumCandidates(len(potentialNodes))``)."""
+        return [i for i in range(len(self.state.nodes)) if not self.unresolvable_on(i)]
 
     def dry_run_preemption(self, units: Sequence[Unit], budgets: Budgets
                            ) -> tuple[list[tuple[NodeScore, _Chosen]], list[NodeScore]]:
         """Upstream ``Evaluator.DryRunPreemption`` (preemption.go): ``select_victims_on_node``
         on each candidate node (``candidate_nodes``); where the model draws at random, stop
-        after ``calculateNumCandidates`` nodes where preemption works. Returns the candidates
+        after ``calculateNumCandidates(len(potential_nodes))`` nodes where preemption works,
+        once one of them violates no PDB. Returns the candidates
         (score, (node index, victim units, PDB-violating keys, the node's units)) and, for the
         upstream models, every candidate's score (for the tie notes).
 
@@ -145,8 +178,9 @@ class PodPreemption:
         items = request_items(pod.requests)
         binary = self.model.priority_search == "binary"
         rng = self.rng
-        nodes = len(self.state.nodes)
-        sample = _candidate_sample(nodes) if rng is not None else nodes + 1
+        sample = (_candidate_sample(len(self.potential_nodes())) if rng is not None
+                  else len(self.state.nodes) + 1)
+        kept = [0, 0]  # DryRunPreemption's violating and non-violating candidate lists
         # the level bounds a node's highest victim priority only where removing pods never
         # makes the pod stop fitting (see the docstring)
         filters = self.filters
@@ -172,11 +206,15 @@ class PodPreemption:
                 scored.append(key)
                 if rng is not None:
                     key = key._replace(draw=rng.random())  # the final pick at random
+                    clean = key.pdb_violations == 0
+                    kept[clean] += 1
+                    if kept[clean] > sample:
+                        continue  # each list holds numCandidates: a full one drops it
             found.append((key, (i, victims, violating, local)))
             if best is None or key < best:
                 best = key
-            if len(scored) >= sample:
-                break
+            if kept[True] and min(kept[False], sample) + kept[True] >= sample:
+                break  # enough candidates, one of them violating no PDB: cancel()
         return found, scored
 
     def select_victims_on_node(self, local: list[Unit], i: int, items: RequestItems,
@@ -212,8 +250,19 @@ class PodPreemption:
             self.ties.append(Tie("node for the preemption (pickOneNodeForPreemption)",
                                  (best.node,), tuple(n for n in equal if n != best.node)[:5],
                                  len(equal)))
-        sample = _candidate_sample(len(self.state.nodes))
-        if len(scored) > sample:
-            self.ties.append(Tie(f"candidate nodes (upstream tries {sample} of the "
+        # DryRunPreemption keeps calculateNumCandidates(potential nodes) candidates of each kind
+        # (violating a PDB or not) from a random start, and stops once it has that many, one
+        # violating none. The sample is at least min(potential nodes, 100), and every scored
+        # node is potential: with 100 scored or fewer, every one is kept.
+        if len(scored) <= 100:
+            return
+        sample = _candidate_sample(len(self.potential_nodes()))
+        clean = sum(k.pdb_violations == 0 for k in scored)
+        # one candidate violating no PDB is always found (the search goes on until it is) and
+        # beats every other: then the random start decides nothing
+        if len(scored) > sample and clean != 1:
+            how = "keeps" if not clean else "tries"
+            more = ", more until one violates no PDB" if 0 < clean < len(scored) else ""
+            self.ties.append(Tie(f"candidate nodes (upstream {how} {sample} of the "
                                  f"{len(scored)} where preemption works, from a random "
-                                 f"start)", (best.node,), (), len(scored)))
+                                 f"start{more})", (best.node,), (), len(scored)))

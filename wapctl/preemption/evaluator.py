@@ -302,7 +302,10 @@ class Evaluator(PodPreemption):
         (pkg/scheduler/framework/preemption/podgrouppreemption.go), 1.36 and upstream models
         (the KEP model waits for every terminating pod instead, ``waiting``): a preemptor with
         a pod nominated to a node where a pod of lower priority is terminating by preemption is
-        not eligible to preempt; it waits for that node. "By preemption" needs the
+        not eligible to preempt; it waits for that node -- unless, for a single pod, the
+        filters now answer UnschedulableAndUnresolvable on its nominated node
+        (``unresolvable_on``: tainted, cordoned, no longer matching, too small, ...): then it
+        is eligible and preempts elsewhere. "By preemption" needs the
         DisruptionTarget condition with reason PreemptionByScheduler where the model says so.
         Returns that WaitingForTermination plan where the preemptor is not eligible, else None
         (eligible; preemptionPolicy Never is step 3 of ``run``)."""
@@ -313,6 +316,8 @@ class Evaluator(PodPreemption):
                      if p.nominated_node is not None and p.nominated_node in state.index}
         if not nominated:
             return None
+        if pre.kind != "PodGroup" and self.unresolvable_on(next(iter(nominated))):
+            return None  # the nominated node can no longer take it: eligible to preempt again
         needs = self.model.terminating_needs_condition
         blocking = [(p, i) for p, i in state.terminating
                     if i in nominated and p.priority < pre.priority
@@ -322,7 +327,8 @@ class Evaluator(PodPreemption):
         nodes = sorted({state.nodes[i].name for _, i in blocking})
         terminating = tuple(TerminatingPod(p.key, state.nodes[i].name) for p, i in blocking)
         reason = (f"{self.desc} is nominated to {', '.join(nodes)} where "
-                  f"{_plural(len(blocking), 'lower-priority pod')} still terminate by "
+                  f"{_plural(len(blocking), 'lower-priority pod')} still "
+                  f"{'terminate' if len(blocking) > 1 else 'terminates'} by "
                   f"preemption; the scheduler starts no new preemption and waits for "
                   f"{'them' if len(blocking) > 1 else 'it'}.")
         placed = [(p, state.index[p.nominated_node]) for p in pre.pods

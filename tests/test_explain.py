@@ -80,7 +80,19 @@ def test_table_says_why_and_the_verdict() -> None:
     assert "By: pod default/urgent (UID d617cef0-f638-4839-87f5-6efdb86ce8f6)" in out
     assert 'Node n1 wins on "lowest highest victim priority" (100 against 500)' in out
     assert "On n3 the preemptor would have taken default/mid-3." in out
-    assert "Verdict: the prediction agrees" in out
+    assert "Verdict: the prediction agrees with what the scheduler did (same victims, same " \
+        "node)." in out
+
+
+def test_a_pod_groups_verdict_claims_no_node_it_did_not_compare() -> None:
+    """The scheduler names no node for a pod group's preemption ("on node cluster"), so the
+    verdict compares the victims only and says so; the recorded gang went to other nodes
+    than the predicted ones (a tie the plan reports), which "same node" would deny."""
+    out = run("explain", "pod/default/low-2", EVENTS / "C-gang-podgroup" / "3-finished",
+              "--before", EVENTS / "C-gang-podgroup" / "1-before").stdout
+    assert "Verdict: the prediction agrees with what the scheduler did (same victims; the " \
+        "event names no node to compare)." in " ".join(out.split())
+    assert "same node" not in out
 
 
 @pytest.mark.parametrize("victim", ["low-1", "low-2", "low-3"])
@@ -106,6 +118,12 @@ def test_gone_victims_without_before_say_what_is_missing() -> None:
     assert doc["replay"]["missing"] == ["default/low-1", "default/low-2", "default/low-3"]
     assert doc["verdict"]["agrees"] is None
     assert "--before" in doc["verdict"]["causes"][0]
+    # a comparison with a replay that lacks the victims would list its own gaps as
+    # differences (all three "taken but not predicted"), and "stayed" reasons drawn from it
+    assert doc["verdict"]["differences"] == []
+    assert not any("stayed" in r for r in doc["reasons"])
+    out = run("explain", "default/low-2", EVENTS / "C-gang-podgroup" / "3-finished").stdout
+    assert "Verdict: no comparison possible." in out and "differs:" not in out
     code, doc = explain_json("default/low-2", EVENTS / "C-gang-podgroup" / "3-finished",
                              "--before", EVENTS / "C-gang-podgroup" / "1-before")
     assert (code, doc["verdict"]["agrees"]) == (0, True)
@@ -144,6 +162,14 @@ def test_unknown_pod_is_one_line_exit_2() -> None:
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1
     assert "pod default/low-9 is not in the snapshot" in result.stderr
+
+
+def test_a_mistyped_victim_gone_from_the_snapshot_is_suggested_from_the_events() -> None:
+    """Once a victim has finished it is only in the events -- the usual case for explain: a
+    typo of its name is still answered with the name the Preempted event gives."""
+    result = run("explain", "pod/default/low1", EVENTS / "A-single-pod" / "3-finished")
+    assert result.exit_code == 2
+    assert "(did you mean default/low-1?)" in result.stderr
 
 
 def _differing(tmp_path: Path) -> Path:
@@ -212,3 +238,40 @@ def test_a_bound_preemptor_made_pending_again_warns_of_its_volume(tmp_path: Path
     assert [("VolumeNotModelled", "Pod default/urgent", "spec.volumes[0].persistentVolumeClaim")
             ] == [(w["code"], w["object"], w["field"]) for w in doc["warnings"]
                   if w["code"] == "VolumeNotModelled"]
+
+
+def test_n_names_the_namespace_of_the_pod_to_explain() -> None:
+    """explain's -n is the namespace of a pod named without one (kubectl's meaning), and
+    --help says so; a pod named with another namespace is refused."""
+    code, doc = explain_json("low-1", "-n", "default", EVENTS / "A-single-pod" / "2-preempted")
+    assert (code, doc["pod"]) == (0, "default/low-1")
+    refused = run("explain", "pod/default/low-1", "-n", "kube-system",
+                  EVENTS / "A-single-pod" / "2-preempted")
+    assert refused.exit_code == 2
+    assert "pod default/low-1 is not in namespace kube-system" in refused.stderr
+    text = " ".join(run("explain", "--help").stdout.split())
+    assert "-n, --namespace NAMESPACE The namespace of the pod to explain" in text
+    assert "Only consider preemptors" not in text
+
+
+def test_a_taken_pod_not_below_the_preemptor_is_not_said_to_be_below() -> None:
+    """pod_reasons words each taken pod against the preemptor's priority: v (500) is below
+    p (1000); w (1000) is not, and the reason must not claim it is (explain reads which pods
+    went from the events, which need not match the model's plan)."""
+    from builders import node, pod, snapshot
+
+    from wapctl.explain import pod_reasons
+    from wapctl.models import get_model
+    from wapctl.preemption import plan
+    from wapctl.preemptor import select_preemptor
+
+    snap = snapshot(nodes=[node("n1", cpu="4")], pods=[
+        pod("v", cpu="2", prio=500, node="n1"), pod("w", cpu="2", prio=1000, node="n1"),
+        pod("p", cpu="2", prio=1000)])
+    pre = select_preemptor(snap, pod="default/p")
+    made = plan(snap, pre, model=get_model("1.36"))
+    reasons = pod_reasons(snap, pre, made, ["default/v", "default/w"], neighbours=False)
+    assert reasons == (
+        "default/v (priority 500) is below the preemptor's 1000",
+        "default/w (priority 1000) is not below the preemptor's 1000: the model would never "
+        "take it")

@@ -229,22 +229,33 @@ def _unit_reason(plan: Plan, pod: str) -> str | None:
 
 
 def pod_reasons(snapshot: Snapshot, preemptor: Preemptor, plan: Plan,
-                taken: Sequence[str], limit: int = 20) -> tuple[str, ...]:
-    """Why the pods ``taken`` went and their neighbours stayed, in plain words."""
+                taken: Sequence[str], limit: int = 20,
+                neighbours: bool = True) -> tuple[str, ...]:
+    """Why the pods ``taken`` went and (``neighbours``: the replay holds every victim) why
+    their neighbours stayed, in plain words."""
     out: list[str] = []
     by_pod = {v.pod: v for v in plan.victims}
+    separate = plan.model is not None and plan.model.separate_preemption_priority
     for key in taken:
         pod = snapshot.pods.get(key)
         if pod is None:
             continue
-        prio = by_pod[key].priority if key in by_pod else pod.preemption_priority
-        out.append(f"{key} (priority {prio}) is below the preemptor's {preemptor.priority}")
+        # the priority the model compares: a predicted victim's, else the pod's own reading
+        prio = (by_pod[key].priority if key in by_pod
+                else pod.preemption_priority if separate else pod.priority)
+        if prio < preemptor.priority:
+            out.append(f"{key} (priority {prio}) is below the preemptor's {preemptor.priority}")
+        else:
+            out.append(f"{key} (priority {prio}) is not below the preemptor's "
+                       f"{preemptor.priority}: the model would never take it")
         unit = _unit_reason(plan, key)
         if unit:
             out.append(f"{key}: {unit}")
         if key in by_pod and by_pod[key].pdb_violation:
             out.append(f"{key}: taking it breaks a PodDisruptionBudget; no choice without a "
                        "violation was enough")
+    if not neighbours:
+        return tuple(out)
     nodes = {snapshot.pods[k].node_name for k in taken if k in snapshot.pods}
     if preemptor.kind == "PodGroup":
         nodes = set(snapshot.nodes)
@@ -301,8 +312,8 @@ def verdict(plan: Plan | None, preemption: Preemption, co_victims: Sequence[Pree
         if nodes != [preemption.node]:
             diffs.append(f"node: predicted {', '.join(nodes)}, the scheduler chose "
                          f"{preemption.node}")
-    if replay is not None and replay.missing:
-        return Verdict(None, tuple(diffs), (
+    if replay is not None and replay.missing:  # differences against it would be its gaps
+        return Verdict(None, causes=(
             "cannot compare: victims not in the snapshot nor --before, so the replay lacks "
             "them: " + ", ".join(replay.missing) + " (give --before a snapshot taken before "
             "the preemption)",))
@@ -365,7 +376,8 @@ def explain_victim(key: str, preemptions: Sequence[Preemption], inputs: Inputs,
 
         chosen = model or select_model(snapshot)
         choice = node_choice(snapshot, preemptor, plan, chosen)
-        reasons = pod_reasons(snapshot, preemptor, plan, [p.victim.key for p in co_victims])
+        reasons = pod_reasons(snapshot, preemptor, plan, [p.victim.key for p in co_victims],
+                              neighbours=not replay.missing)
     return VictimExplanation(
         pod=key, preemption=preemption, preemptor=info, co_victims=co_victims, replay=replay,
         plan=plan, node_choice=choice, reasons=reasons,
@@ -438,8 +450,11 @@ def explain_pod(key: str, inputs: Inputs, model: BehaviourModel | None = None,
     if key not in snapshot.pods:
         from wapctl.errors import did_you_mean
 
-        hint = did_you_mean(name, sorted(p.name for p in snapshot.pods.values()
-                                         if p.namespace == ns), prefix=f"{ns}/")
+        # the pods of the snapshot and the victims the events name (gone ones included)
+        known = {p.name for p in snapshot.pods.values() if p.namespace == ns}
+        known.update(p.victim.name for p in inputs.log.preemptions
+                     if p.victim.namespace == ns)
+        hint = did_you_mean(name, sorted(known), prefix=f"{ns}/")
         raise UsageError(f"pod {key} is not in the snapshot and no Preempted event names it"
                          f"{hint}")
     return explain_other(key, snapshot, inputs, index, model)

@@ -140,6 +140,19 @@ NamespaceOpt = Annotated[
         show_default=False,
     ),
 ]
+# explain's -n names the namespace of the pod it explains (kubectl's meaning), not a filter
+TargetNamespaceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--namespace",
+        "-n",
+        metavar="NAMESPACE",
+        help="The namespace of the pod to explain when it is named without one (default: "
+             "the namespace of the --kubeconfig / --context context when one is given, else "
+             "default).",
+        show_default=False,
+    ),
+]
 RequestTimeoutOpt = Annotated[
     float,
     typer.Option(

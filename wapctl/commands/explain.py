@@ -75,7 +75,7 @@ def explain(
     before: BeforeOpt = None,
     kubeconfig: common.KubeconfigOpt = None,
     context: common.ContextOpt = None,
-    namespace: common.NamespaceOpt = None,
+    namespace: common.TargetNamespaceOpt = None,
     request_timeout: common.RequestTimeoutOpt = 30.0,
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,

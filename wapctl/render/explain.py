@@ -152,13 +152,15 @@ def _render_victim(doc: dict[str, Any], console: Console) -> None:
     _render_node_choice(doc, console)
     for reason in doc["reasons"]:
         console.print(Text(f"- {reason}"))
-    _render_verdict(doc["verdict"], console)
+    _render_verdict(doc["verdict"], console, p["node"])
 
 
-def _render_verdict(v: dict[str, Any], console: Console) -> None:
+def _render_verdict(v: dict[str, Any], console: Console, node: str | None = None) -> None:
     if v["agrees"] is True:
-        console.print(Text("Verdict: the prediction agrees with what the scheduler did "
-                           "(same victims, same node).", style="bold green"))
+        compared = ("same victims, same node" if node is not None else
+                    "same victims; the event names no node to compare")
+        console.print(Text(f"Verdict: the prediction agrees with what the scheduler did "
+                           f"({compared}).", style="bold green"))
     elif v["agrees"] is False:
         console.print(Text("Verdict: the prediction differs from what the scheduler did.",
                            style="bold red"))

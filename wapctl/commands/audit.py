@@ -77,8 +77,8 @@ def audit(
 
     Exit 0 when the change introduces no preemption cycle, no rule violation and no dangling
     reference (an object still naming a deleted PriorityClass, Workload or PodGroup), 1 when
-    it does, 2 on bad input (also a deletion the snapshot cannot load without: a Workload
-    naming the deleted class), 4 when the cluster cannot be read.
+    it does, 2 on bad input (also a deletion the snapshot cannot load without: a v1alpha1
+    Workload naming the deleted class), 4 when the cluster cannot be read.
     """
     namespace = common.resolve_namespace(namespace, all_namespaces)
     if not change and not delete:

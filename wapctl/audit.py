@@ -296,6 +296,10 @@ class AuditReport:
     model: BehaviourModel | None = None  # the behaviour model both sides were planned with
     kept_old_values: tuple[Finding, ...] = ()  # running pods keeping a changed class's old value
     dangling: tuple[LoadWarning, ...] = ()  # references the change leaves dangling
+    # the profile edges (preemptor, victim) that carry the edges added (after the change) and
+    # removed (before it): every one of them, not only the first ``limit``
+    profile_edges_added: frozenset[tuple[g.Profile, g.Profile]] = frozenset()
+    profile_edges_removed: frozenset[tuple[g.Profile, g.Profile]] = frozenset()
 
     @property
     def cycle_comparison_complete(self) -> bool:
@@ -303,7 +307,7 @@ class AuditReport:
 
     @property
     def risky(self) -> bool:
-        return bool(self.cycles_introduced or self.violations_introduced or self.dangling)
+        return bool(self.cycles_introduced_count or self.violations_introduced or self.dangling)
 
 
 # Load warnings that mean an object names another that does not exist
@@ -435,6 +439,20 @@ def edge_changes(cells: Sequence[Cell]) -> tuple[list[EdgeChange], list[EdgeChan
         elif was and not now:
             removed.append(EdgeChange("removed", x, y))
     return added, removed
+
+
+def profile_edges(
+    edges: Iterable[EdgeChange], side: str
+) -> frozenset[tuple[g.Profile, g.Profile]]:
+    """The (preemptor, victim) profile pairs that ``edges`` join on ``side`` ("before" for
+    removed edges, "after" for added ones): the graph's edges that carry them."""
+    pairs = set()
+    for e in edges:
+        x, y = ((e.preemptor.after, e.victim.after) if side == "after"
+                else (e.preemptor.before, e.victim.before))
+        if x is not None and y is not None:
+            pairs.add((x, y))
+    return frozenset(pairs)
 
 
 def lost_protection(added: Sequence[EdgeChange]) -> list[LostProtection]:
@@ -662,4 +680,6 @@ def audit(
         model=behaviour,
         kept_old_values=drift.kept_old_values(before, after, documents),
         dangling=dangling_references(before, after),
+        profile_edges_added=profile_edges(added, "after"),
+        profile_edges_removed=profile_edges(removed, "before"),
     )

@@ -129,4 +129,7 @@ def _html(doc: dict[str, Any], report: core.AuditReport) -> str:
     return audit_page(doc, {
         "before": graph_picture(report.graph_before, report.cycles_before.cycles),
         "after": graph_picture(report.graph_after, report.cycles_after.cycles),
+        # the profile edges carrying the audit's own edge diff (the JSON's edgesAdded/Removed)
+        "added": sorted([s.id, t.id] for s, t in report.profile_edges_added),
+        "removed": sorted([s.id, t.id] for s, t in report.profile_edges_removed),
     })

@@ -1,8 +1,10 @@
 """``wapctl audit -o html``: the AuditReport as a page.
 
 The priority graph before and after the change side by side (``extras.graph_picture`` of each
-side: the JSON document lists only what changed), edges the change adds in blue on the after
-side and those it removes dashed on the before side, cycles in red; then the report's changes,
+side: the JSON document lists only what changed); the profile edges that carry the edges the
+audit adds are blue on the after side, those that carry the edges it removes dashed on the
+before side (red, like every edge of a cycle, when on one); a profile edge that is only
+relabelled (its members still preempt the same members) is not marked; then the report's changes,
 edges, lost protection, cycles and violations introduced or fixed, and the plans that change,
 victims side by side.
 """
@@ -24,23 +26,25 @@ from wapctl.render.html.page import (
 )
 
 
-def _pairs(graph: dict[str, Any]) -> set[tuple[str, str]]:
-    return {(e["from"], e["to"]) for e in graph["edges"]}
-
-
-def _graphs(picture: dict[str, Any]) -> str:
-    before, after = picture["before"], picture["after"]
-    added = _pairs(after) - _pairs(before)
-    removed = _pairs(before) - _pairs(after)
+def _graphs(doc: dict[str, Any], picture: dict[str, Any]) -> str:
+    """Both graphs; the profile edges that carry the audit's edge diff (``picture["added"]``,
+    ``picture["removed"]``: the same edges the JSON counts) are marked, nothing else."""
+    s = doc["summary"]
+    added = {(a, b) for a, b in picture["added"]}
+    removed = {(a, b) for a, b in picture["removed"]}
     panels = []
-    for title, graph, kwargs in (("Before", before, {"removed": removed}),
-                                 ("After", after, {"added": added})):
+    for title, graph, kwargs in (("Before", picture["before"], {"removed": removed}),
+                                 ("After", picture["after"], {"added": added})):
         svg, caption = graph_svg(graph, label=f"priority graph {title.lower()}", **kwargs)
         panels.append(f'<div style="min-width:0"><h3>{title} the change</h3>'
                       f'<div class="scroll">{svg}</div>'
                       + (f'<p class="muted">{esc(caption)}</p>' if caption else "") + "</div>")
-    note = (f'<p class="muted">{plural(len(added), "profile edge")} added, '
-            f"{len(removed)} removed between the two graphs.</p>")
+    note = (f'<p class="muted">The change adds {plural(s["edgesAdded"], "preemption edge")} '
+            f'and removes {s["edgesRemoved"]} (who may preempt whom, member by member: the '
+            f"edge tables below). They lie on {plural(len(added), 'profile edge')} of the "
+            f"graph after the change and {len(removed)} of the graph before it. A profile "
+            "edge whose numbers changed while its members may still preempt the same members "
+            "is not a change, and is not marked.</p>")
     return section("The priority graph, before and after", graph_legend(audit=True), note,
                    '<div style="display:flex;flex-wrap:wrap;gap:24px">' + "".join(panels)
                    + "</div>")
@@ -157,7 +161,8 @@ def _header(doc: dict[str, Any]) -> str:
 
 def audit_page(doc: dict[str, Any], picture: dict[str, Any]) -> str:
     """The page (module docstring): ``doc`` is the ``-o json`` document, ``picture`` holds
-    ``before`` and ``after`` (``extras.graph_picture``)."""
-    body = [_header(doc), _graphs(picture), _changes(doc), _cycles(doc), _plans(doc),
+    ``before`` and ``after`` (``extras.graph_picture``) and ``added`` / ``removed``, the
+    [from, to] profile ids of the edges that carry the edges the change adds / removes."""
+    body = [_header(doc), _graphs(doc, picture), _changes(doc), _cycles(doc), _plans(doc),
             _edges(doc), _kept(doc), warnings_list(doc.get("warnings") or [])]
     return page("wapctl audit", body, doc)

@@ -34,9 +34,9 @@ def graph_legend(*, audit: bool = False) -> str:
              (swatch(ALERT), "edge of a listed cycle"),
              (swatch(NEUTRAL), "X → Y: X can preempt Y")]
     if audit:
-        items += [(swatch(NEW), "edge the change adds"),
+        items += [(swatch(NEW), "carries members the change lets preempt (red on a cycle)"),
                   (swatch("var(--bg)", f"border:2px dashed {NEUTRAL}"),
-                   "edge the change removes")]
+                   "carries members the change stops preempting (red on a cycle)")]
     return legend(items) + (
         '<p class="muted">Profiles are rows, highest scheduling priority on top. Arcs on the '
         "right go down (higher preempts lower); arcs on the left go up or loop, and only a "

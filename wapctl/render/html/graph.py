@@ -79,8 +79,19 @@ def _style(e: dict[str, Any], added: Collection[tuple[str, str]],
     return NEUTRAL, 1, ' stroke-opacity="0.55"', "a-plain"
 
 
+def _change(e: dict[str, Any], added: Collection[tuple[str, str]],
+            removed: Collection[tuple[str, str]]) -> str:
+    """The tooltip's words for an edge that carries an audit's edge change, else ""."""
+    pair = (e["from"], e["to"])
+    if pair in added:
+        return "; carries members the change lets preempt"
+    if pair in removed:
+        return "; carries members the change stops preempting"
+    return ""
+
+
 def _arc(e: dict[str, Any], rows: dict[str, int], left: float,
-         style: tuple[str, float, str, str]) -> str:
+         style: tuple[str, float, str, str], change: str = "") -> str:
     i, j = rows[e["from"]], rows[e["to"]]
     colour, width, dash, marker = style
     y1 = 20 + i * ROW + BOX_H / 2 - 6
@@ -98,7 +109,7 @@ def _arc(e: dict[str, Any], rows: dict[str, int], left: float,
         bulge = 24 + 26 * (i - j) ** 0.85
         d = f"M{x:g},{y1:g} C{x - bulge:.1f},{y1:g} {x - bulge:.1f},{y2:g} {x - 2:g},{y2:g}"
     tip = (f"{e['from']} can preempt {e['to']} ({e['preemptorPriority']} > "
-           f"{e['victimPriority']})" + ("; on a cycle" if e["onCycle"] else ""))
+           f"{e['victimPriority']})" + ("; on a cycle" if e["onCycle"] else "") + change)
     return (f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{width}"{dash} '
             f'marker-end="url(#{marker})"><title>{esc(tip)}</title></path>')
 
@@ -130,7 +141,8 @@ def graph_svg(graph: dict[str, Any], *, label: str,
            arrow_marker("a-plain", NEUTRAL), arrow_marker("a-cycle", ALERT),
            arrow_marker("a-new", NEW), "</defs>"]
     ordered = sorted(edges, key=lambda e: (e["onCycle"], (e["from"], e["to"]) in added))
-    out += [_arc(e, rows, left, _style(e, added, removed)) for e in ordered]
+    out += [_arc(e, rows, left, _style(e, added, removed), _change(e, added, removed))
+            for e in ordered]
     out += [_vertex(p, left, 20 + n * ROW) for n, p in enumerate(profiles)]
     out.append("</svg>")
     return "".join(out), caption

@@ -670,8 +670,8 @@ def test_deleting_a_class_running_pods_still_name_is_risky() -> None:
             1, 0, 0) == (code, d["risky"], refs, d["summary"]["danglingReferences"],
                          d["summary"]["cyclesIntroduced"], d["summary"]["violationsIntroduced"])
     table = run("audit", MANIFESTS / "cluster.yaml", "--delete", "PriorityClass/medium")
-    assert (1, "RISKY: introduces 0 cycle(s) and 0 rule violation(s); leaves 1 reference(s) "
-            "dangling") == (table.exit_code, table.stdout.strip().splitlines()[-1])
+    assert (1, "RISKY: leaves 1 reference(s) dangling") == (
+        table.exit_code, table.stdout.strip().splitlines()[-1])
     assert "References the change leaves dangling (1)" in table.stdout
 
 
@@ -930,3 +930,22 @@ def test_audit_feature_gates_are_checked_against_the_chosen_model() -> None:
     code, out = audit_json(CLUSTER, "--change", change, "--model", "upstream",
                            "--feature-gates", "PodGroupPreemptionPolicy=true")
     assert (0, "upstream") == (code, out["model"]["name"])
+
+
+@pytest.mark.parametrize(("risky", "counts", "expected"), [
+    (True, (2, 0, 0), "introduces 2 cycle(s)"),
+    (True, (0, 1, 0), "introduces 1 rule violation(s)"),
+    (True, (0, 0, 3), "leaves 3 reference(s) dangling"),
+    (True, (1, 2, 3), "introduces 1 cycle(s) and 2 rule violation(s); leaves 3 reference(s) "
+                      "dangling"),
+    (False, (0, 0, 0), "introduces no preemption cycle and no rule violation"),
+])
+def test_verdict_names_only_the_reasons_that_hold(
+    risky: bool, counts: tuple[int, int, int], expected: str
+) -> None:
+    """The verdict (the table's last line, the html badge) names each count above zero, no
+    zero count."""
+    from wapctl.render.audit import verdict
+
+    keys = ("cyclesIntroduced", "violationsIntroduced", "danglingReferences")
+    assert expected == verdict(risky, dict(zip(keys, counts, strict=True)))

@@ -82,3 +82,39 @@ def test_readme_example_removes_no_edge():
     lets = "; on a cycle; carries members the change lets preempt"
     assert [(RED, False, "1000/600", "700/700", lets), (RED, False, "1000/600", "750/750", lets)
             ] == [a for a in arcs(text, "after") if a[4].endswith("lets preempt")]
+
+
+MANIFESTS = ROOT / "fixtures" / "manifests" / "cluster.yaml"
+
+
+def badge(text: str) -> str:
+    """The verdict line under the title."""
+    return words(text).split("Audit of a priority change ", 1)[1].split(" 1 object", 1)[0]
+
+
+def test_a_dangling_reference_is_the_badge_s_reason_and_is_listed():
+    """fixtures/manifests/cluster.yaml, --delete PriorityClass/medium: batch/report-0 still
+    names `medium` (tests/test_audit.py works it out): no cycle, no violation, one dangling
+    reference. The badge gives that reason, as the table's last line does, and the page lists
+    the reference."""
+    args = (str(MANIFESTS), "--delete", "PriorityClass/medium")
+    text = words(page(*args))
+    table = CliRunner().invoke(app, ["audit", *args, "--no-color"]).stdout
+    assert "RISKY: leaves 1 reference(s) dangling" == table.strip().splitlines()[-1]
+    assert "RISKY the change leaves 1 reference(s) dangling" == badge(page(*args))
+    assert "cycles 0 → 0; rule violations 0 → 0; 1 reference left dangling;" in text
+    assert ("References the change leaves dangling (1) Objects that still name an object the "
+            "change deletes; each one makes the change risky. object field warning Pod "
+            "batch/report-0 spec.priorityClassName PriorityClass 'medium' is not in the "
+            "snapshot") in text
+
+
+def test_the_badge_names_cycles_and_violations_or_none():
+    """raise-train.yaml introduces 3 cycles and 1 violation (the fixture's comment); raise-
+    medium.yaml none, and nothing dangles: OK. No dangling-references section on either."""
+    train = page(CLUSTER, "-c", str(AUDIT / "raise-train.yaml"))
+    medium = page(CLUSTER, "-c", str(AUDIT / "raise-medium.yaml"))
+    assert ("RISKY the change introduces 3 cycle(s) and 1 rule violation(s)",
+            "OK the change introduces no preemption cycle and no rule violation") == (
+        badge(train), badge(medium))
+    assert [] == [t for t in (train, medium) if "leaves dangling (" in words(t)]

@@ -2,8 +2,9 @@
 (`--dump-dom` and `--screenshot` in one launch, console messages logged to stderr), and the
 test checks that no console message was written (the pages log nothing, so any is an error),
 that the script ran (it marks <html data-ready="1">), and that the DOM after it ran names every
-victim, preemptor and cycle member of the report's `-o json` document. Screenshots are kept
-in tests/artifacts/html/ (git-ignored; WAPCTL_ARTIFACTS overrides it).
+victim, preemptor and cycle member (and, for audit, object left naming a deleted one) of the
+report's `-o json` document. Screenshots are kept in tests/artifacts/html/ (git-ignored;
+WAPCTL_ARTIFACTS overrides it).
 
 Chromium must be installed (`.ci/run` installs it when missing): without it the test fails,
 it never skips.
@@ -36,6 +37,8 @@ PAGES = {
     "simulate": ["simulate", str(FIX / "simulate" / "ping-pong.yaml")],
     "check-cycles": ["check-cycles", str(FIX / "manifests" / "chart-cycle.yaml")],
     "audit": ["audit", str(AUDIT / "cluster.yaml"), "-c", str(AUDIT / "raise-train.yaml")],
+    "audit-dangling": ["audit", str(FIX / "manifests" / "cluster.yaml"),
+                       "--delete", "PriorityClass/medium"],
 }
 
 
@@ -79,6 +82,7 @@ def names(doc: dict[str, Any]) -> set[str]:
         out |= {m["profile"] for c in doc["cycles"]["introduced"] for m in c["members"]}
         out |= {v["name"] for v in doc["violations"]["introduced"]}
         out |= {p["preemptor"]["name"] for p in doc["plans"]}
+        out |= {w["object"] for w in doc["danglingReferences"]}
     return out
 
 

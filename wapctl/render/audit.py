@@ -60,6 +60,7 @@ are split over files or ordered.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich import box
@@ -395,15 +396,24 @@ def _render_verdict(report: AuditReport, s: dict[str, Any], console: Console) ->
     if report.edges_added or report.edges_removed or report.cycles_introduced \
             or report.cycles_fixed or report.lost_protection:
         console.print(Text(PROFILE_LEGEND, style="dim"))
-    if report.risky:
-        dangling = (f"; leaves {s['danglingReferences']} reference(s) dangling"
-                    if report.dangling else "")
-        console.print(
-            f"[red]RISKY[/]: introduces {s['cyclesIntroduced']} cycle(s) and "
-            f"{s['violationsIntroduced']} rule violation(s){dangling}"
-        )
-    else:
-        console.print("[green]OK[/]: introduces no preemption cycle and no rule violation")
+    label = "[red]RISKY[/]" if report.risky else "[green]OK[/]"
+    console.print(f"{label}: {verdict(report.risky, s)}")
+
+
+def verdict(risky: bool, summary: Mapping[str, Any]) -> str:
+    """Why the change is risky, or that it is not: the reasons with a count above zero among
+    the summary's (``summary_to_dict``) introduced cycles, introduced rule violations and
+    dangling references, which are what ``AuditReport.risky`` reads. The table's last line and
+    the html page's badge both say this."""
+    if not risky:
+        return "introduces no preemption cycle and no rule violation"
+    introduced = [f"{n} {what}(s)" for n, what in (
+        (summary["cyclesIntroduced"], "cycle"), (summary["violationsIntroduced"], "rule violation"),
+    ) if n]
+    reasons = ["introduces " + " and ".join(introduced)] if introduced else []
+    if summary["danglingReferences"]:
+        reasons.append(f"leaves {summary['danglingReferences']} reference(s) dangling")
+    return "; ".join(reasons)
 
 
 def _render_dangling(report: AuditReport, console: Console) -> None:

@@ -5,14 +5,16 @@ side: the JSON document lists only what changed); the profile edges that carry t
 audit adds are blue on the after side, those that carry the edges it removes dashed on the
 before side (red, like every edge of a cycle, when on one); a profile edge that is only
 relabelled (its members still preempt the same members) is not marked; then the report's changes,
-edges, lost protection, cycles and violations introduced or fixed, and the plans that change,
-victims side by side.
+edges, lost protection, cycles and violations introduced or fixed, the references left
+dangling, and the plans that change, victims side by side. The badge's words are the table's
+verdict (``wapctl.render.audit.verdict``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from wapctl.render.audit import verdict
 from wapctl.render.html.cycles import graph_legend, member_names, violation_rows
 from wapctl.render.html.graph import graph_svg
 from wapctl.render.html.page import (
@@ -146,23 +148,32 @@ def _kept(doc: dict[str, Any]) -> str:
 
 def _header(doc: dict[str, Any]) -> str:
     s = doc["summary"]
-    badge = ('<span class="badge alert">RISKY</span> the change introduces a cycle or a rule '
-             "violation" if doc["risky"] else
-             '<span class="badge good">OK</span> the change introduces no cycle and no rule '
-             "violation")
+    badge = ('<span class="badge alert">RISKY</span>' if doc["risky"] else
+             '<span class="badge good">OK</span>')
     facts = (f"{plural(s['changes'], 'object')} changed; edges +{s['edgesAdded']} "
              f"-{s['edgesRemoved']}; cycles {s['cyclesBefore']} → {s['cyclesAfter']}; rule "
              f"violations {s['violationsBefore']} → {s['violationsAfter']}; "
+             f"{plural(s['danglingReferences'], 'reference')} left dangling; "
              f"{plural(s['plansChanged'], 'plan')} changed of {s['preemptorsPlanned']} "
              f"planned ({s['preemptorsPending']} pending).")
-    return (f"<h1>Audit of a priority change</h1><p>{badge}</p><p class=\"muted\">{esc(facts)}"
+    return (f"<h1>Audit of a priority change</h1><p>{badge} the change "
+            f"{esc(verdict(doc['risky'], s))}</p><p class=\"muted\">{esc(facts)}"
             f"</p>" + model_line(doc.get("model")))
+
+
+def _dangling(doc: dict[str, Any]) -> str:
+    rows = [[f'<span class="mono">{esc(w["object"])}</span>', esc(w["field"] or "-"),
+             esc(w["message"])] for w in doc["danglingReferences"]]
+    return section(f"References the change leaves dangling ({len(rows)})",
+                   '<p class="muted">Objects that still name an object the change deletes; '
+                   "each one makes the change risky.</p>",
+                   table(["object", "field", "warning"], rows)) if rows else ""
 
 
 def audit_page(doc: dict[str, Any], picture: dict[str, Any]) -> str:
     """The page (module docstring): ``doc`` is the ``-o json`` document, ``picture`` holds
     ``before`` and ``after`` (``extras.graph_picture``) and ``added`` / ``removed``, the
     [from, to] profile ids of the edges that carry the edges the change adds / removes."""
-    body = [_header(doc), _graphs(doc, picture), _changes(doc), _cycles(doc), _plans(doc),
-            _edges(doc), _kept(doc), warnings_list(doc.get("warnings") or [])]
+    body = [_header(doc), _graphs(doc, picture), _changes(doc), _cycles(doc), _dangling(doc),
+            _plans(doc), _edges(doc), _kept(doc), warnings_list(doc.get("warnings") or [])]
     return page("wapctl audit", body, doc)

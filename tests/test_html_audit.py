@@ -118,3 +118,75 @@ def test_the_badge_names_cycles_and_violations_or_none():
             "OK the change introduces no preemption cycle and no rule violation") == (
         badge(train), badge(medium))
     assert [] == [t for t in (train, medium) if "leaves dangling (" in words(t)]
+
+
+def test_cut_lists_are_counted_as_the_json_counts():
+    """With lists cut to 1 entry (audit(limit=1)), raise-train.yaml still has 3 cycles
+    introduced, 2 edges added and 2 members losing protection (the summary's counts): each
+    section gives the count and says how many it lists."""
+    from wapctl.audit import audit
+    from wapctl.ingest import read_documents
+    from wapctl.render.audit import audit_to_dict
+    from wapctl.render.html.audit import audit_page
+    from wapctl.render.html.extras import audit_picture
+
+    report = audit(read_documents([CLUSTER]), read_documents([str(AUDIT / "raise-train.yaml")]),
+                   limit=1)
+    doc = audit_to_dict(report)
+    assert (1, 1, 1) == (len(doc["cycles"]["introduced"]), len(doc["edges"]["added"]),
+                         len(doc["lostProtection"]))
+    text = words(audit_page(doc, audit_picture(report)))
+    assert [] == [title for title in ("Cycles introduced (3, the first 1 listed)",
+                                      "Edges added: 2, the first 1 listed",
+                                      "Lost protection (2, the first 1 listed)")
+                  if title not in text]
+    # the graph still marks every added edge, not only the listed one
+    assert "They lie on 2 profile edges of the graph after the change" in text
+
+
+def test_unchanged_and_ignored_objects_and_unplanned_preemptors_are_said(tmp_path: Path):
+    """A change file holding `train` at 1000, `medium` at its current 700 and a Service: 1
+    object changed (the header, as the table's "Change (1 object; 1 of other kinds
+    ignored)"), 2 listed, 1 of them unchanged, the Service ignored. With --max-plans 0 none of
+    the 1 pending preemptor is planned, which the table says and the page now too. Field
+    values are spelt as the JSON spells them (false, not Python's False)."""
+    change = tmp_path / "change.yaml"
+    change.write_text(
+        "{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: train}, "
+        "value: 1000}\n---\n{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, "
+        "metadata: {name: medium}, value: 700}\n---\n{apiVersion: v1, kind: Service, "
+        "metadata: {name: s, namespace: x}}\n")
+    text = words(page(CLUSTER, "-c", str(change), "--max-plans", "0"))
+    assert "1 object changed;" in text
+    assert ("0 plans changed of 0 planned (1 pending). Only the first 0 pending preemptors "
+            "in queue order were planned (--max-plans).") in text
+    assert ("Objects in the change (2; 1 unchanged; 1 of other kinds ignored) action kind name "
+            "before after unchanged PriorityClass medium value=700, "
+            "preemptionPolicy=PreemptLowerPriority, globalDefault=false") in text
+    assert "False" not in text
+
+
+def test_too_many_cycles_to_count_is_said(tmp_path: Path):
+    """Seven Workloads scheduling at 1001..1007 that the change makes preemptible as 1..7:
+    every one may then preempt every other, a complete digraph on 7 vertices, with
+    sum C(7,k)(k-1)! = 2365 cycles, more than the 1,000 the audit enumerates. The table warns
+    that the counts are minimums; the page says so under its counts too."""
+    snap, change = tmp_path / "snap.yaml", tmp_path / "change.yaml"
+    group = "podGroups: [{name: g, policy: {basic: {}}}]"
+    items, changed = [], []
+    for i in range(1, 8):
+        items += [f"- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: "
+                  f"{{name: s{i}}}, value: {1000 + i}}}",
+                  f"- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: "
+                  f"{{name: p{i}}}, value: {i}}}",
+                  f"- {{apiVersion: scheduling.k8s.io/v1alpha1, kind: Workload, metadata: "
+                  f"{{name: w{i}, namespace: d}}, spec: {{priorityClassName: s{i}, {group}}}}}"]
+        changed.append(f"{{apiVersion: scheduling.k8s.io/v1alpha1, kind: Workload, metadata: "
+                       f"{{name: w{i}, namespace: d}}, spec: {{priorityClassName: s{i}, "
+                       f"preemptionPriorityClassName: p{i}, {group}}}}}")
+    snap.write_text("apiVersion: v1\nkind: List\nitems:\n" + "\n".join(items) + "\n")
+    change.write_text("\n---\n".join(changed) + "\n")
+    table = CliRunner().invoke(app, ["audit", str(snap), "-c", str(change)]).stdout
+    assert "Too many cycles to compare them all; counts are minimums." in table
+    text = words(page(str(snap), "-c", str(change)))
+    assert "Too many cycles to compare them all; the cycle counts are minimums." in text

@@ -124,12 +124,6 @@ def audit(
 
 def _html(doc: dict[str, Any], report: core.AuditReport) -> str:
     from wapctl.render.html.audit import audit_page
-    from wapctl.render.html.extras import graph_picture
+    from wapctl.render.html.extras import audit_picture
 
-    return audit_page(doc, {
-        "before": graph_picture(report.graph_before, report.cycles_before.cycles),
-        "after": graph_picture(report.graph_after, report.cycles_after.cycles),
-        # the profile edges carrying the audit's own edge diff (the JSON's edgesAdded/Removed)
-        "added": sorted([s.id, t.id] for s, t in report.profile_edges_added),
-        "removed": sorted([s.id, t.id] for s, t in report.profile_edges_removed),
-    })
+    return audit_page(doc, audit_picture(report))

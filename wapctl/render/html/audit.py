@@ -12,6 +12,7 @@ verdict (``wapctl.render.audit.verdict``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from wapctl.render.audit import verdict
@@ -60,9 +61,11 @@ def _cell(cell: dict[str, Any]) -> str:
 
 
 def _fields(fields: dict[str, Any] | None) -> str:
+    """``value=1000, globalDefault=false``: the JSON's fields as the JSON spells them."""
     if fields is None:
         return "-"
-    return esc(", ".join(f"{k}={v}" for k, v in fields.items()))
+    return esc(", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}"
+                         for k, v in fields.items()))
 
 
 def _changes(doc: dict[str, Any]) -> str:
@@ -70,8 +73,18 @@ def _changes(doc: dict[str, Any]) -> str:
              f'<span class="mono">{esc((c["namespace"] + "/") if c["namespace"] else "")}'
              f'{esc(c["name"])}</span>', _fields(c["before"]), _fields(c["after"])]
             for c in doc["changes"]]
-    return section(f"Objects in the change ({len(rows)})",
+    s = doc["summary"]
+    unchanged = len(rows) - s["changes"]
+    count = "; ".join([str(len(rows))] + ([f"{unchanged} unchanged"] if unchanged else [])
+                      + ([f"{s['changesIgnored']} of other kinds ignored"]
+                         if s["changesIgnored"] else []))
+    return section(f"Objects in the change ({count})",
                    table(["action", "kind", "name", "before", "after"], rows)) if rows else ""
+
+
+def _count(shown: int, total: int) -> str:
+    """``3`` when all are listed, ``3, the first 1 listed`` when the JSON's list is cut."""
+    return f"{total}" if shown == total else f"{total}, the first {shown} listed"
 
 
 def _edges(doc: dict[str, Any]) -> str:
@@ -81,20 +94,21 @@ def _edges(doc: dict[str, Any]) -> str:
                               ("removed", s["edgesRemoved"], "can no longer preempt")):
         rows = [[_cell(e["preemptor"]), _cell(e["victim"])] for e in doc["edges"][key]]
         if rows:
-            shown = f" (first {len(rows)})" if count > len(rows) else ""
-            out.append(section(f"Edges {key}: {count}{shown}",
+            out.append(section(f"Edges {key}: {_count(len(rows), count)}",
                                table(["preemptor", title], rows)))
     rows = [[_cell(lp["victim"]), "<br>".join(_cell(c) for c in lp["newPreemptors"])]
             for lp in doc["lostProtection"]]
     if rows:
-        out.append(section(f"Lost protection ({s['lostProtection']})",
+        out.append(section(f"Lost protection ({_count(len(rows), s['lostProtection'])})",
                            table(["victim", "new preemptors"], rows)))
     return "".join(out)
 
 
 def _cycles(doc: dict[str, Any]) -> str:
     out = []
-    for key, cls in (("introduced", "alert"), ("fixed", "good")):
+    s = doc["summary"]
+    for key, cls, total in (("introduced", "alert", s["cyclesIntroduced"]),
+                            ("fixed", "good", s["cyclesFixed"])):
         cycles = doc["cycles"][key]
         rows = []
         for i, c in enumerate(cycles, 1):
@@ -102,7 +116,7 @@ def _cycles(doc: dict[str, Any]) -> str:
             rows.append([esc(i), f'<span class="{cls}">{esc(path)} → '
                          f"{esc(c['members'][0]['profile'])}</span>", esc(c["fix"])])
         if rows:
-            out.append(section(f"Cycles {key} ({len(rows)})",
+            out.append(section(f"Cycles {key} ({_count(len(rows), total)})",
                                table(["#", "cycle", "fix"], rows)))
         violations = doc["violations"][key]
         if violations:
@@ -156,6 +170,11 @@ def _header(doc: dict[str, Any]) -> str:
              f"{plural(s['danglingReferences'], 'reference')} left dangling; "
              f"{plural(s['plansChanged'], 'plan')} changed of {s['preemptorsPlanned']} "
              f"planned ({s['preemptorsPending']} pending).")
+    if not s["cycleCountComplete"]:
+        facts += " Too many cycles to compare them all; the cycle counts are minimums."
+    if s["plansTruncated"]:
+        facts += (f" Only the first {s['preemptorsPlanned']} pending preemptors in queue order "
+                  "were planned (--max-plans).")
     return (f"<h1>Audit of a priority change</h1><p>{badge} the change "
             f"{esc(verdict(doc['risky'], s))}</p><p class=\"muted\">{esc(facts)}"
             f"</p>" + model_line(doc.get("model")))

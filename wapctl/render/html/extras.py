@@ -8,13 +8,14 @@ the other outputs take them (nothing here decides anything about scheduling):
 - check-cycles and audit: the whole priority graph (``-o dot`` / ``-o mermaid`` draw it from
   the same report), its vertices and edges in the CycleReport's own shapes
   (``wapctl.render.cycles.vertex_to_dict`` / ``edge_to_dict``), and where each vertex's first
-  member and each finding is written (file:line, as the table and ``--format github`` say).
+  member and each finding is written (file:line, as the table and ``--format github`` say);
+  for audit also the profile edges that carry the edges it adds and removes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wapctl.graph import Cycle, CycleReport, Edge, PriorityGraph
 from wapctl.locate import Locator
@@ -22,6 +23,9 @@ from wapctl.model import Snapshot
 from wapctl.preemption import Plan
 from wapctl.render.cycles import edge_to_dict, locations, vertex_to_dict
 from wapctl.render.plan_wide import WideDetails, free_on, planner_state
+
+if TYPE_CHECKING:
+    from wapctl.audit import AuditReport
 
 OVERVIEW_FROM = 25  # clusters with more nodes than this also get the heat map of every node
 
@@ -80,6 +84,18 @@ def graph_picture(graph: PriorityGraph, cycles: Iterable[Cycle],
             {**edge_to_dict(Edge(s, t)), "onCycle": (s, t) in cycle_edges}
             for s, t in graph.edges
         ],
+    }
+
+
+def audit_picture(report: AuditReport) -> dict[str, Any]:
+    """audit: both graphs, and the [from, to] profile ids of the edges that carry the edges
+    the audit adds (on the graph after the change) and removes (before it): the JSON's
+    ``edgesAdded`` / ``edgesRemoved``, all of them."""
+    return {
+        "before": graph_picture(report.graph_before, report.cycles_before.cycles),
+        "after": graph_picture(report.graph_after, report.cycles_after.cycles),
+        "added": sorted([s.id, t.id] for s, t in report.profile_edges_added),
+        "removed": sorted([s.id, t.id] for s, t in report.profile_edges_removed),
     }
 
 

@@ -117,3 +117,36 @@ def test_malformed_event_names_the_event_and_field(tmp_path: Path) -> None:
         _read(tmp_path, docs)
     text = str(err.value)
     assert "Event ns/v.1" in text and "regarding" in text and "in.yaml" in text
+
+
+def _timed(victim: str, **fields: object) -> dict:  # type: ignore[type-arg]
+    """A Preempted event of ``victim``: events.k8s.io/v1, or core v1 when ``message`` is given."""
+    core = "message" in fields
+    return {"apiVersion": "v1" if core else "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": f"{victim}.1", "namespace": "ns", "uid": f"e-{victim}"},
+            "reason": "Preempted",
+            ("involvedObject" if core else "regarding"): {"kind": "Pod", "namespace": "ns",
+                                                          "name": victim, "uid": f"u-{victim}"},
+            ("reportingComponent" if core else "reportingController"): "default-scheduler",
+            **({} if core else {"note": "Preempted by pod p1 on node n1"}), **fields}
+
+
+def test_times_are_ordered_as_instants_and_kept_as_written(tmp_path: Path) -> None:
+    """a at 18:00:00.5Z (a MicroTime), b at 18:00:00Z (a core event's whole-second
+    firstTimestamp, no eventTime), c at 19:00:00.25+01:00 = 18:00:00.25Z. In time: b, c, a.
+    As strings a < b ('.' < 'Z') < c, which is what the reader once gave."""
+    log = _read(tmp_path, [
+        _timed("a", eventTime="2026-12-03T18:00:00.500000Z"),
+        _timed("b", message="Preempted by pod p1 on node n1",
+               firstTimestamp="2026-12-03T18:00:00Z", lastTimestamp="2026-12-03T18:00:00Z"),
+        _timed("c", eventTime="2026-12-03T19:00:00.25+01:00")])
+    assert [(p.victim.name, p.time) for p in log.preemptions] == [
+        ("b", "2026-12-03T18:00:00Z"), ("c", "2026-12-03T19:00:00.25+01:00"),
+        ("a", "2026-12-03T18:00:00.500000Z")]
+
+
+def test_a_time_that_is_not_rfc3339_names_the_event_and_field(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        _read(tmp_path, [_timed("a", eventTime="yesterday at six")])
+    text = str(err.value)
+    assert "Event ns/a.1" in text and "eventTime" in text and "yesterday at six" in text

@@ -275,3 +275,28 @@ def test_a_taken_pod_not_below_the_preemptor_is_not_said_to_be_below() -> None:
         "default/v (priority 500) is below the preemptor's 1000",
         "default/w (priority 1000) is not below the preemptor's 1000: the model would never "
         "take it")
+
+
+def test_the_latest_preemption_is_the_latest_instant(tmp_path: Path) -> None:
+    """A's low-1 was preempted by urgent at 18:07:34.700244Z. Add an earlier preemption of a
+    pod of the same name (another UID) at 18:07:34Z, as a core event (whole seconds, no
+    eventTime): explain must explain the later one, urgent's, and count one earlier. As
+    strings '...34.700244Z' < '...34Z', which once made the added one the "latest"."""
+    folder = tmp_path / "2-preempted"
+    shutil.copytree(EVENTS / "A-single-pod" / "2-preempted", folder)
+    (folder / "older-event.json").write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "low-1.0", "namespace": "default", "uid": "e-older"},
+        "reason": "Preempted", "source": {"component": "default-scheduler"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "low-1",
+                           "uid": "an-older-low-1"},
+        "message": "Preempted by pod some-other-uid on node n2",
+        "firstTimestamp": "2026-12-03T18:07:34Z", "lastTimestamp": "2026-12-03T18:07:34Z"}))
+    m = meta("A-single-pod")
+    code, doc = explain_json("pod/default/low-1", folder,
+                             "--before", EVENTS / "A-single-pod" / "1-before")
+    p = doc["preemption"]
+    assert (p["time"], p["node"]) == ("2026-12-03T18:07:34.700244Z", "n1")
+    assert p["preemptor"]["name"] == m["preemptor"] and p["preemptor"]["resolved"]
+    assert p["earlierPreemptions"] == 1
+    assert code == 0

@@ -114,3 +114,26 @@ def test_watch_needs_a_live_cluster() -> None:
     result = run("history", "--watch", EVENTS / "A-single-pod" / "2-preempted")
     assert result.exit_code == 2
     assert "--watch follows a live cluster" in result.stderr
+
+
+def test_window_and_order_follow_the_instants_not_the_strings(tmp_path: Path) -> None:
+    """b-1 took a-1 at 18:00:00.5Z (MicroTime); a-2 took b-2 at 18:00:00Z (a core event:
+    whole seconds, no eventTime). The first preemption is the 18:00:00Z one, though
+    '...00.500000Z' < '...00Z' as strings; the times print as the events wrote them."""
+    core = {"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "b-2.1", "namespace": "ns", "uid": "e-b-2"},
+            "reason": "Preempted", "source": {"component": "default-scheduler"},
+            "involvedObject": {"kind": "Pod", "namespace": "ns", "name": "b-2", "uid": "ub2"},
+            "message": "Preempted by pod ua2 on node n2",
+            "firstTimestamp": "2026-12-03T18:00:00Z", "lastTimestamp": "2026-12-03T18:00:00Z"}
+    docs = [_pod("a-2", "ua2", "a"), _pod("b-1", "ub1", "b"),
+            _preempted("a-1", "ua1", "ub1", "n1", "2026-12-03T18:00:00.500000Z"), core]
+    path = tmp_path / "window.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    _, doc = history_json(path)
+    assert doc["window"]["first"] == "2026-12-03T18:00:00Z"
+    assert doc["window"]["last"] == "2026-12-03T18:00:00.500000Z"
+    assert [(i["time"], i["preemptor"]["name"]) for i in doc["preemptions"]] == [
+        ("2026-12-03T18:00:00Z", "ns/a-2"), ("2026-12-03T18:00:00.500000Z", "ns/b-1")]
+    out = run("history", path).stdout
+    assert "between 2026-12-03T18:00:00Z and 2026-12-03T18:00:00.500000Z" in out

@@ -21,7 +21,11 @@ kube-scheduler (v1.36, pkg/scheduler/framework/preemption) writes one ``Preempte
 victim pod: ``Preempted by pod <preemptor UID> on node <node>`` for a pod preemptor, and
 ``Preempted by podgroup <PodGroup UID> on node cluster`` with ``related`` = the PodGroup for
 a pod group's (workload-aware) preemption. Older schedulers wrote ``Preempted by
-<namespace>/<name> on node <node>``; that form is read too. Nothing here prints.
+<namespace>/<name> on node <node>``; that form is read too.
+
+Times are kept as the event wrote them and ordered as the instants they name (``instant``):
+``18:00:00Z`` (a ``metav1.Time``) is before ``18:00:00.5Z`` (a ``MicroTime``). Nothing here
+prints.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from wapctl.errors import InputError, Source
@@ -49,6 +54,34 @@ _PREEMPTED_NOTE = re.compile(
 )
 # The node the scheduler writes for a pod group's preemption: there is no one node.
 CLUSTER_NODE = "cluster"
+# RFC 3339, as the API server writes an event's times: ``metav1.Time`` whole seconds
+# (``2026-12-03T18:07:34Z``), ``metav1.MicroTime`` with fractional seconds (``...34.700244Z``).
+_RFC3339 = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?"
+                      r"([Zz]|[+-]\d{2}:\d{2})")
+_NO_TIME = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def instant(text: str) -> tuple[datetime, int] | None:
+    """The instant an RFC 3339 time names, as something to compare (the whole second, then
+    the nanoseconds), or None when ``text`` is not one. ``18:00:00Z`` is before
+    ``18:00:00.5Z``, whatever the strings' order; offsets are honoured."""
+    m = _RFC3339.fullmatch(text)
+    if m is None:
+        return None
+    offset = m.group(4).upper()
+    try:
+        whole = datetime.fromisoformat(
+            f"{m.group(1)}T{m.group(2)}{'+00:00' if offset == 'Z' else offset}")
+    except ValueError:  # 2026-13-45 and the like
+        return None
+    return whole, int((m.group(3) or "").ljust(9, "0"))
+
+
+def time_key(text: str | None) -> tuple[int, datetime, int]:
+    """A sort key for an event time (``SchedulerEvent.time``, which ``read_event`` checked):
+    no time first, then by instant."""
+    at = instant(text) if text else None
+    return (0, _NO_TIME, 0) if at is None else (1, *at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,17 +220,29 @@ def _count(obj: Mapping[str, Any], core: bool, source: Source | None) -> int:
     return max(1, value)
 
 
-def _times(obj: Mapping[str, Any], core: bool) -> tuple[str | None, str | None]:
+def _time(candidates: Iterable[tuple[str, Any]], source: Source | None) -> str | None:
+    """The first candidate that is a non-empty string, as written; ``InputError`` naming its
+    field when it is not an RFC 3339 time."""
+    for field, value in candidates:
+        if type(value) is str and value:
+            if instant(value) is None:
+                raise InputError(f"not an RFC 3339 time: {value!r}", source, field)
+            return value
+    return None
+
+
+def _times(obj: Mapping[str, Any], core: bool,
+           source: Source | None) -> tuple[str | None, str | None]:
     first_field, last_field = (("firstTimestamp", "lastTimestamp") if core else
                                ("deprecatedFirstTimestamp", "deprecatedLastTimestamp"))
     meta: Mapping[str, Any] = obj["metadata"] if type(obj.get("metadata")) is dict else {}
-    created = _text(meta, "creationTimestamp") or None
-    first = next((v for v in (obj.get("eventTime"), obj.get(first_field), created)
-                  if type(v) is str and v), None)
+    first = _time((("eventTime", obj.get("eventTime")), (first_field, obj.get(first_field)),
+                   ("metadata.creationTimestamp", meta.get("creationTimestamp"))), source)
     series = obj.get("series")
     observed = series.get("lastObservedTime") if type(series) is dict else None
-    last = next((v for v in (observed, obj.get(last_field)) if type(v) is str and v), first)
-    return first, last
+    last = _time((("series.lastObservedTime", observed), (last_field, obj.get(last_field))),
+                 source)
+    return first, last or first
 
 
 def read_event(obj: Mapping[str, Any], source: Source | None = None) -> SchedulerEvent:
@@ -218,7 +263,7 @@ def read_event(obj: Mapping[str, Any], source: Source | None = None) -> Schedule
             old = obj.get("source" if core else "deprecatedSource")
             if type(old) is dict and type(old.get("component")) is str:
                 reporter = old["component"]
-        first, last = _times(obj, core)
+        first, last = _times(obj, core, source)
         event = SchedulerEvent(
             uid=_text(meta, "uid") or f"{ns}/{name}",
             namespace=ns, name=name, reason=_str(obj, "reason", source, "reason"),
@@ -265,8 +310,8 @@ def scheduler_names(documents: Iterable[Any]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _sort_key(e: SchedulerEvent) -> tuple[str, str, str, str]:
-    return (e.time or "", e.namespace, e.name, e.uid)
+def _sort_key(e: SchedulerEvent) -> tuple[tuple[int, datetime, int], str, str, str]:
+    return (time_key(e.time), e.namespace, e.name, e.uid)
 
 
 def read_events(documents: Iterable[Any], schedulers: frozenset[str] | None = None) -> EventLog:
@@ -286,7 +331,7 @@ def read_events(documents: Iterable[Any], schedulers: frozenset[str] | None = No
             others.add(event.uid)
             continue
         known = seen.get(event.uid)
-        if known is None or (event.last_time or "") > (known.last_time or ""):
+        if known is None or time_key(event.last_time) > time_key(known.last_time):
             seen[event.uid] = event  # the later copy: a series grows between two reads
     events = tuple(sorted(seen.values(), key=_sort_key))
     preemptions: list[Preemption] = []

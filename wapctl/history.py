@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wapctl.events import EventLog, Preemption
+from wapctl.events import EventLog, Preemption, time_key
 from wapctl.model import Snapshot
 from wapctl.owners import ObjectIndex, Owner
 
@@ -176,7 +176,7 @@ def build_history(log: EventLog, index: ObjectIndex, snapshots: Sequence[Snapsho
     for p in log.preemptions:
         groups.setdefault(p.preemptor_id, []).append(p)
     incidents = tuple(sorted((_incident(g, index, snapshots, indexes) for g in groups.values()),
-                             key=lambda i: (i.time or "", i.preemptor)))
+                             key=lambda i: (time_key(i.time), i.preemptor)))
     total: dict[str, int] = {}
     unknown = 0
     for inc in incidents:
@@ -189,5 +189,6 @@ def build_history(log: EventLog, index: ObjectIndex, snapshots: Sequence[Snapsho
     times = [p.time for p in log.preemptions if p.time]
     return History(incidents, _owner_rows(incidents), pairs, _ping_pong(pairs),
                    events_read=log.read, others=log.others,
-                   first=min(times) if times else None, last=max(times) if times else None,
+                   first=min(times, key=time_key) if times else None,
+                   last=max(times, key=time_key) if times else None,
                    requests=dict(sorted(total.items())), unknown_requests=unknown)

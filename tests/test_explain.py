@@ -300,3 +300,23 @@ def test_the_latest_preemption_is_the_latest_instant(tmp_path: Path) -> None:
     assert p["preemptor"]["name"] == m["preemptor"] and p["preemptor"]["resolved"]
     assert p["earlierPreemptions"] == 1
     assert code == 0
+
+
+def test_older_note_form_resolves_the_preemptor_read(tmp_path: Path) -> None:
+    """A's Preempted event rewritten in the older form, 'Preempted by default/urgent on node
+    n1' (no UID): urgent is among the pods read, so the preemptor is resolved to it."""
+    folder = tmp_path / "2-preempted"
+    shutil.copytree(EVENTS / "A-single-pod" / "2-preempted", folder)
+    for name, field in (("api-v1-events.json", "message"),
+                        ("events.k8s.io-v1-events.json", "note")):
+        doc = json.loads((folder / name).read_text())
+        for item in doc["items"]:
+            if item.get("reason") == "Preempted":
+                item[field] = "Preempted by default/urgent on node n1"
+        (folder / name).write_text(json.dumps(doc))
+    code, doc = explain_json("pod/default/low-1", folder,
+                             "--before", EVENTS / "A-single-pod" / "1-before")
+    p = doc["preemption"]
+    assert p["note"] == "Preempted by default/urgent on node n1"
+    assert p["preemptor"]["name"] == "default/urgent" and p["preemptor"]["resolved"] is True
+    assert code == 0

@@ -137,3 +137,24 @@ def test_window_and_order_follow_the_instants_not_the_strings(tmp_path: Path) ->
         ("2026-12-03T18:00:00Z", "ns/a-2"), ("2026-12-03T18:00:00.500000Z", "ns/b-1")]
     out = run("history", path).stdout
     assert "between 2026-12-03T18:00:00Z and 2026-12-03T18:00:00.500000Z" in out
+
+
+def test_older_note_form_resolves_the_preemptor_read(tmp_path: Path) -> None:
+    """The older note names the preemptor 'ns/name' (no UID). b-1 (ReplicaSet b) took a-1,
+    then a-2 (ReplicaSet a) took b-2: both preemptors are read, so their owners are known and
+    a and b preempt each other: ping-pong, exit 1 (as with the UID form)."""
+    docs = [_pod("a-1", "ua1", "a"), _pod("a-2", "ua2", "a"), _pod("b-1", "ub1", "b"),
+            _pod("b-2", "ub2", "b")]
+    for victim, uid, by, time in (("a-1", "ua1", "ns/b-1", "2026-01-01T00:00:01.000000Z"),
+                                  ("b-2", "ub2", "ns/a-2", "2026-01-01T00:00:02.000000Z")):
+        event = _preempted(victim, uid, "x", "n1", time)
+        event["note"] = f"Preempted by {by} on node n1"
+        docs.append(event)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    code, doc = history_json(path)
+    assert [i["preemptor"] for i in doc["preemptions"]] == [
+        {"kind": "Pod", "name": "ns/b-1", "owner": "ReplicaSet ns/b"},
+        {"kind": "Pod", "name": "ns/a-2", "owner": "ReplicaSet ns/a"}]
+    assert doc["summary"]["pingPong"] == [["ReplicaSet ns/a", "ReplicaSet ns/b"]]
+    assert code == 1

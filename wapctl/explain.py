@@ -114,6 +114,8 @@ class Inputs:
 
 def _resolve(p: Preemption, index: ObjectIndex) -> PreemptorInfo:
     known = index.by_uid.get(p.preemptor_uid) if p.preemptor_uid else None
+    if known is None and p.preemptor_uid is None and p.preemptor_kind == "Pod":
+        known = index.pods.get(p.preemptor_name or "")  # the older note: ns/name, no UID
     if known is not None and known.kind == p.preemptor_kind:
         members = (tuple(index.members(known.namespace, known.name))
                    if known.kind == "PodGroup" else ())

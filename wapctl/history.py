@@ -97,6 +97,8 @@ def _incident(group: Sequence[Preemption], index: ObjectIndex, snapshots: Sequen
               indexes: Sequence[ObjectIndex]) -> Incident:
     first = group[0]
     known = index.by_uid.get(first.preemptor_uid) if first.preemptor_uid else None
+    if known is None and first.preemptor_uid is None and first.preemptor_kind == "Pod":
+        known = index.pods.get(first.preemptor_name or "")  # the older note: ns/name, no UID
     owner: Owner | None
     if known is not None:
         name = known.key

@@ -302,9 +302,9 @@ def test_the_latest_preemption_is_the_latest_instant(tmp_path: Path) -> None:
     assert code == 0
 
 
-def test_older_note_form_resolves_the_preemptor_read(tmp_path: Path) -> None:
-    """A's Preempted event rewritten in the older form, 'Preempted by default/urgent on node
-    n1' (no UID): urgent is among the pods read, so the preemptor is resolved to it."""
+def _a_with_note(tmp_path: Path, note: str) -> Path:
+    """A's 2-preempted stage with its Preempted event's note (both APIs' copies) set to
+    ``note``."""
     folder = tmp_path / "2-preempted"
     shutil.copytree(EVENTS / "A-single-pod" / "2-preempted", folder)
     for name, field in (("api-v1-events.json", "message"),
@@ -312,11 +312,35 @@ def test_older_note_form_resolves_the_preemptor_read(tmp_path: Path) -> None:
         doc = json.loads((folder / name).read_text())
         for item in doc["items"]:
             if item.get("reason") == "Preempted":
-                item[field] = "Preempted by default/urgent on node n1"
+                item[field] = note
         (folder / name).write_text(json.dumps(doc))
+    return folder
+
+
+def test_older_note_form_resolves_the_preemptor_read(tmp_path: Path) -> None:
+    """A's Preempted event rewritten in the older form, 'Preempted by default/urgent on node
+    n1' (no UID): urgent is among the pods read, so the preemptor is resolved to it."""
+    folder = _a_with_note(tmp_path, "Preempted by default/urgent on node n1")
     code, doc = explain_json("pod/default/low-1", folder,
                              "--before", EVENTS / "A-single-pod" / "1-before")
     p = doc["preemption"]
     assert p["note"] == "Preempted by default/urgent on node n1"
     assert p["preemptor"]["name"] == "default/urgent" and p["preemptor"]["resolved"] is True
     assert code == 0
+
+
+def test_a_preempted_event_it_cannot_read_is_a_warning_not_silence(tmp_path: Path) -> None:
+    """A's Preempted event (low-1.18edd0a9f0e4b21a) with a note in no form wapctl reads: low-1
+    is explained as a pod no readable event names, and the event is reported, note and all,
+    in the document's warnings and before the table (not "no Preempted event names it")."""
+    note = "Preempted by workload default/urgent-wl on node n1 (gang)"
+    folder = _a_with_note(tmp_path, note)
+    code, doc = explain_json("pod/default/low-1", folder)
+    assert code == 0 and doc["role"] != "Victim"
+    (w,) = [w for w in doc["warnings"] if w["code"] == "UnreadPreemptedEvent"]
+    assert w["object"] == "Event default/low-1.18edd0a9f0e4b21a"
+    assert f'note "{note}"' in w["message"] and "regarding Pod default/low-1" in w["message"]
+    out = run("explain", "pod/default/low-1", folder).stdout
+    assert "Warning: Event default/low-1.18edd0a9f0e4b21a: " in out
+    assert "no Preempted event names it" not in out
+    assert "no Preempted event naming it can be read (see the warnings above)" in out

@@ -158,3 +158,31 @@ def test_older_note_form_resolves_the_preemptor_read(tmp_path: Path) -> None:
         {"kind": "Pod", "name": "ns/a-2", "owner": "ReplicaSet ns/a"}]
     assert doc["summary"]["pingPong"] == [["ReplicaSet ns/a", "ReplicaSet ns/b"]]
     assert code == 1
+
+
+def test_a_preempted_event_it_cannot_read_is_a_warning_not_silence(tmp_path: Path) -> None:
+    """One Preempted event whose note is in no known form ("Preempted by workload ..."), one
+    readable one (b-1 took a-1). The unread one is a warning naming the event and its note;
+    the table says it was not counted; alone, it does not make "no preemption left a trace"."""
+    odd = _preempted("a-2", "ua2", "x", "n1", "2026-01-01T00:00:02.000000Z")
+    odd["note"] = "Preempted by workload ns/w on node n1 (gang)"
+    ok = _preempted("a-1", "ua1", "ub1", "n1", "2026-01-01T00:00:01.000000Z")
+    both, alone = tmp_path / "both.json", tmp_path / "alone.json"
+    both.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [ok, odd]}))
+    alone.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [odd]}))
+    code, doc = history_json(both)
+    assert code == 0 and doc["summary"]["preemptions"] == 1
+    assert doc["warnings"] == [{
+        "code": "UnreadPreemptedEvent", "object": "Event ns/a-2.00Z", "field": None,
+        "message": 'a Preempted event of default-scheduler that wapctl cannot read as a '
+                   'preemption (note "Preempted by workload ns/w on node n1 (gang)", '
+                   'regarding Pod ns/a-2): it is counted in no preemption'}]
+    out = run("history", both).stdout
+    assert "Warning: Event ns/a-2.00Z: a Preempted event" in out
+    assert "Not counted: 1 Preempted event in a form wapctl does not read" in out
+    _, doc = history_json(alone)
+    assert doc["preemptions"] == [] and len(doc["warnings"]) == 1
+    out = run("history", alone).stdout
+    assert "No preemption wapctl can read in the events: 1 of the scheduler's Preempted " \
+        "events is in a form it does not read" in out
+    assert "left no trace" not in out

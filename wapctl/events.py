@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from wapctl.errors import InputError, Source
+from wapctl.model import LoadWarning
 
 DEFAULT_SCHEDULER = "default-scheduler"
 CORE_API = "v1"
@@ -46,6 +47,8 @@ EVENT_APIS = (CORE_API, EVENTS_API)
 DEFAULT_EVENT_TTL_SECONDS = 3600
 
 PREEMPTED = "Preempted"
+# The warning for a scheduler's Preempted event that no preemption could be read from.
+UNREAD_PREEMPTED = "UnreadPreemptedEvent"
 FAILED_SCHEDULING = "FailedScheduling"
 SCHEDULED = "Scheduled"
 
@@ -344,3 +347,21 @@ def read_events(documents: Iterable[Any], schedulers: frozenset[str] | None = No
             unparsed.append(e)
     return EventLog(events=events, preemptions=tuple(preemptions), others=len(others),
                     unparsed=tuple(unparsed), read=len(seen) + len(others))
+
+
+def unread_warnings(log: EventLog, pod: str | None = None) -> tuple[LoadWarning, ...]:
+    """An ``UnreadPreemptedEvent`` warning for each of ``log.unparsed`` (a scheduler's
+    ``Preempted`` event no preemption was read from: a note in no form known here, or no pod
+    regarded), or only for those regarding the pod ``pod`` ("namespace/name")."""
+    out = []
+    for e in log.unparsed:
+        about = e.regarding
+        if pod is not None and (about is None or about.kind != "Pod" or about.key != pod):
+            continue
+        regarding = f"{about.kind} {about.key}" if about is not None else "no object"
+        out.append(LoadWarning(
+            UNREAD_PREEMPTED, f"Event {e.namespace}/{e.name}" if e.namespace else f"Event {e.name}",
+            None, f'a Preempted event of {e.reporter} that wapctl cannot read as a preemption '
+            f'(note "{e.note}", regarding {regarding}): it is counted in no preemption',
+            source=e.source))
+    return tuple(out)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wapctl.errors import UsageError
-from wapctl.events import FAILED_SCHEDULING, EventLog, Preemption
+from wapctl.events import FAILED_SCHEDULING, EventLog, Preemption, unread_warnings
 from wapctl.ingest import Document, build_snapshot
 from wapctl.model import LoadWarning, Node, Pod, Snapshot, Taint
 from wapctl.models import BehaviourModel
@@ -445,13 +445,19 @@ def explain_pod(key: str, inputs: Inputs, model: BehaviourModel | None = None,
     ns, _, name = key.partition("/")
     index = ObjectIndex(inputs.current, inputs.before)
     preemptions = inputs.log.preemptions_of(ns, name)
+    unread = unread_warnings(inputs.log, key)  # Preempted events about it, not read
+    result: VictimExplanation | PendingExplanation
     if preemptions:
-        return explain_victim(key, preemptions, inputs, index, model)
+        result = explain_victim(key, preemptions, inputs, index, model)
+        return replace(result, warnings=(*result.warnings, *unread)) if unread else result
     if snapshot is None:
         snapshot = build_snapshot(inputs.current)
     if key not in snapshot.pods:
         from wapctl.errors import did_you_mean
 
+        if unread:
+            raise UsageError(f"pod {key} is not in the snapshot and no Preempted event naming "
+                             f"it can be read: {unread[0].object}: {unread[0].message}")
         # the pods of the snapshot and the victims the events name (gone ones included)
         known = {p.name for p in snapshot.pods.values() if p.namespace == ns}
         known.update(p.victim.name for p in inputs.log.preemptions
@@ -459,4 +465,5 @@ def explain_pod(key: str, inputs: Inputs, model: BehaviourModel | None = None,
         hint = did_you_mean(name, sorted(known), prefix=f"{ns}/")
         raise UsageError(f"pod {key} is not in the snapshot and no Preempted event names it"
                          f"{hint}")
-    return explain_other(key, snapshot, inputs, index, model)
+    result = explain_other(key, snapshot, inputs, index, model)
+    return replace(result, warnings=(*result.warnings, *unread)) if unread else result

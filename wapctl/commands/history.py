@@ -12,6 +12,7 @@ from wapctl.errors import ExitCode, UsageError
 
 
 def _history(inputs: Any) -> Any:
+    from wapctl.events import unread_warnings
     from wapctl.history import build_history
     from wapctl.ingest import build_snapshot
     from wapctl.owners import ObjectIndex
@@ -19,7 +20,7 @@ def _history(inputs: Any) -> Any:
     lists = [d for d in (inputs.current, inputs.before) if d]
     snapshots = [build_snapshot(d) for d in lists]
     indexes = [ObjectIndex(d) for d in lists]
-    warnings = [w for snap in snapshots for w in snap.warnings]
+    warnings = [*(w for snap in snapshots for w in snap.warnings), *unread_warnings(inputs.log)]
     return build_history(inputs.log, ObjectIndex(*lists), snapshots, indexes), warnings
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from wapctl.events import Preemption
+from wapctl.events import UNREAD_PREEMPTED, Preemption
 from wapctl.explain import PendingExplanation, VictimExplanation
 from wapctl.render.plan import names_table, plan_to_dict, render_plan
 from wapctl.render.warnings import warnings_to_list
@@ -173,7 +173,10 @@ def _render_verdict(v: dict[str, Any], console: Console, node: str | None = None
 
 
 def _render_other(doc: dict[str, Any], console: Console) -> None:
-    _line(console, "Pod", f"{doc['pod']} is {doc['state']}; no Preempted event names it")
+    unread = any(w["code"] == UNREAD_PREEMPTED for w in doc["warnings"])
+    _line(console, "Pod", f"{doc['pod']} is {doc['state']}; " + (
+        "no Preempted event naming it can be read (see the warnings above)" if unread else
+        "no Preempted event names it"))
     for note in doc["failedScheduling"]:
         _line(console, "FailedScheduling", note)
     if doc["state"] == "pending" and not doc["failedScheduling"]:

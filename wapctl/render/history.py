@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from wapctl.events import DEFAULT_EVENT_TTL_SECONDS
+from wapctl.events import DEFAULT_EVENT_TTL_SECONDS, UNREAD_PREEMPTED
 from wapctl.history import History, Incident
 from wapctl.model import LoadWarning
 from wapctl.render.plan import names_table
@@ -18,6 +18,8 @@ from wapctl.render.warnings import warnings_to_list
 EMPTY_WINDOW = (f"No preemption in the events read. The API server keeps events "
                 f"{DEFAULT_EVENT_TTL_SECONDS // 3600} hour by default (--event-ttl): an "
                 "older preemption has left no trace; 'wapctl snapshot --events' keeps them.")
+UNREAD_ONLY = ("No preemption wapctl can read in the events: {} of the scheduler's Preempted "
+               "events {} in a form it does not read (see the warnings above).")
 NO_EVENTS = ("No Event objects were read: give the events with the objects (kubectl get "
              "events -A -o yaml, or 'wapctl snapshot --events').")
 
@@ -78,8 +80,12 @@ def incident_line(inc: dict[str, Any]) -> str:
 
 def render_history(doc: dict[str, Any], console: Console) -> None:
     w, s = doc["window"], doc["summary"]
+    unread = sum(1 for x in doc["warnings"] if x["code"] == UNREAD_PREEMPTED)
     if not doc["preemptions"]:
-        console.print(Text(NO_EVENTS if not w["eventsRead"] else EMPTY_WINDOW, style="yellow"))
+        text = (NO_EVENTS if not w["eventsRead"] else
+                UNREAD_ONLY.format(unread, "is" if unread == 1 else "are") if unread else
+                EMPTY_WINDOW)
+        console.print(Text(text, style="yellow"))
         return
     table = names_table("Preemptions", "time", "preemptor", "preemptor's owner", "victims",
                          "node")
@@ -108,6 +114,9 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
                        f"between "
                        f"{w['first']} and {w['last']}; requests churned: "
                        f"{_amounts(s['requests'])}{unknown}.", style="bold"))
+    if unread:
+        console.print(Text(f"Not counted: {_n(unread, 'Preempted event')} in a form wapctl "
+                           "does not read (see the warnings above).", style="yellow"))
     for owner in s["churn"]:
         console.print(Text(f"Churn: {owner} was preempted again and again "
                            "(by 2 or more preemptions)", style="yellow"))

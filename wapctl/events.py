@@ -353,15 +353,18 @@ def unread_warnings(log: EventLog, pod: str | None = None) -> tuple[LoadWarning,
     """An ``UnreadPreemptedEvent`` warning for each of ``log.unparsed`` (a scheduler's
     ``Preempted`` event no preemption was read from: a note in no form known here, or no pod
     regarded), or only for those regarding the pod ``pod`` ("namespace/name")."""
-    out = []
-    for e in log.unparsed:
-        about = e.regarding
-        if pod is not None and (about is None or about.kind != "Pod" or about.key != pod):
-            continue
-        regarding = f"{about.kind} {about.key}" if about is not None else "no object"
-        out.append(LoadWarning(
-            UNREAD_PREEMPTED, f"Event {e.namespace}/{e.name}" if e.namespace else f"Event {e.name}",
-            None, f'a Preempted event of {e.reporter} that wapctl cannot read as a preemption '
-            f'(note "{e.note}", regarding {regarding}): it is counted in no preemption',
-            source=e.source))
-    return tuple(out)
+    return tuple(unread_warning(e) for e in log.unparsed
+                 if pod is None or (e.regarding is not None and e.regarding.kind == "Pod"
+                                    and e.regarding.key == pod))
+
+
+def unread_warning(e: SchedulerEvent) -> LoadWarning:
+    """The ``UnreadPreemptedEvent`` warning for one ``Preempted`` event no preemption was
+    read from (``parse_preemption`` gave None)."""
+    about = e.regarding
+    regarding = f"{about.kind} {about.key}" if about is not None else "no object"
+    return LoadWarning(
+        UNREAD_PREEMPTED, f"Event {e.namespace}/{e.name}" if e.namespace else f"Event {e.name}",
+        None, f'a Preempted event of {e.reporter} that wapctl cannot read as a preemption '
+        f'(note "{e.note}", regarding {regarding}): it is counted in no preemption',
+        source=e.source)

@@ -11,6 +11,16 @@ resumes from the last one; a ``410 Gone`` (the version is too old: an HTTP 410, 
 event with code 410 in the stream) is answered by a fresh list. Each new ``Preempted`` event is
 handed on once (an Event listed again after a relist is not), with the preemptor resolved from
 the pods seen. Only GET requests are sent. Nothing here prints: ``follow`` calls ``emit``.
+
+The scheduler's events are those offline ``history`` counts (``wapctl.events``): reported by
+``default-scheduler`` or by a scheduler some pod seen names in ``spec.schedulerName``. The two
+streams are independent, so a ``Preempted`` event of a reporter no pod has named yet is held
+and handed on when such a pod arrives.
+
+A preemption (SPEC: every victim of one preemptor) cannot be known whole from a stream: the
+preemptor may take more victims at any later time. So each ``Seen`` is one victim, with its
+preemptor and how many victims of that preemptor were seen so far (``victims_so_far``); the
+last one handed on for a preemptor counts what offline ``history`` counts for it.
 """
 
 from __future__ import annotations
@@ -25,7 +35,15 @@ from typing import Any
 
 from wapctl import live, live_retry
 from wapctl.errors import ClusterError, Source
-from wapctl.events import DEFAULT_SCHEDULER, Preemption, parse_preemption, read_event
+from wapctl.events import (
+    DEFAULT_SCHEDULER,
+    PREEMPTED,
+    Preemption,
+    SchedulerEvent,
+    parse_preemption,
+    read_event,
+    unread_warning,
+)
 from wapctl.ingest import Document
 from wapctl.model import LoadWarning
 from wapctl.owners import Known, ObjectIndex, Owner
@@ -170,11 +188,12 @@ class _Reflector:
 
 @dataclass(frozen=True)
 class Seen:
-    """One new preemption as ``follow`` hands it on."""
+    """One new victim (one ``Preempted`` event) as ``follow`` hands it on."""
 
     preemption: Preemption
     preemptor: str  # "pod ns/name", "pod group ns/name", or "pod UID <uid>"
     victim_owner: Owner | None
+    victims_so_far: int = 1  # victims of this preemptor seen by this follow, this one too
 
 
 class _Pods(ObjectIndex):
@@ -203,9 +222,13 @@ def _describe(p: Preemption, pods: _Pods) -> str:
 
 def follow(*, kubeconfig: str | None, context: str | None, request_timeout: float,
            emit: Callable[[Seen], None], stop: threading.Event | None = None,
-           schedulers: frozenset[str] = frozenset({DEFAULT_SCHEDULER})) -> dict[str, Any]:
+           schedulers: frozenset[str] = frozenset({DEFAULT_SCHEDULER}),
+           warn: Callable[[LoadWarning], None] | None = None) -> dict[str, Any]:
     """Follow the cluster's Events and Pods until ``stop`` is set (or Ctrl-C), calling
-    ``emit`` once for each new preemption (those already in the first list included).
+    ``emit`` once for each new victim (those already in the first list included).
+    ``schedulers``: reporters that always count as the scheduler; a scheduler a pod seen names
+    in ``spec.schedulerName`` counts too. ``warn`` gets an ``UnreadPreemptedEvent`` warning
+    for a scheduler's ``Preempted`` event whose note is in no form known here.
     Returns what the loops did (``lists``, ``watches``: for tests and diagnostics)."""
     stop = stop or threading.Event()
     inbox: queue.Queue[tuple[str, str, dict[str, Any]]] = queue.Queue()
@@ -222,7 +245,7 @@ def follow(*, kubeconfig: str | None, context: str | None, request_timeout: floa
     for t in threads:
         t.start()
     try:
-        _consume(inbox, stop, emit, schedulers)
+        _Consumer(emit, warn or (lambda w: None), set(schedulers)).run(inbox, stop)
     finally:
         stop.set()
         for r in reflectors:
@@ -231,27 +254,54 @@ def follow(*, kubeconfig: str | None, context: str | None, request_timeout: floa
             "watches": {r.target.kind: list(r.watches) for r in reflectors}}
 
 
-def _consume(inbox: queue.Queue[tuple[str, str, dict[str, Any]]], stop: threading.Event,
-             emit: Callable[[Seen], None], schedulers: frozenset[str]) -> None:
-    pods = _Pods()
-    seen: set[str] = set()
-    while not stop.is_set():
-        try:
-            kind, _typ, obj = inbox.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        if kind == "Error":
-            raise ClusterError(obj["message"])
-        if kind == "Pod":
-            pods.add({"apiVersion": "v1", "kind": "Pod", **obj})
-            continue
-        event = read_event({"apiVersion": EVENTS.api_version, "kind": "Event", **obj},
-                           Source(EVENTS.path))
-        if event.reporter not in schedulers or event.uid in seen:
-            continue
+@dataclass
+class _Consumer:
+    """What ``follow`` does with each object the reflectors deliver."""
+
+    emit: Callable[[Seen], None]
+    warn: Callable[[LoadWarning], None]
+    schedulers: set[str]  # default-scheduler and every schedulerName of the pods seen
+    pods: _Pods = field(default_factory=_Pods)
+    seen: set[str] = field(default_factory=set)  # Event UIDs handed on (or warned of)
+    held: dict[str, dict[str, SchedulerEvent]] = field(default_factory=dict)  # by reporter
+    victims: dict[str, int] = field(default_factory=dict)  # by Preemption.preemptor_id
+
+    def run(self, inbox: queue.Queue[tuple[str, str, dict[str, Any]]],
+            stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                kind, _typ, obj = inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if kind == "Error":
+                raise ClusterError(obj["message"])
+            if kind == "Pod":
+                self.pod({"apiVersion": "v1", "kind": "Pod", **obj})
+            else:
+                self.event(read_event({"apiVersion": EVENTS.api_version, "kind": "Event",
+                                       **obj}, Source(EVENTS.path)))
+
+    def pod(self, obj: dict[str, Any]) -> None:
+        self.pods.add(obj)
+        spec = obj.get("spec")
+        name = spec.get("schedulerName") if isinstance(spec, dict) else None
+        if isinstance(name, str) and name and name not in self.schedulers:
+            self.schedulers.add(name)
+            for event in self.held.pop(name, {}).values():
+                self.event(event)
+
+    def event(self, event: SchedulerEvent) -> None:
+        if event.reason != PREEMPTED or event.uid in self.seen:
+            return
+        if event.reporter not in self.schedulers:  # until a pod names it as its scheduler
+            self.held.setdefault(event.reporter, {})[event.uid] = event
+            return
+        self.seen.add(event.uid)
         p = parse_preemption(event)
         if p is None:
-            continue
-        seen.add(event.uid)
-        victim = pods.pod(p.victim.namespace, p.victim.name, p.victim.uid)
-        emit(Seen(p, _describe(p, pods), pods.owner(victim) if victim is not None else None))
+            self.warn(unread_warning(event))
+            return
+        n = self.victims[p.preemptor_id] = self.victims.get(p.preemptor_id, 0) + 1
+        victim = self.pods.pod(p.victim.namespace, p.victim.name, p.victim.uid)
+        self.emit(Seen(p, _describe(p, self.pods),
+                       self.pods.owner(victim) if victim is not None else None, n))

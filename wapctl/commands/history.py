@@ -25,11 +25,18 @@ def _history(inputs: Any) -> Any:
 
 
 def _watch(opts: common.SnapshotOptions, output: common.StoryFormat) -> None:
-    """Print each preemption as the live cluster's events show it, until Ctrl-C."""
+    """Print each victim as the live cluster's events show it, until Ctrl-C; a Preempted
+    event that cannot be read is a warning line on stderr."""
     import sys
 
     from wapctl.live_events import Seen, follow
+    from wapctl.model import LoadWarning
     from wapctl.render.history import seen_line, seen_to_dict
+    from wapctl.render.warnings import warning_line, warnings_to_list
+
+    def warn(warning: LoadWarning) -> None:
+        sys.stderr.write(warning_line(warnings_to_list([warning])[0]) + "\n")
+        sys.stderr.flush()
 
     def emit(seen: Seen) -> None:
         doc = seen_to_dict(seen)
@@ -42,7 +49,7 @@ def _watch(opts: common.SnapshotOptions, output: common.StoryFormat) -> None:
         sys.stdout.flush()
 
     follow(kubeconfig=opts.kubeconfig, context=opts.context,
-           request_timeout=opts.request_timeout, emit=emit)
+           request_timeout=opts.request_timeout, emit=emit, warn=warn)
 
 
 @common.boundary
@@ -55,8 +62,12 @@ def history(
     page_size: common.PageSizeOpt = 500,
     max_input_size: common.MaxInputSizeOpt = None,
     watch: Annotated[bool, typer.Option(
-        "--watch", "-w", help="Follow the live cluster: print each preemption as it happens "
-        "(watches events and pods; Ctrl-C stops).")] = False,
+        "--watch", "-w", help="Follow the live cluster: print each victim as its Preempted "
+        "event arrives, with its preemptor and the victims of that preemptor seen so far (the "
+        "victims of one preemptor make one preemption, and more may come: no preemption is "
+        "printed as complete). As offline, the events of default-scheduler and of any "
+        "scheduler a pod names (spec.schedulerName) count; a Preempted event that cannot be "
+        "read is a warning on stderr (watches events and pods; Ctrl-C stops).")] = False,
     output: common.StoryOutputOpt = common.StoryFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,

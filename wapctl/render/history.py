@@ -70,7 +70,7 @@ def history_to_dict(h: History, warnings: Iterable[LoadWarning] = ()) -> dict[st
 
 
 def incident_line(inc: dict[str, Any]) -> str:
-    """One preemption in one line (also what ``history --watch`` prints as it happens)."""
+    """One preemption in one line."""
     p = inc["preemptor"]
     kind = "pod group" if p["kind"] == "PodGroup" else "pod"
     where = f" on {inc['node']}" if inc["node"] else ""
@@ -126,18 +126,20 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
 
 
 def seen_to_dict(seen: Any) -> dict[str, Any]:
-    """One preemption ``history --watch`` saw (``live_events.Seen``), as a document."""
+    """One victim ``history --watch`` saw (``live_events.Seen``), as a document: a
+    ``PreemptionVictim``, not a whole preemption (its preemptor may take more later)."""
     p = seen.preemption
-    return {"apiVersion": "wapctl/v1", "kind": "Preemption", "time": p.time,
+    return {"apiVersion": "wapctl/v1", "kind": "PreemptionVictim", "time": p.time,
             "victim": p.victim.key, "victimOwner": _owner(seen.victim_owner),
             "preemptor": {"kind": p.preemptor_kind, "uid": p.preemptor_uid,
                           "description": seen.preemptor},
-            "node": p.node, "note": p.event.note}
+            "victimsSoFar": seen.victims_so_far, "node": p.node, "note": p.event.note}
 
 
 def seen_line(doc: dict[str, Any]) -> str:
-    """The line ``history --watch`` prints for one preemption as it happens."""
+    """The line ``history --watch`` prints for one victim as its event arrives."""
     owner = f" ({doc['victimOwner']})" if doc["victimOwner"] else ""
     where = f" on node {doc['node']}" if doc["node"] else ""
     return f"{doc['time'] or '?'}  {doc['preemptor']['description']} preempted " \
-           f"{doc['victim']}{owner}{where}"
+           f"{doc['victim']}{owner}{where} [{_n(doc['victimsSoFar'], 'victim')} of this " \
+           "preemptor so far]"

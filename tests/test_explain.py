@@ -344,3 +344,13 @@ def test_a_preempted_event_it_cannot_read_is_a_warning_not_silence(tmp_path: Pat
     assert "Warning: Event default/low-1.18edd0a9f0e4b21a: " in out
     assert "no Preempted event names it" not in out
     assert "no Preempted event naming it can be read (see the warnings above)" in out
+
+
+def test_older_note_form_lists_what_the_named_pod_preempted(tmp_path: Path) -> None:
+    """With A's event in the older form ('Preempted by default/urgent on node n1'), explain of
+    urgent (still pending at this stage: low-1 is terminating) lists low-1 as what it
+    preempted, as with the UID form."""
+    folder = _a_with_note(tmp_path, "Preempted by default/urgent on node n1")
+    code, doc = explain_json("default/urgent", folder)
+    assert (code, doc["role"]) == (0, "Pending")
+    assert [v["pod"] for v in doc["preempted"]] == ["default/low-1"]

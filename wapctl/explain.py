@@ -419,7 +419,9 @@ def explain_other(key: str, snapshot: Snapshot, inputs: Inputs, index: ObjectInd
                       and k.namespace == pod.namespace and k.name == known.group), None)
         if group is not None:
             uids.add(group.uid)
-    preempted = tuple(p for p in inputs.log.preemptions if p.preemptor_uid in uids)
+    preempted = tuple(p for p in inputs.log.preemptions if p.preemptor_uid in uids
+                      or (p.preemptor_uid is None and p.preemptor_kind == "Pod"
+                          and p.preemptor_name == key))  # the older note: ns/name, no UID
     why_not = ""
     if pod.preemption_policy == "Never":
         why_not = "its preemptionPolicy is Never: it waits and never preempts"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from wapctl.errors import InputError, Source
-from wapctl.ingest import constraints
+from wapctl.ingest import constraints, resize
 from wapctl.ingest.fields import AMOUNTS, Head, amount, timestamp
 from wapctl.ingest.fields import enum as _enum
 from wapctl.ingest.fields import list_field as _list
@@ -62,54 +62,98 @@ def container_requests(c: Any, source: Source, path: str) -> dict[str, int]:
     return out
 
 
-def pod_requests(spec: dict[str, Any], source: Source) -> dict[str, int]:
-    """Effective requests as upstream ``resourcehelper.PodRequests``: the larger of the
-    containers' sum (plus restartable "sidecar" init containers) and each regular init
-    container (plus the sidecars started before it), then plus ``spec.overhead``."""
+def _add_spec_containers(total: dict[str, int], containers: list[Any], source: Source) -> None:
+    """The containers' spec requests added into ``total`` (a pod without container statuses)."""
+    amounts = AMOUNTS
+    for i, c in enumerate(containers):
+        res = c.get("resources") if type(c) is dict else None
+        if type(res) is dict and "limits" not in res:
+            req = res.get("requests")
+            if type(req) is dict:
+                # the usual container: requests only, amounts read before (``amount``'s
+                # cache; anything else takes ``container_requests``)
+                for k, q in req.items():
+                    v = amounts.get((k, q)) if type(q) is str else None
+                    if v is None:
+                        v = amount(k, q, source, f"spec.containers[{i}].resources.requests")
+                    total[k] = total.get(k, 0) + v
+                continue
+        for k, v in container_requests(c, source, f"spec.containers[{i}]").items():
+            total[k] = total.get(k, 0) + v
+
+
+def _resized(c: Any, path: str, found: resize.Statuses, is_infeasible: bool,
+             source: Source) -> dict[str, int]:
+    """One container's requests: its spec's, or what its status says it holds."""
+    r = container_requests(c, source, path)
+    name = c.get("name")
+    entry = found.get(name) if type(name) is str else None
+    if entry is None:
+        return r
+    res = c.get("resources")
+    spec_raw = res.get("requests") if type(res) is dict else None
+    return resize.effective(r, spec_raw, entry, is_infeasible, source)
+
+
+def _add_init_containers(total: dict[str, int], inits: list[Any], found: resize.Statuses | None,
+                         is_infeasible: bool, source: Source) -> None:
+    """Init containers into ``total`` as upstream: a sidecar (``restartPolicy: Always``) adds
+    to the sum and to every later init container; the largest init container (with the
+    sidecars before it) is a floor. Only a sidecar's status is read (upstream 1.36)."""
+    sidecars: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for i, c in enumerate(inits):
+        path = f"spec.initContainers[{i}]"
+        sidecar = type(c) is dict and c.get("restartPolicy") == "Always"
+        if sidecar and found is not None:
+            r = _resized(c, path, found, is_infeasible, source)
+        else:
+            r = container_requests(c, source, path)
+        if sidecar:
+            for k, v in r.items():
+                total[k] = total.get(k, 0) + v
+                sidecars[k] = sidecars.get(k, 0) + v
+            current = sidecars
+        else:
+            current = dict(sidecars)
+            for k, v in r.items():
+                current[k] = current.get(k, 0) + v
+        for k, v in current.items():
+            if v > init_max.get(k, 0):
+                init_max[k] = v
+    for k, v in init_max.items():
+        if v > total.get(k, 0):
+            total[k] = v
+
+
+def pod_requests(
+    spec: dict[str, Any], source: Source, status: dict[str, Any] | None = None
+) -> dict[str, int]:
+    """Effective requests as upstream ``resourcehelper.PodRequests`` with
+    ``UseStatusResources`` (the scheduler's NodeInfo in 1.36): the larger of the containers'
+    sum (plus restartable "sidecar" init containers) and each regular init container (plus
+    the sidecars started before it), then plus ``spec.overhead``. A container (or sidecar)
+    whose status has ``resources`` counts what an in-place resize leaves it holding
+    (``wapctl.ingest.resize``)."""
     total: dict[str, int] = {}
+    found = resize.statuses(status, source) if status else None
+    is_infeasible = found is not None and status is not None and resize.infeasible(status, source)
     containers = spec.get("containers")
     if containers is not None:
         if type(containers) is not list:
             raise _type_error(containers, "a list", source, "spec.containers")
-        amounts = AMOUNTS
-        for i, c in enumerate(containers):
-            res = c.get("resources") if type(c) is dict else None
-            if type(res) is dict and "limits" not in res:
-                req = res.get("requests")
-                if type(req) is dict:
-                    # the usual container: requests only, amounts read before (``amount``'s
-                    # cache; anything else takes ``container_requests``)
-                    for k, q in req.items():
-                        v = amounts.get((k, q)) if type(q) is str else None
-                        if v is None:
-                            v = amount(k, q, source, f"spec.containers[{i}].resources.requests")
-                        total[k] = total.get(k, 0) + v
-                    continue
-            for k, v in container_requests(c, source, f"spec.containers[{i}]").items():
-                total[k] = total.get(k, 0) + v
+        if found is None:
+            _add_spec_containers(total, containers, source)
+        else:
+            for i, c in enumerate(containers):
+                r = _resized(c, f"spec.containers[{i}]", found, is_infeasible, source)
+                for k, v in r.items():
+                    total[k] = total.get(k, 0) + v
     inits = spec.get("initContainers")
     if inits:
         if type(inits) is not list:
             raise _type_error(inits, "a list", source, "spec.initContainers")
-        sidecars: dict[str, int] = {}
-        init_max: dict[str, int] = {}
-        for i, c in enumerate(inits):
-            r = container_requests(c, source, f"spec.initContainers[{i}]")
-            if c.get("restartPolicy") == "Always":
-                for k, v in r.items():
-                    total[k] = total.get(k, 0) + v
-                    sidecars[k] = sidecars.get(k, 0) + v
-                current = sidecars
-            else:
-                current = dict(sidecars)
-                for k, v in r.items():
-                    current[k] = current.get(k, 0) + v
-            for k, v in current.items():
-                if v > init_max.get(k, 0):
-                    init_max[k] = v
-        for k, v in init_max.items():
-            if v > total.get(k, 0):
-                total[k] = v
+        _add_init_containers(total, inits, found, is_infeasible, source)
     elif inits is not None and type(inits) is not list:
         raise _type_error(inits, "a list", source, "spec.initContainers")
     pod_level = spec.get("resources")
@@ -242,7 +286,7 @@ def read_pod(obj: dict[str, Any], source: Source, head: Head, ctx: PodContext) -
     status = obj.get("status")
     status = {} if status is None else _mapping(status, source, "status")
 
-    requests = pod_requests(spec, source)
+    requests = pod_requests(spec, source, status)
     pcn, pp, group = pod_priority(spec, ns, key, source, ctx)
 
     phase = status.get("phase") or "Pending"

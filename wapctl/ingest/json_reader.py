@@ -140,7 +140,7 @@ SPEC_FIELDS = (
     "leaderWorkerTemplate",
     "replicas",
 )
-CONTAINER_FIELDS = ("resources", "restartPolicy", "ports")
+CONTAINER_FIELDS = ("name", "resources", "restartPolicy", "ports")
 PORT_FIELDS = ("hostPort", "protocol", "hostIP")  # constraints.host_ports
 TOLERATION_FIELDS = ("key", "operator", "value", "effect")  # wapctl.ingest.pod._toleration
 CONDITION_FIELDS = ("type", "status", "reason")  # DisruptionTarget (wapctl.ingest.pod.read_pod)

@@ -184,6 +184,11 @@ def res(**r: Any) -> dict[str, Any]:
     return pod(containers=[{"name": "c", "resources": r}])
 
 
+def running(**status: Any) -> dict[str, Any]:
+    """A pod bound to node n (spec cpu 1 in container c) with ``status``."""
+    return {**pod(nodeName="n"), "status": {"phase": "Running", **status}}
+
+
 def terminating(status: Any) -> dict[str, Any]:
     out = pod(nodeName="n")
     out["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
@@ -476,6 +481,36 @@ ROWS: list[Row] = [
         "suffix, e.g. 100m, 1.5, 2Gi in '1 Gi'"),
     Row("limit negative", res(limits={"cpu": "-1"}),
         P + "spec.containers[0].resources.limits.cpu): negative quantity '-1'"),
+    # ---- resize.py: container statuses (in-place resize) --------------------------------------
+    Row("containerStatuses a mapping", running(containerStatuses={"name": "c"}),
+        P + "status.containerStatuses): must be a list, not a mapping"),
+    Row("initContainerStatuses a string", running(initContainerStatuses="c"),
+        P + "status.initContainerStatuses): must be a list, not a string"),
+    Row("container status a string", running(containerStatuses=["c"]),
+        P + "status.containerStatuses[0]): must be a mapping, not a string"),
+    Row("container status name a number", running(containerStatuses=[{"name": 1}]),
+        P + "status.containerStatuses[0].name): must be a string, not a number"),
+    Row("container status resources a list",
+        running(containerStatuses=[{"name": "c", "resources": []}]),
+        P + "status.containerStatuses[0].resources): must be a mapping, not a list"),
+    Row("container status requests a string",
+        running(containerStatuses=[{"name": "c", "resources": {"requests": "1"}}]),
+        P + "status.containerStatuses[0].resources.requests): must be a mapping, not a string"),
+    Row("allocatedResources a string",
+        running(containerStatuses=[{"name": "c", "resources": {}, "allocatedResources": "2"}]),
+        P + "status.containerStatuses[0].allocatedResources): must be a mapping, not a string"),
+    Row("status request unparsable",
+        running(containerStatuses=[{"name": "c", "resources": {"requests": {"cpu": "1 c"}}}]),
+        P + "status.containerStatuses[0].resources.requests.cpu): expected a number with an "
+        "optional suffix, e.g. 100m, 1.5, 2Gi in '1 c'"),
+    Row("allocated amount negative",
+        running(containerStatuses=[{"name": "c", "resources": {},
+                                    "allocatedResources": {"memory": "-1"}}]),
+        P + "status.containerStatuses[0].allocatedResources.memory): negative quantity '-1'"),
+    Row("PodResizePending reason a number",
+        running(containerStatuses=[{"name": "c", "resources": {}}],
+                conditions=[{"type": "PodResizePending", "status": "True", "reason": 1}]),
+        P + "status.conditions[0].reason): must be a string, not a number"),
     Row("initContainers a string", pod(initContainers="x"),
         P + "spec.initContainers): must be a list, not a string"),
     Row("initContainers an empty mapping", pod(initContainers={}),

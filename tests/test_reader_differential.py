@@ -669,3 +669,23 @@ def test_a_json_array_longer_than_a_slice_gets_the_safe_paths_error(
         ingest.read_documents([str(path)])
     assert (f"{path}, document 1: a document must be a mapping (a Kubernetes object or "
             "List), not a list") == str(exc.value)
+
+
+def test_resize_conditions_and_container_statuses_are_kept_as_read() -> None:
+    """A pod's conditions are kept for a PodResizePending condition (wapctl.ingest.resize) --
+    also when its type is spelled with a JSON escape, and not when only a message names it --
+    and its container statuses cut to name, resources.requests and allocatedResources."""
+    statuses = ('"containerStatuses": [{"name": "c", "image": "x", "state": {"running": {}},'
+                ' "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}},'
+                ' "allocatedResources": {"cpu": "1"}}]')
+    escaped = '{"type": "PodResize\\u0050ending", "status": "True", "reason": "Infeasible"}'
+    named = '{"type": "Ready", "status": "True", "message": "PodResizePending elsewhere"}'
+    for conditions in (escaped, named):
+        data = ('{"kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n"},'
+                f' "status": {{"conditions": [{conditions}], {statuses}}}}}').encode()
+        check(data)
+        fast = json_reader.read_json(data, ingest.MAX_DEPTH)
+        assert fast is not None
+        assert [{"name": "c", "resources": {"requests": {"cpu": "1"}},
+                 "allocatedResources": {"cpu": "1"}}] == fast["status"]["containerStatuses"]
+        assert ("conditions" in fast["status"]) == (conditions is escaped)

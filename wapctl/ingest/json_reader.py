@@ -4,12 +4,14 @@
 document against a schema of the fields wapctl's builders read (``_Object``: of ``metadata``
 the name, namespace, labels, timestamps and UID -- and owner references inside
 ``owner_references()``; an Event's fields; of ``spec`` the fields any kind's builder reads,
-with a pod's containers cut to resources, ports (host port, protocol, host IP) and
+with a pod's containers cut to name, resources, ports (host port, protocol, host IP) and
 restartPolicy, its tolerations to key, operator, value and effect, and its volumes to the
 kinds a warning names; of ``status`` only the fields any builder reads, conditions cut to
-type, status and reason -- conditions, volumes and tolerations are first kept as raw text and
-decoded only where read, see ``_plain``); everything else -- ``managedFields``, annotations,
-env, images, probes, mounts, ``containerStatuses``, node ``images``, ... -- is skipped by the
+type, status and reason, container statuses to name, ``resources.requests`` and
+``allocatedResources`` (an in-place resize, wapctl.ingest.resize) -- conditions, container
+statuses, volumes and tolerations are first kept as raw text and decoded only where read, see
+``_plain``); everything else -- ``managedFields``, annotations, env, images, probes, mounts,
+a container status's state and image, node ``images``, ... -- is skipped by the
 decoder without building a Python object for it. Each object then becomes the plain ``dict``
 the builders expect, as ``json.loads`` would have made it minus the skipped fields (``kept``
 gives the same projection of an object read elsewhere). A cut part (spec, a container, ...)
@@ -316,7 +318,9 @@ def _plain(struct: Any) -> dict[str, Any]:
     becomes a dict of the fields the input set, in C (``to_builtins``: every default is UNSET
     and omitted; the values it copies are JSON's dicts, lists and scalars). The raw
     ``status.conditions`` are decoded for a terminating pod (``deletionTimestamp`` set: the
-    DisruptionTarget condition, wapctl.ingest.pod._preempted_by_scheduler) and ``spec.volumes`` for
+    DisruptionTarget condition, wapctl.ingest.pod._preempted_by_scheduler) and for a pod with
+    a PodResizePending condition (wapctl.ingest.resize.infeasible), the container statuses
+    for every pod that has them, and ``spec.volumes`` for
     a pod without ``spec.nodeName`` (the VolumeNotModelled warning of a pending or gated pod),
     for every pod inside ``owner_references()`` (explain's replay unbinds its preemptor);
     elsewhere no builder reads them and they are left out. No raw text stays behind (it

@@ -109,7 +109,10 @@ def test_a_secret_bearing_pod_never_reaches_the_snapshot(tmp_path):
         pod["spec"]["containers"][0]
     assert {"name": "db", "namespace": "prod", "uid": "u-db", "labels": {"app": "db"}} == \
         pod["metadata"]
-    assert {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} == pod["status"]
+    # a container status keeps its name, resources.requests and allocatedResources only
+    # (wapctl.ingest.resize): the image and readiness go
+    assert {"phase": "Running", "startTime": "2026-01-01T00:00:00Z",
+            "containerStatuses": [{"name": "db"}]} == pod["status"]
     assert "v1.36.2" == doc["metadata"]["annotations"]["wapctl.io/server-version"]
     assert doc["metadata"]["annotations"]["wapctl.io/contents"].startswith(
         "only the fields wapctl reads")

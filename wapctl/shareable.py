@@ -33,6 +33,8 @@ METADATA: Spec = {
     "ownerReferences": True,
 }
 CONTAINER: Spec = {"name": True, "resources": True, "restartPolicy": True, "ports": True}
+CONTAINER_STATUS: Spec = {"name": True, "resources": {"requests": True},
+                          "allocatedResources": True}
 POD: Spec = {
     "metadata": METADATA,
     "spec": {
@@ -61,6 +63,9 @@ POD: Spec = {
         "nominatedNodeName": True,
         "qosClass": True,
         "conditions": {"type": True, "status": True, "reason": True},
+        # in-place resize: what a running container holds (wapctl.ingest.resize)
+        "containerStatuses": CONTAINER_STATUS,
+        "initContainerStatuses": CONTAINER_STATUS,
     },
 }
 NODE: Spec = {

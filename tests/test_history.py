@@ -47,6 +47,15 @@ def test_victims_in_no_snapshot_are_counted_as_unknown() -> None:
     assert doc["owners"][0]["owner"] == "unknown"
 
 
+def test_one_unknown_victim_is_one_pod_in_the_table() -> None:
+    """A's victim finished before the snapshot: its requests are unknown, counted in words
+    that agree with the number (one pod, one victim)."""
+    out = run("history", EVENTS / "A-single-pod" / "3-finished").stdout
+    assert "(+1 pod not in any snapshot)" in out
+    assert "(+1 victim not in any snapshot)" in out
+    assert "pods not in any snapshot" not in out
+
+
 def test_recorded_single_pod_preemption() -> None:
     code, doc = history_json(EVENTS / "A-single-pod" / "2-preempted")
     assert code == 0

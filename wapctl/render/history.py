@@ -99,7 +99,7 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
     for o in doc["owners"]:
         req = _amounts(o["requests"])
         if o["unknownRequests"]:
-            req += f" (+{o['unknownRequests']} pods not in any snapshot)"
+            req += f" (+{_n(o['unknownRequests'], 'pod')} not in any snapshot)"
         table.add_row(o["owner"], str(o["preemptions"]), str(o["victims"]), req,
                       Text("churn", style="bold yellow") if o["churn"] else "")
     console.print(table)
@@ -108,7 +108,7 @@ def render_history(doc: dict[str, Any], console: Console) -> None:
     for p in doc["pairs"]:
         table.add_row(p["preemptor"], p["victim"], str(p["preemptions"]), str(p["victims"]))
     console.print(table)
-    unknown = (f" (+{s['unknownRequests']} victims not in any snapshot)"
+    unknown = (f" (+{_n(s['unknownRequests'], 'victim')} not in any snapshot)"
                if s["unknownRequests"] else "")
     console.print(Text(f"{_n(s['preemptions'], 'preemption')} took {_n(s['victims'], 'pod')} "
                        f"between "

@@ -401,6 +401,14 @@ def _importance(model: str, group_preemptor: bool, u: RefUnit) -> tuple:
                                                                       u.name)
 
 
+def _alone(pod: Pod, model: str) -> int:
+    """A pod's priority as a victim on its own: 1.36 compares corev1helpers.PodPriority, the
+    pod's spec.priority, even where its pod group says otherwise; newer upstream, the group's."""
+    if model == "1.36" and pod.own_priority is not None:
+        return pod.own_priority
+    return pod.priority
+
+
 def upstream_units(snapshot: Snapshot, preemptor: RefPreemptor, model: str,
                    terminating: bool = True) -> list[RefUnit]:
     """Every pod of a NodeInfo below the preemptor is a potential victim, a terminating one
@@ -419,8 +427,9 @@ def upstream_units(snapshot: Snapshot, preemptor: RefPreemptor, model: str,
         if whole and group is not None and group.disruption_mode == "PodGroup":
             if group.priority < preemptor.priority:
                 groups.setdefault(group.key, []).append(pod)
-        elif pod.priority < preemptor.priority:
-            units.append(RefUnit("Pod", pod.key, pod.priority, (pod,), 1 if pod.group_key else 2))
+        elif _alone(pod, model) < preemptor.priority:
+            units.append(RefUnit("Pod", pod.key, _alone(pod, model), (pod,),
+                                 1 if pod.group_key else 2))
     for key, pods in groups.items():
         units.append(RefUnit("PodGroup", key, snapshot.pod_groups[key].priority,
                              tuple(sorted(pods, key=lambda p: p.key)), 0))
@@ -563,7 +572,7 @@ def upstream_reference_plan(snapshot: Snapshot, asked, model: str) -> RefPlan:
         nominated = set()  # it can no longer go there: eligible to preempt again
     blocking = sorted((p.key, p.node_name) for p in snapshot.pods.values()
                       if p.terminating and not p.finished and p.node_name in nominated
-                      and p.priority < preemptor.priority and p.preempted_by_scheduler)
+                      and _alone(p, model) < preemptor.priority and p.preempted_by_scheduler)
     if blocking:
         return done("WaitingForTermination",
                     [(p.key, p.nominated_node) for p in pods if p.nominated_node in nominated],

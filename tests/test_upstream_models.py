@@ -395,3 +395,45 @@ def test_with_some_candidates_violating_a_pdb_the_sample_may_grow():
     assert [("candidate nodes (upstream tries 100 of the 150 where preemption works, from a "
              "random start, more until one violates no PDB)", 150)] == _candidate_note(
         plan(snap, pre, model=M136))
+
+
+def _diverging(own, mode="Pod", group=1000):
+    """g (a pod group at priority ``group``, disruptionMode ``mode``) runs g-0 on n1 (4 cpu),
+    a pod carrying its own priority ``own`` (a PriorityDivergence the real 1.36.2 scheduler
+    binds: fixtures/exports/k8s-1.36/admission); p (500, standalone) needs all of n1."""
+    g = gang("g", min_count=1, mode=mode, prio=group)
+    g0 = struct_replace(member(g, "g-0", cpu="4", node="n1"), own_priority=own)
+    snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g], pods=[
+        g0, pod("p", cpu="4", prio=500)])
+    return snap, select_preemptor(snap, pod="default/p")
+
+
+@pytest.mark.parametrize(("own", "mode", "group", "m136", "newest"), [
+    # 1.36 compares corev1helpers.PodPriority -- spec.priority, 100 < 500 -- where newer
+    # upstream ranks a member by its group's 1000 (util.go getPodPriority)
+    (100, "Pod", 1000, ["default/g-0"], []),
+    # and the other way round: its own 2000 protects it in 1.36, its group's 100 does not
+    (2000, "Pod", 100, [], ["default/g-0"]),
+    # a single pod's 1.36 path takes PodGroup-mode members pod by pod too (SelectVictimsOnNode
+    # over nodeInfo.GetPods()); newer upstream removes the group whole, at the group's 1000
+    (100, "PodGroup", 1000, ["default/g-0"], []),
+])
+def test_136_ranks_a_pod_alone_by_its_own_priority(own, mode, group, m136, newest):
+    snap, pre = _diverging(own, mode, group)
+    assert m136 == _outcome(plan(snap, pre, model=M136))[1]
+    assert newest == _outcome(plan(snap, pre, model=UPSTREAM))[1]
+
+
+def test_136_gang_path_ranks_pod_mode_members_alone_and_podgroup_units_by_the_group():
+    """A gang preemptor (2 x 2 cpu, priority 500) in 1.36 (types.go
+    newDomainForWorkloadPreemption, v1alpha2): a Pod-mode member is a victim at
+    PodPriority(pod) -- its own 100 -- while a PodGroup-mode group is one victim at
+    PodGroupPriority -- 1000, so never below 500."""
+    train = gang("train", min_count=2, prio=500)
+    for mode, want in (("Pod", ["default/g-0"]), ("PodGroup", [])):
+        g = gang("g", min_count=1, mode=mode, prio=1000)
+        snap = snapshot(nodes=[node("n1", cpu="4")], groups=[g, train], pods=[
+            struct_replace(member(g, "g-0", cpu="4", node="n1"), own_priority=100),
+            member(train, "t-0", cpu="2"), member(train, "t-1", cpu="2")])
+        pre = select_preemptor(snap, workload="default/train")
+        assert want == _outcome(plan(snap, pre, model=M136))[1], mode

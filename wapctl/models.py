@@ -139,6 +139,11 @@ class BehaviourModel:
     # a pending pod of a pod group, named alone (--pod, explain), is planned as its whole group
     # (upstream schedules the group); else as the pod alone (KEP text)
     pod_plans_its_group: bool
+    # a pod that is a victim on its own (not inside a whole PodGroup unit) is ranked by its
+    # own priority: 1.36 compares corev1helpers.PodPriority (spec.priority) on the single-pod
+    # path and for Pod-mode members of the group path (types.go newDomainForWorkloadPreemption);
+    # newer upstream (util.go getPodPriority) and the KEP rank a member by its group
+    pod_priority_own: bool = False
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     reason: str = ""  # why this model was chosen
 
@@ -154,8 +159,8 @@ class BehaviourModel:
         return (False, False, False, False)
 
     def victim_priority(self, pod: Pod) -> int:
-        """The priority a running pod has as a victim."""
-        return pod.preemption_priority if self.separate_preemption_priority else pod.priority
+        """The priority a running pod has as a victim on its own (``pod_rank``)."""
+        return pod_rank(pod, self.separate_preemption_priority, self.pod_priority_own)
 
     def group_victim_priority(self, group: PodGroup) -> int:
         return group.preemption_priority if self.separate_preemption_priority else group.priority
@@ -170,6 +175,18 @@ class BehaviourModel:
         return {"name": self.name, "reason": self.reason}
 
 
+def pod_rank(pod: Pod, separate: bool, own: bool) -> int:
+    """The priority a running pod has as a victim on its own: its preemption priority
+    (``separate``: the KEP), else its own number where ``own`` (1.36 reads the pod's
+    spec.priority even when its pod group says otherwise), else its scheduling priority (its
+    pod group's, when it has one)."""
+    if separate:
+        return pod.preemption_priority
+    if own and pod.own_priority is not None:
+        return pod.own_priority
+    return pod.priority
+
+
 def _base(name: str) -> BehaviourModel:
     if name == "1.36":
         return BehaviourModel(
@@ -181,7 +198,7 @@ def _base(name: str) -> BehaviourModel:
             importance_pod=importance_136_pod, importance_group=importance_136_group,
             group_policy_own=False,
             basic_group_places_what_fits=True, group_policy_upstream=True,
-            pod_plans_its_group=True)
+            pod_plans_its_group=True, pod_priority_own=True)
     if name == "upstream":
         return BehaviourModel(
             name="upstream", follows=f"kubernetes/kubernetes {UPSTREAM_COMMIT}",

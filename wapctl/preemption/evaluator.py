@@ -320,7 +320,7 @@ class Evaluator(PodPreemption):
             return None  # the nominated node can no longer take it: eligible to preempt again
         needs = self.model.terminating_needs_condition
         blocking = [(p, i) for p, i in state.terminating
-                    if i in nominated and p.priority < pre.priority
+                    if i in nominated and self.model.victim_priority(p) < pre.priority
                     and (p.preempted_by_scheduler or not needs)]
         if not blocking:
             return None
@@ -338,11 +338,12 @@ class Evaluator(PodPreemption):
     def victim_units(self) -> Sequence[Unit]:
         """Step 4 in (priority, name) order: from the accounting's index if kept, else built."""
         pre, separate = self.preemptor, self.model.separate_preemption_priority
+        own = self.model.pod_priority_own
         if self.accounting is not None and self.indexed and not self.terminating_victims():
             return UnitIndex.of(self.accounting, self.snapshot.pod_groups, separate,
-                                 self.whole_groups).below(pre.priority, pre.group_key)
+                                 self.whole_groups, own).below(pre.priority, pre.group_key)
         return victim_units(self.snapshot, self.state, pre, separate, self.whole_groups,
-                             self.terminating_victims())
+                             self.terminating_victims(), own)
 
     def terminating_victims(self) -> bool:
         """Upstream models: a terminating pod still holding its resources is a potential victim
@@ -361,7 +362,7 @@ class Evaluator(PodPreemption):
             if gk is not None and gk == own:
                 continue
             group = groups.get(gk) if gk is not None else None
-            low = min(pod.priority, pod.preemption_priority)
+            low = min(pod.priority, pod.preemption_priority, self.model.victim_priority(pod))
             if group is not None:
                 low = min(low, group.priority, group.preemption_priority)
             if low < limit:
@@ -373,8 +374,9 @@ class Evaluator(PodPreemption):
         pre = self.preemptor
         if self.accounting is not None and self.indexed and not self.terminating_victims():
             return UnitIndex.of(self.accounting, self.snapshot.pod_groups,
-                                 self.model.separate_preemption_priority,
-                                 self.whole_groups).per_node(pre.priority, pre.group_key)
+                                 self.model.separate_preemption_priority, self.whole_groups,
+                                 self.model.pod_priority_own).per_node(pre.priority,
+                                                                       pre.group_key)
         per_node: dict[int, list[Unit]] = {}
         for u in ordered:
             for i in u.nodes:

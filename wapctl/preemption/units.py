@@ -10,7 +10,7 @@ from typing import overload
 
 from wapctl.fit import Accounting, ClusterState
 from wapctl.model import Pod, PodGroup, Snapshot
-from wapctl.models import ImportanceKey, importance_kep
+from wapctl.models import ImportanceKey, importance_kep, pod_rank
 from wapctl.preemption.result import UnitKind
 from wapctl.preemptor import Preemptor
 
@@ -97,14 +97,15 @@ def _whole_group_unit(gk: str, priority: int, members: Sequence[tuple[Pod, int]]
 
 def victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
                   separate: bool = True, whole_groups: bool = True,
-                  terminating: bool = False) -> LevelUnits:
+                  terminating: bool = False, own: bool = False) -> LevelUnits:
     """Step 4: every unit the preemptor may preempt, in (priority, name) order, each priority
     level's units made when first read (``LevelUnits``). ``separate``: victims ranked by their
     preemption priority (KEP), else by their scheduling priority; ``whole_groups``:
     ``PodGroup``-mode groups are one unit, else each pod is its own; ``terminating``: the
     terminating pods (still holding their resources) are potential victims too, as upstream's
-    NodeInfo still lists them."""
-    own = preemptor.group_key
+    NodeInfo still lists them; ``own``: a one-pod unit ranked by the pod's own priority
+    (``models.pod_rank``)."""
+    own_group = preemptor.group_key
     limit = preemptor.priority
     groups = snapshot.pod_groups
     whole_keys = _whole_group_keys(groups, whole_groups)
@@ -117,7 +118,7 @@ def victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
         pod = entry[0]
         gk = pod.group_key
         if gk is not None:
-            if gk == own:
+            if gk == own_group:
                 continue
             if gk in whole_keys:
                 members = whole.get(gk)
@@ -126,7 +127,7 @@ def victim_units(snapshot: Snapshot, state: ClusterState, preemptor: Preemptor,
                 else:
                     members.append(entry)
                 continue
-        pp = pod.preemption_priority if separate else pod.priority
+        pp = pod_rank(pod, separate, own)
         if pp < limit:
             level = levels.get(pp)
             if level is None:
@@ -241,10 +242,11 @@ class UnitIndex:
     """
 
     def __init__(self, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
-                 separate: bool = True, whole_groups: bool = True) -> None:
+                 separate: bool = True, whole_groups: bool = True, own: bool = False) -> None:
         self.pod_groups = pod_groups
         self.separate = separate
         self.whole_groups = whole_groups
+        self.own = own  # one-pod units ranked by the pod's own priority (models.pod_rank)
         self._keys: list[tuple[int, str]] = []
         self._units: list[Unit] = []
         self._node_keys: dict[int, list[tuple[int, str]]] = {}
@@ -316,16 +318,17 @@ class UnitIndex:
 
     @classmethod
     def of(cls, accounting: Accounting, pod_groups: Mapping[str, PodGroup],
-           separate: bool = True, whole_groups: bool = True) -> UnitIndex:
+           separate: bool = True, whole_groups: bool = True, own: bool = False) -> UnitIndex:
         """The accounting's index (built at its first plan), for these pod groups and this way
         of forming units (one index per way)."""
-        memo_key = (cls, separate, whole_groups)
+        memo_key = (cls, separate, whole_groups, own)
         index = accounting.memo.get(memo_key)
         if isinstance(index, cls):
             if index.pod_groups is pod_groups or index.pod_groups == pod_groups:
                 return index
             accounting.unlisten(index.changed)
-        index = accounting.memo[memo_key] = cls(accounting, pod_groups, separate, whole_groups)
+        index = accounting.memo[memo_key] = cls(accounting, pod_groups, separate, whole_groups,
+                                                own)
         return index
 
     def _whole_group(self, pod: Pod) -> str | None:
@@ -333,7 +336,7 @@ class UnitIndex:
         return gk if gk is not None and gk in self._whole_keys else None
 
     def _pod_unit(self, pod: Pod, i: int) -> Unit:
-        unit = _one_pod_unit((pod, i), pod.preemption_priority if self.separate else pod.priority)
+        unit = _one_pod_unit((pod, i), pod_rank(pod, self.separate, self.own))
         self.pod_units[pod.key] = unit
         if pod.group_key is not None:
             self.grouped[pod.group_key] = self.grouped.get(pod.group_key, 0) + 1

@@ -127,3 +127,20 @@ def test_output_help_names_exactly_the_formats_the_command_takes(command):
                 "/nonexistent/none.yaml", "-o", fmt]
         refused = CliRunner().invoke(app, args).output
         assert ("--output" not in refused and f"-o {fmt}" not in refused), refused
+
+
+@pytest.mark.parametrize(("command", "args"), [
+    ("plan", []), ("validate", []), ("simulate", []),
+    ("audit", ["--change", str(CHANGE)]),
+])
+def test_what_help_says_of_wide_is_what_wide_prints(command, args):
+    """-o wide is accepted everywhere, as kubectl's; only plan's has more columns, and each
+    command's --help says which (simulate's once promised more columns and printed the
+    table)."""
+    text = " ".join(help_text(command, columns=400).split())
+    table = CliRunner().invoke(app, [command, str(SNAPSHOT), *args, "-o", "table"]).stdout
+    wide = CliRunner().invoke(app, [command, str(SNAPSHOT), *args, "-o", "wide"]).stdout
+    if command == "plan":
+        assert "wide (more columns)" in text and wide != table
+    else:
+        assert "table (or wide, the same)" in text and wide == table

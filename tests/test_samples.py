@@ -221,3 +221,11 @@ def test_equal_victims_past_the_tie_checks_budget_vary_for_a_gang():
     report = sample_plans(snap, pre, model=get_model("1.36"), samples=16)
     assert tuple(sorted(f"default/v{k}" for k in range(8))) == report.always
     assert {"default/x", "default/y"} == {p for p, _ in report.sometimes}
+
+
+def test_one_pod_preempted_always_is_said_in_the_singular():
+    """fixtures/plan/single-pod.yaml preempts the same one pod in every sample: the summary
+    line's words agree with its numbers."""
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "plan" / "single-pod.yaml"
+    out = CliRunner().invoke(app, ["plan", str(fixture), "--samples", "20"]).stdout
+    assert "1 pod preempted always, 0 sometimes." in " ".join(out.split())

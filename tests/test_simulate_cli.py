@@ -122,6 +122,26 @@ def test_step_bound_in_the_table():
     assert "Stopped after --max-steps 2 steps" in " ".join(result.stdout.split())
 
 
+def test_step_bound_of_one_says_one_step():
+    result = run("simulate", FIXTURES / "cascade.yaml", "--max-steps", "1", "-o", "json")
+    assert result.stderr.startswith("wapctl simulate: Stopped after --max-steps 1 step without")
+
+
+def test_a_pod_that_finishes_comes_back_whoever_deleted_it_as_help_says():
+    """fixtures/plan/terminating.yaml: old was deleted by hand (no DisruptionTarget, no
+    victim of any step, no controller). It finishes in step 2 and comes back pending under its
+    name, planned in step 3 -- what --help and the README say of every finished pod."""
+    doc = json.loads(run("simulate", FIXTURES.parent / "plan" / "terminating.yaml",
+                         "-o", "json").stdout)
+    steps = doc["steps"]
+    assert [] == steps[0]["victims"] and [] == steps[1]["victims"]
+    assert ["default/old"] == steps[1]["requeued"]
+    assert "default/old" == steps[2]["preemptor"]["name"]
+    text = " ".join(run("simulate", "--help").stdout.split())
+    assert ("Every pod that finishes -- a victim, or a pod already terminating in the snapshot "
+            "-- comes back pending under its own name") in text
+
+
 def test_no_requeue_ends_the_ping_pong():
     """--no-requeue: preempted pods are gone for good, so the ping-pong converges (exit 0)."""
     result = run("simulate", FIXTURES / "ping-pong.yaml", "--no-requeue", "-o", "json")

@@ -64,7 +64,7 @@ def audit(
     max_plans: MaxPlansOpt = core.DEFAULT_MAX_PLANS,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
-    output: common.ReportOutputOpt = common.ReportFormat.table,
+    output: common.SummaryOutputOpt = common.ReportFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:

@@ -186,7 +186,7 @@ OutputOpt = Annotated[
         "--output",
         "-o",
         metavar="FORMAT",
-        help="One of: table, wide (more columns), json, yaml, name (one object a line as "
+        help="One of: table (or wide, the same), json, yaml, name (one object a line as "
         "kubectl arguments, '-n NAMESPACE kind/NAME' or 'kind/NAME', for "
         "'xargs -L1 kubectl ...').",
     ),
@@ -204,6 +204,18 @@ ReportOutputOpt = Annotated[
         help="One of: table, wide (more columns), json, yaml, name (one '-n NAMESPACE kind/NAME' "
         "or, cluster-scoped, 'kind/NAME' per line, for xargs -L1), html (one self-contained "
         "page with pictures).",
+    ),
+]
+# audit's and simulate's: a wide table would have no more columns than the table
+SummaryOutputOpt = Annotated[
+    ReportFormat,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT",
+        help="One of: table (or wide, the same), json, yaml, name (one '-n NAMESPACE "
+        "kind/NAME' or, cluster-scoped, 'kind/NAME' per line, for xargs -L1), html (one "
+        "self-contained page with pictures).",
     ),
 ]
 ModelOpt = Annotated[

@@ -25,8 +25,8 @@ MaxStepsOpt = Annotated[
 NoRequeueOpt = Annotated[
     bool,
     typer.Option("--no-requeue",
-                 help="Preempted pods are gone for good instead of being recreated by their "
-                 "controller."),
+                 help="Pods that finish are gone for good instead of coming back pending "
+                 "(as a controller would recreate them)."),
 ]
 
 PROGRESS_AFTER = 0.5  # seconds: short replays show no progress bar
@@ -78,7 +78,7 @@ def simulate(
     no_requeue: NoRequeueOpt = False,
     model: common.ModelOpt = None,
     feature_gates: common.FeatureGatesOpt = None,
-    output: common.ReportOutputOpt = common.ReportFormat.table,
+    output: common.SummaryOutputOpt = common.ReportFormat.table,
     color: common.ColorOpt = common.ColorMode.auto,
     no_color: common.NoColorOpt = False,
 ) -> None:
@@ -86,7 +86,9 @@ def simulate(
 
     Each step plans the head of the queue (as `wapctl plan` does) and applies it: bind,
     preempt (victims terminate, the preemptor keeps its nominated nodes and retries), wait
-    for terminations, or park; finished victims are recreated (unless --no-requeue).
+    for terminations, or park. Every pod that finishes -- a victim, or a pod already
+    terminating in the snapshot -- comes back pending under its own name, as a controller
+    would recreate it, whether or not one owns it (unless --no-requeue).
     Exit 0 when the queue converges, 1 on a preemption cycle (or when --max-steps ends the
     replay first), 2 on bad input, 4 when the cluster cannot be read.
     """

@@ -182,7 +182,8 @@ def render_plan(
         v = sampled["victimPods"]
         console.print(Text(
             f"Over {sampled['count']} seeded tie orders: {v['min']}-{v['max']} victim pods "
-            f"(median {v['median']}); {len(sampled['always'])} pods preempted always, "
+            f"(median {v['median']}); {len(sampled['always'])} "
+            f"pod{'' if len(sampled['always']) == 1 else 's'} preempted always, "
             f"{len(sampled['sometimes'])} sometimes.", style="bold"))
         for row in sampled["sometimes"][:10]:
             console.print(Text(f"  {row['pod']}: preempted in {row['samples']} of "

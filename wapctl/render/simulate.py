@@ -176,7 +176,8 @@ def verdict(doc: dict[str, Any]) -> str:
         return (f"Cycle: the state after step {steps} repeats the state after step "
                 f"{cycle['repeatsStep']} ({names}); it would go on forever.")
     if doc["hitStepLimit"]:
-        return (f"Stopped after --max-steps {doc['settings']['maxSteps']} steps without "
+        limit = doc["settings"]["maxSteps"]
+        return (f"Stopped after --max-steps {limit} step{'' if limit == 1 else 's'} without "
                 f"converging or finding a cycle: raise --max-steps to see where it ends.")
     return f"Converged after {steps} step(s): nothing left can change."
 

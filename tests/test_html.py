@@ -174,3 +174,14 @@ def test_validate_offers_no_html():
     result = CliRunner().invoke(app, ["validate", str(FIX / "plan" / "single-pod.yaml"),
                                       "-o", "html"])
     assert 2 == result.exit_code
+
+
+def test_terminating_victims_are_not_called_non_victims():
+    """fixtures/plan/terminating.yaml under 1.36: the scheduler chooses old, already
+    terminating, as its victim and does not delete it again (SPEC.md §4 terminating). The
+    page's verdict says so; its terminating section and legend must not call old 'not a
+    victim' (they once did, contradicting the verdict on the same page)."""
+    page = run("plan", str(FIX / "plan" / "terminating.yaml"), "--model", "1.36", "-o", "html")
+    assert "already terminating" in page
+    assert "not a victim" not in page and "not victims" not in page
+    assert "deletes none of them again" in page

@@ -91,7 +91,7 @@ def _legend(doc: dict[str, Any]) -> str:
              (swatch("var(--bg)", f"border:2px solid {ALERT};border-radius:8px"),
               "victim whose eviction violates a PDB"),
              (swatch("var(--bg)", f"border:2px dashed {NEUTRAL};border-radius:8px"),
-              "terminating pod waited for (not a victim)")]
+              "terminating pod waited for (not deleted again)")]
     return legend(items)
 
 
@@ -273,8 +273,9 @@ def _lists(doc: dict[str, Any]) -> str:
     if doc["terminating"]:
         out.append(section(
             f"Terminating pods waited for ({len(doc['terminating'])})",
-            '<p class="muted">Already terminating: not victims of this plan; the preemptor '
-            "waits for them to go.</p>",
+            '<p class="muted">Already terminating: the plan deletes none of them again (a '
+            "victim the scheduler chooses that is already going is left to finish); the "
+            "preemptor waits for them to go.</p>",
             table(["pod", "node"], ([esc(t["pod"]), esc(t["node"])]
                                     for t in doc["terminating"]))))
     return "".join(out)

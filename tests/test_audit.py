@@ -639,8 +639,8 @@ def test_input_errors_exit_2(args: list[object], message: str) -> None:
 @pytest.mark.parametrize(
     ("metadata", "problem"),
     [
-        ("", "field metadata.name: missing (required)"),
-        ("metadata: x\n", "field metadata: must be a mapping, not a string"),
+        ("", "field metadata.name): missing (required)"),
+        ("metadata: x\n", "field metadata): must be a mapping, not a string"),
     ],
     ids=["no-metadata", "metadata-a-string"],
 )
@@ -654,8 +654,8 @@ def test_a_change_object_without_a_name_is_the_loaders_error(
     change.write_text(f"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n{metadata}"
                       "value: 5\n")
     result = run("audit", CLUSTER, "--change", change)
-    assert (2, "", f"error: with the change applied: {change}:1, document 1, {problem}\n") == (
-        result.exit_code, result.stdout, result.stderr)
+    assert (2, "", f"error: with the change applied: PriorityClass ({change}:1, document 1, "
+                   f"{problem}\n") == (result.exit_code, result.stdout, result.stderr)
 
 
 def test_deleting_a_class_running_pods_still_name_is_risky() -> None:

@@ -231,6 +231,22 @@ def test_empty_list_document_is_fine(tmp_path: Path) -> None:
     assert ["a"] == list(snap.nodes)
 
 
+@pytest.mark.parametrize("kind", ["List", "PodList", "NodeList"])
+def test_a_list_with_null_items_is_an_empty_list(tmp_path: Path, kind: str) -> None:
+    """Go's encoder writes an empty slice as null: a raw API list with ``items: null`` (a
+    PodList, ...) is an empty list like a List is, not one ignored object of kind PodList."""
+    from typer.testing import CliRunner
+
+    from wapctl.cli import app
+
+    (tmp_path / "empty.yaml").write_text(
+        f"apiVersion: v1\nkind: {kind}\nmetadata: {{resourceVersion: '1'}}\nitems: null\n",
+        encoding="utf-8")
+    result = CliRunner().invoke(app, ["validate", str(tmp_path / "empty.yaml"), "-o", "json"])
+    doc = json.loads(result.stdout)
+    assert (0, {}, 0) == (result.exit_code, doc["ignoredKinds"], sum(doc["counts"].values()))
+
+
 def test_directory_reads_yaml_and_json_files_sorted_by_name(tmp_path: Path) -> None:
     """A directory contributes its *.yaml, *.yml and *.json files in name order, nothing else."""
     (tmp_path / "b.yml").write_text(yaml.safe_dump(node("from-b")), encoding="utf-8")

@@ -336,20 +336,26 @@ ROWS: list[Row] = [
         ONE + "apiVersion: unsupported Workload version 'scheduling.k8s.io/v9' (supported: "
         "scheduling.k8s.io/v1alpha1, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha3, "
         "scheduling.k8s.io/v1beta1)"),
-    Row("metadata missing", drop(node(), "metadata"), ONE + "metadata.name: missing (required)"),
+    # a name or namespace of the wrong shape: the object is named by what it does say
+    Row("metadata missing", drop(node(), "metadata"),
+        "Node (snap.yaml:1, document 1, field metadata.name): missing (required)"),
     Row("metadata a number", put(node(), "metadata", 5),
-        ONE + "metadata: must be a mapping, not a number"),
+        "Node (snap.yaml:1, document 1, field metadata): must be a mapping, not a number"),
     # the fast JSON reader refuses an item of this shape and hands the List to the safe one
     # (json), whose items' lines are found as the fast reader's are
     Row("List item's metadata a number", listed(put(node(), "metadata", 5)),
-        "snap.yaml:4, document 1, item 0, field metadata: must be a mapping, not a number",
-        "snap.json:5, document 1, item 0, field metadata: must be a mapping, not a number"),
+        "Node (snap.yaml:4, document 1, item 0, field metadata): must be a mapping, not a "
+        "number",
+        "Node (snap.json:5, document 1, item 0, field metadata): must be a mapping, not a "
+        "number"),
     Row("name empty", put(node(), "metadata.name", ""),
-        ONE + "metadata.name: missing (required)"),
+        "Node (snap.yaml:1, document 1, field metadata.name): missing (required)"),
     Row("name a number", put(node(), "metadata.name", 5),
-        ONE + "metadata.name: must be a string, not a number"),
+        "Node (snap.yaml:1, document 1, field metadata.name): must be a string, not a number"),
+    # not "Pod default/p": its namespace is not default, it is the number 5
     Row("namespace a number", put(pod(), "metadata.namespace", 5),
-        ONE + "metadata.namespace: must be a string, not a number"),
+        "Pod p (snap.yaml:1, document 1, field metadata.namespace): must be a string, not a "
+        "number"),
     Row("duplicate Node", listed({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}},
                                  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}),
         "snap.yaml:8, document 1, item 1, field metadata.name: duplicate Node n "
@@ -1394,3 +1400,16 @@ def test_text_too_large_for_the_safe_readers_names_its_file(
             "could not take it (a syntax error, an unusual value or nesting deeper than 100 "
             "levels) and the safe reader needs several times the file in memory; raise the "
             "limit with --max-input-size") == _error(["snap.json"])
+
+
+def test_json_objects_one_after_another_are_named_as_such(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shell loop of `kubectl get ... -o json` prints objects one after another, which is not
+    one JSON document: the error line says where the second starts and what to do."""
+    monkeypatch.chdir(tmp_path)
+    one = json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}, indent=2)
+    (tmp_path / "snap.json").write_text(one + "\n" + one.replace('"a"', '"b"') + "\n",
+                                        encoding="utf-8")
+    assert ("snap.json:8, document 1: invalid JSON: Extra data (line 8, column 1): a second "
+            "JSON object starts there (objects printed one after another); put them in one "
+            "List, or in a .yaml file with a line '---' between them") == _error(["snap.json"])

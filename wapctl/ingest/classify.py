@@ -161,7 +161,7 @@ def object_label(obj: Any, kind: Any = None) -> str | None:
         return kind
     if kind in _CLUSTER_SCOPED:
         return f"{kind} {name}"
-    if not (type(ns) is str and ns) and (kind in _KIND_NAMES or kind in _TEMPLATE_KINDS):
+    if (ns is None or ns == "") and (kind in _KIND_NAMES or kind in _TEMPLATE_KINDS):
         ns = "default"  # a namespaced kind wapctl reads: the loader names it so
     return f"{kind} {ns}/{name}" if type(ns) is str and ns else f"{kind} {name}"
 
@@ -184,7 +184,11 @@ def learn(obj: Any, source: Source, ignored: Counter[str], reuse: BuildCache | N
     if which is None:
         return None
     namespaced = which not in (NODE, CLASS, NAMESPACE)
-    head = object_head(obj, source, namespaced)
+    try:
+        head = object_head(obj, source, namespaced)
+    except InputError as exc:  # a name or namespace of the wrong shape: name what is known
+        label = object_label(obj)
+        raise (exc if label is None else exc.about(label)) from None
     key = f"{head[1]}/{head[2]}" if namespaced else head[2]
     if which == TEMPLATE:
         key = f"{obj['kind']} {key}"

@@ -202,6 +202,10 @@ def _parse_json(
             return None
         if isinstance(exc, json.JSONDecodeError):
             hint = ": it holds YAML, not JSON (name it .yaml)" * hints.yaml_not_json(data)
+            if exc.msg == "Extra data" and exc.doc[exc.pos:exc.pos + 1] == "{":
+                hint = (": a second JSON object starts there (objects printed one after "
+                        "another); put them in one List, or in a .yaml file with a line "
+                        "'---' between them")
             raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
                              f"{hint}", Source(name, 1, line=exc.lineno)) from None
         raise InputError(f"invalid JSON: {hints.value_problem(exc)}",
@@ -375,7 +379,10 @@ def flatten(
         )
     kind = obj.get("kind")
     items = obj.get("items")
-    if type(kind) is str and kind.endswith("List") and (type(items) is list or kind == "List"):
+    # a List, or a typed one (PodList, ...: a raw API list) with items or an empty one
+    # (``items: null``, as Go's encoder writes a nil slice)
+    if type(kind) is str and kind.endswith("List") and (
+            type(items) is list or kind == "List" or ("items" in obj and items is None)):
         if isinstance(out, Documents) and out.server_version is None:
             out.server_version = _server_version(obj)
         if type(items) is not list:

@@ -897,3 +897,31 @@ def test_a_first_build_with_the_cache_keeps_the_readers_warnings() -> None:
     docs.warnings = (unreadable,)
     assert unreadable in ingest.build_snapshot(docs).warnings
     assert unreadable in ingest.build_snapshot(docs, reuse=ingest.BuildCache()).warnings
+
+
+def test_pods_read_again_keep_their_warnings(tmp_path: Path) -> None:
+    """audit --delete of one pod changes the pod bucket, so the pods the deletion leaves alone
+    are read again from the cache (``rebuild.pod_again``) -- their warnings with them: data,
+    pending with a PersistentVolumeClaim, keeps its VolumeNotModelled warning, as in a build
+    from scratch (a mutant that dropped them crashed audit with a TypeError)."""
+    snapshot = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "run", "namespace": "default"},
+         "spec": {"nodeName": "n1", "containers": [
+             {"name": "c", "resources": {"requests": {"cpu": "4"}}}]},
+         "status": {"phase": "Running"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "data", "namespace": "default"},
+         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}],
+                  "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "pvc-1"}}]},
+         "status": {"phase": "Pending"}},
+    ]}
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump(snapshot))
+    docs = ingest.read_documents([str(tmp_path / "snap.yaml")])
+    after = [d for d in docs if d.obj["metadata"]["name"] != "run"]  # the others: same objects
+    cache = ingest.BuildCache()
+    ingest.build_snapshot(docs, reuse=cache)
+    again = ingest.build_snapshot(after, reuse=cache)
+    assert [("VolumeNotModelled", "Pod default/data")] == [
+        (w.code, w.object) for w in again.warnings]
+    assert again == ingest.build_snapshot(after)

@@ -437,3 +437,19 @@ def test_136_gang_path_ranks_pod_mode_members_alone_and_podgroup_units_by_the_gr
             member(train, "t-0", cpu="2"), member(train, "t-1", cpu="2")])
         pre = select_preemptor(snap, workload="default/train")
         assert want == _outcome(plan(snap, pre, model=M136))[1], mode
+
+
+def test_samples_pass_over_a_node_too_small_for_the_preemptor():
+    """n1 (1 cpu) runs a (prio 1), n2 (4 cpu) runs b (prio 1); p (prio 100) asks 2 cpu. n1 has
+    a victim but can never take p (fit.go: Unresolvable, 2 > 1), so it is no potential node:
+    every sample preempts b on n2, as the deterministic plan does (--samples once crashed
+    with a KeyError on such a node)."""
+    from wapctl.samples import sample_plans
+
+    snap = snapshot(nodes=[node("n1", cpu="1"), node("n2", cpu="4")], pods=[
+        pod("a", cpu="1", prio=1, node="n1"), pod("b", cpu="4", prio=1, node="n2"),
+        pod("p", cpu="2", prio=100)])
+    pre = select_preemptor(snap, pod="default/p")
+    assert ["default/b"] == _outcome(plan(snap, pre, model=M136))[1]
+    report = sample_plans(snap, pre, model=M136, samples=3)
+    assert (("default/b",), ()) == (report.always, report.sometimes)

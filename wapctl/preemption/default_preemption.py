@@ -118,7 +118,8 @@ class PodPreemption:
             return any(amount > alloc.get(name, 0) for name, amount in items)
         return filters is not None and filters.unresolvable(pod, i)
 
-    def candidate_nodes(self, units: Sequence[Unit]) -> list[tuple[int, str, int, list[Unit]]]:
+    def candidate_nodes(self, units: Sequence[Unit], potential: Sequence[int] = ()
+                        ) -> list[tuple[int, str, int, list[Unit]]]:
         """The nodes ``dry_run_preemption`` visits, as (lowest unit priority, name, index, the
         node's units): nodes with a victim unit that pass the static predicates and no
         unresolvable pod-dependent filter (upstream ``nodesWherePreemptionMightHelp``), by
@@ -134,12 +135,16 @@ class PodPreemption:
             and (filters is None or not filters.unresolvable(pod, i))]
         candidates.sort(key=lambda t: (t[0], t[1]))
         if self.rng is not None and candidates:
-            # DryRunPreemption: the potential nodes from a random offset among them (here: in
-            # node order, rotated), stopping once enough are candidates (dry_run_preemption)
-            potential = self.potential_nodes()
-            offset = self.rng.randrange(len(potential))
+            # DryRunPreemption: the ``potential`` nodes (``potential_nodes``, which the caller
+            # counted already) from a random offset among them (here: in node order,
+            # rotated), stopping once enough are candidates (dry_run_preemption)
+            # only potential nodes are visited: a node too small for the pod even when empty
+            # (fit.go: Unresolvable) has victims but is none of them
             at = {i: k for k, i in enumerate(potential)}
-            candidates.sort(key=lambda t: (at[t[2]] - offset) % len(potential))
+            candidates = [t for t in candidates if t[2] in at]
+            if candidates:
+                offset = self.rng.randrange(len(potential))
+                candidates.sort(key=lambda t: (at[t[2]] - offset) % len(potential))
         return candidates
 
     def potential_nodes(self) -> list[int]:
@@ -178,7 +183,8 @@ class PodPreemption:
         items = request_items(pod.requests)
         binary = self.model.priority_search == "binary"
         rng = self.rng
-        sample = (_candidate_sample(len(self.potential_nodes())) if rng is not None
+        potential = self.potential_nodes() if rng is not None else []
+        sample = (_candidate_sample(len(potential)) if rng is not None
                   else len(self.state.nodes) + 1)
         kept = [0, 0]  # DryRunPreemption's violating and non-violating candidate lists
         # the level bounds a node's highest victim priority only where removing pods never
@@ -189,7 +195,7 @@ class PodPreemption:
         best: NodeScore | None = None
         found: list[tuple[NodeScore, _Chosen]] = []
         scored: list[NodeScore] = []
-        for low, name, i, local in self.candidate_nodes(units):
+        for low, name, i, local in self.candidate_nodes(units, potential):
             bound = None
             if bounded and best is not None and best.pdb_violations == 0:
                 if best.highest_priority < low:
